@@ -1,0 +1,33 @@
+// Helpers shared by the test suites.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace cudaprep::test {
+
+// Empty when a CUDA device is usable, otherwise why not.
+inline std::string cuda_unavailable_reason() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) return std::string("no CUDA device: ") + cudaGetErrorString(err);
+  if (count == 0) return "no CUDA device: cudaGetDeviceCount() returned 0";
+  return {};
+}
+
+}  // namespace cudaprep::test
+
+// GPU tests call this first: without a GPU they skip and say why.
+#define CUDAPREP_REQUIRE_GPU()                                                 \
+  do {                                                                         \
+    const std::string cudaprep_reason = cudaprep::test::cuda_unavailable_reason(); \
+    if (!cudaprep_reason.empty()) GTEST_SKIP() << cudaprep_reason;             \
+  } while (0)
+
+#define CUDA_ASSERT_OK(expr)                                                   \
+  do {                                                                         \
+    const cudaError_t cudaprep_err = (expr);                                   \
+    ASSERT_EQ(cudaSuccess, cudaprep_err) << #expr << ": " << cudaGetErrorString(cudaprep_err); \
+  } while (0)

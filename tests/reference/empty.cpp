@@ -1,0 +1,1 @@
+// Keeps the reference library non-empty while operations add their files.
