@@ -1,0 +1,7 @@
+// gtest main for the GStreamer-free suites (kernels, CPU references).
+#include <gtest/gtest.h>
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
