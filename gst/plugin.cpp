@@ -1,8 +1,13 @@
 #include <gst/gst.h>
 
+#include "gstcudaframedownload.h"
+#include "gstcudaframeupload.h"
+
 static gboolean plugin_init(GstPlugin *plugin) {
-  (void)plugin;
-  return TRUE;
+  gboolean ok = TRUE;
+  ok &= GST_ELEMENT_REGISTER(cudaframeupload, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudaframedownload, plugin);
+  return ok;
 }
 
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, cudaprep,

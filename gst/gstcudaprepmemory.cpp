@@ -1,0 +1,386 @@
+#include "gstcudaprepmemory.h"
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "gstcudaprepformat.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_memory_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_memory_debug
+
+namespace {
+
+std::atomic<guint64> allocation_count{0};
+
+// Makes `device_id` current for the scope and restores the caller's device:
+// memory may be freed from any thread, including the application's.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(gint device_id) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+    if (previous_ != device_id) cudaSetDevice(device_id);
+  }
+  ~ScopedDevice() {
+    if (previous_ >= 0) cudaSetDevice(previous_);
+  }
+
+ private:
+  gint previous_ = -1;
+};
+
+// The synchronisation state of one device allocation, shared by the memory
+// that owns it and every memory shared from it.
+struct SyncState {
+  std::mutex lock;
+  cudaEvent_t write_event = nullptr;
+  bool written = false;
+  std::vector<cudaEvent_t> read_events;  // reused: only the first active_reads are pending
+  size_t active_reads = 0;
+};
+
+struct GstCudaPrepMemory {
+  GstMemory parent;
+  gint device_id;
+  guint8 *device_ptr;  // start of the whole allocation (before any offset)
+  SyncState *sync;     // owned by the root memory
+};
+
+GstCudaPrepMemory *root_memory(GstMemory *memory) {
+  while (memory->parent != nullptr) memory = memory->parent;
+  return reinterpret_cast<GstCudaPrepMemory *>(memory);
+}
+
+}  // namespace
+
+struct _GstCudaPrepAllocator {
+  GstAllocator parent;
+  gint device_id;
+};
+
+G_DEFINE_TYPE(GstCudaPrepAllocator, gst_cuda_prep_allocator, GST_TYPE_ALLOCATOR)
+
+static GstMemory *gst_cuda_prep_allocator_alloc(GstAllocator *allocator, gsize size,
+                                                GstAllocationParams *params) {
+  GstCudaPrepAllocator *self = GST_CUDA_PREP_ALLOCATOR(allocator);
+  (void)params;  // device memory is aligned to 256 bytes by cudaMalloc; no prefix/padding
+  ScopedDevice device(self->device_id);
+
+  auto *sync = new SyncState();
+  cudaError_t err = cudaEventCreateWithFlags(&sync->write_event, cudaEventDisableTiming);
+  if (err != cudaSuccess) {
+    GST_ERROR("cudaEventCreateWithFlags failed on device %d: %s", self->device_id,
+              cudaGetErrorString(err));
+    delete sync;
+    return nullptr;
+  }
+  void *device_ptr = nullptr;
+  err = cudaMalloc(&device_ptr, size);
+  if (err != cudaSuccess) {
+    GST_ERROR("cudaMalloc of %" G_GSIZE_FORMAT " bytes failed on device %d: %s", size,
+              self->device_id, cudaGetErrorString(err));
+    cudaEventDestroy(sync->write_event);
+    delete sync;
+    return nullptr;
+  }
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+
+  auto *memory = g_new0(GstCudaPrepMemory, 1);
+  gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), allocator, nullptr, size,
+                  0, 0, size);
+  memory->device_id = self->device_id;
+  memory->device_ptr = static_cast<guint8 *>(device_ptr);
+  memory->sync = sync;
+  return GST_MEMORY_CAST(memory);
+}
+
+static void gst_cuda_prep_allocator_free(GstAllocator *allocator, GstMemory *gst_memory) {
+  (void)allocator;
+  auto *memory = reinterpret_cast<GstCudaPrepMemory *>(gst_memory);
+  if (gst_memory->parent == nullptr) {
+    ScopedDevice device(memory->device_id);
+    // cudaFree waits for the device, so pending readers finish first.
+    cudaError_t err = cudaFree(memory->device_ptr);
+    if (err != cudaSuccess) GST_ERROR("cudaFree failed: %s", cudaGetErrorString(err));
+    cudaEventDestroy(memory->sync->write_event);
+    for (cudaEvent_t event : memory->sync->read_events) cudaEventDestroy(event);
+    delete memory->sync;
+  } else {
+    gst_memory_unref(gst_memory->parent);
+  }
+  g_free(memory);
+}
+
+static gpointer gst_cuda_prep_memory_map(GstMemory *gst_memory, gsize maxsize, GstMapFlags flags) {
+  (void)maxsize;
+  if ((flags & GST_MAP_CUDA_PREP) == 0) {
+    GST_ERROR("CUDA pitched memory lives on the GPU and cannot be mapped to the host; "
+              "use cudaframedownload to bring frames to system memory");
+    return nullptr;
+  }
+  return reinterpret_cast<GstCudaPrepMemory *>(gst_memory)->device_ptr;
+}
+
+static void gst_cuda_prep_memory_unmap(GstMemory *gst_memory) { (void)gst_memory; }
+
+static GstMemory *gst_cuda_prep_memory_share(GstMemory *gst_memory, gssize offset, gssize size) {
+  auto *memory = reinterpret_cast<GstCudaPrepMemory *>(gst_memory);
+  GstMemory *root = GST_MEMORY_CAST(root_memory(gst_memory));
+  if (size == -1) size = gst_memory->size - offset;
+
+  auto *shared = g_new0(GstCudaPrepMemory, 1);
+  gst_memory_init(GST_MEMORY_CAST(shared),
+                  static_cast<GstMemoryFlags>(GST_MINI_OBJECT_FLAGS(root) |
+                                              GST_MINI_OBJECT_FLAG_LOCK_READONLY),
+                  gst_memory->allocator, gst_memory_ref(root), gst_memory->maxsize,
+                  gst_memory->align, gst_memory->offset + offset, size);
+  shared->device_id = memory->device_id;
+  shared->device_ptr = memory->device_ptr;
+  shared->sync = memory->sync;
+  return GST_MEMORY_CAST(shared);
+}
+
+static GstMemory *gst_cuda_prep_memory_copy(GstMemory *gst_memory, gssize offset, gssize size) {
+  auto *memory = reinterpret_cast<GstCudaPrepMemory *>(gst_memory);
+  if (size == -1) size = gst_memory->size - offset;
+  GstMemory *copy = gst_allocator_alloc(gst_memory->allocator, size, nullptr);
+  if (copy == nullptr) return nullptr;
+
+  ScopedDevice device(memory->device_id);
+  // A copy is a host-side request with no stream: wait for the last writer.
+  cudaError_t err = cudaEventSynchronize(memory->sync->write_event);
+  if (err == cudaSuccess) {
+    err = cudaMemcpy(reinterpret_cast<GstCudaPrepMemory *>(copy)->device_ptr,
+                     memory->device_ptr + gst_memory->offset + offset, size,
+                     cudaMemcpyDeviceToDevice);
+  }
+  if (err != cudaSuccess) {
+    GST_ERROR("copying device memory failed: %s", cudaGetErrorString(err));
+    gst_memory_unref(copy);
+    return nullptr;
+  }
+  return copy;
+}
+
+static void gst_cuda_prep_allocator_class_init(GstCudaPrepAllocatorClass *klass) {
+  GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS(klass);
+  allocator_class->alloc = gst_cuda_prep_allocator_alloc;
+  allocator_class->free = gst_cuda_prep_allocator_free;
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_memory_debug, "cudaprepmemory", 0,
+                          "cudaprep pitched device memory");
+}
+
+static void gst_cuda_prep_allocator_init(GstCudaPrepAllocator *self) {
+  GstAllocator *allocator = GST_ALLOCATOR(self);
+  allocator->mem_type = GST_CUDA_PREP_MEMORY_TYPE;
+  allocator->mem_map = gst_cuda_prep_memory_map;
+  allocator->mem_unmap = gst_cuda_prep_memory_unmap;
+  allocator->mem_share = gst_cuda_prep_memory_share;
+  allocator->mem_copy = gst_cuda_prep_memory_copy;
+  GST_OBJECT_FLAG_SET(allocator, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GstAllocator *gst_cuda_prep_allocator_get(gint device_id) {
+  static std::mutex allocators_lock;
+  static std::vector<GstAllocator *> allocators;  // index: device id; live for the process
+  std::lock_guard<std::mutex> guard(allocators_lock);
+  if (device_id < 0) return nullptr;
+  if (static_cast<size_t>(device_id) >= allocators.size()) allocators.resize(device_id + 1);
+  if (allocators[device_id] == nullptr) {
+    auto *allocator = GST_CUDA_PREP_ALLOCATOR(g_object_new(GST_TYPE_CUDA_PREP_ALLOCATOR, nullptr));
+    gst_object_ref_sink(allocator);
+    GST_OBJECT_FLAG_SET(allocator, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    allocator->device_id = device_id;
+    allocators[device_id] = GST_ALLOCATOR(allocator);
+  }
+  return GST_ALLOCATOR(gst_object_ref(allocators[device_id]));
+}
+
+gboolean gst_is_cuda_prep_memory(GstMemory *memory) {
+  return memory != nullptr && memory->allocator != nullptr &&
+         GST_IS_CUDA_PREP_ALLOCATOR(memory->allocator);
+}
+
+gint gst_cuda_prep_memory_get_device_id(GstMemory *memory) {
+  return reinterpret_cast<GstCudaPrepMemory *>(memory)->device_id;
+}
+
+guint8 *gst_cuda_prep_memory_get_device_pointer(GstMemory *memory) {
+  return reinterpret_cast<GstCudaPrepMemory *>(memory)->device_ptr + memory->offset;
+}
+
+cudaError_t gst_cuda_prep_memory_begin_write(GstMemory *memory, cudaStream_t stream) {
+  SyncState *sync = root_memory(memory)->sync;
+  std::lock_guard<std::mutex> guard(sync->lock);
+  // The reuse hazard: a pooled memory may come back while another stream's
+  // kernel still reads it, so this writer waits for every reader, on the GPU.
+  for (size_t i = 0; i < sync->active_reads; ++i) {
+    cudaError_t err = cudaStreamWaitEvent(stream, sync->read_events[i], 0);
+    if (err != cudaSuccess) return err;
+  }
+  sync->active_reads = 0;
+  if (sync->written) return cudaStreamWaitEvent(stream, sync->write_event, 0);
+  return cudaSuccess;
+}
+
+cudaError_t gst_cuda_prep_memory_end_write(GstMemory *memory, cudaStream_t stream) {
+  SyncState *sync = root_memory(memory)->sync;
+  std::lock_guard<std::mutex> guard(sync->lock);
+  cudaError_t err = cudaEventRecord(sync->write_event, stream);
+  if (err == cudaSuccess) sync->written = true;
+  return err;
+}
+
+cudaError_t gst_cuda_prep_memory_begin_read(GstMemory *memory, cudaStream_t stream) {
+  SyncState *sync = root_memory(memory)->sync;
+  std::lock_guard<std::mutex> guard(sync->lock);
+  if (!sync->written) return cudaSuccess;
+  return cudaStreamWaitEvent(stream, sync->write_event, 0);
+}
+
+cudaError_t gst_cuda_prep_memory_end_read(GstMemory *memory, cudaStream_t stream) {
+  GstCudaPrepMemory *root = root_memory(memory);
+  SyncState *sync = root->sync;
+  std::lock_guard<std::mutex> guard(sync->lock);
+  if (sync->active_reads == sync->read_events.size()) {
+    // Grows only up to the number of concurrent readers, then is reused.
+    ScopedDevice device(root->device_id);
+    cudaEvent_t event = nullptr;
+    cudaError_t err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+    if (err != cudaSuccess) return err;
+    sync->read_events.push_back(event);
+  }
+  cudaError_t err = cudaEventRecord(sync->read_events[sync->active_reads], stream);
+  if (err == cudaSuccess) ++sync->active_reads;
+  return err;
+}
+
+cudaEvent_t gst_cuda_prep_memory_get_ready_event(GstMemory *memory) {
+  SyncState *sync = root_memory(memory)->sync;
+  std::lock_guard<std::mutex> guard(sync->lock);
+  return sync->written ? sync->write_event : nullptr;
+}
+
+guint64 gst_cuda_prep_memory_get_allocation_count(void) {
+  return allocation_count.load(std::memory_order_relaxed);
+}
+
+gboolean gst_cuda_prep_device_video_info(const GstVideoInfo *info, GstVideoInfo *device_info) {
+  cudaprep::PixelFormat format;
+  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &format)) return FALSE;
+  if (GST_VIDEO_INFO_WIDTH(info) <= 0 || GST_VIDEO_INFO_HEIGHT(info) <= 0) return FALSE;
+  *device_info = *info;
+  guint64 total_bytes = 0;
+  const int num_planes = cudaprep::format_info(format).num_planes;
+  for (int plane = 0; plane < num_planes; ++plane) {
+    const guint64 row_bytes = cudaprep::plane_row_bytes(format, plane, GST_VIDEO_INFO_WIDTH(info));
+    const guint64 pitch_bytes = (row_bytes + GST_CUDA_PREP_PITCH_ALIGNMENT - 1) /
+                                GST_CUDA_PREP_PITCH_ALIGNMENT * GST_CUDA_PREP_PITCH_ALIGNMENT;
+    const guint64 rows = cudaprep::plane_height(format, plane, GST_VIDEO_INFO_HEIGHT(info));
+    if (pitch_bytes > G_MAXINT || rows > G_MAXINT / pitch_bytes) return FALSE;
+    GST_VIDEO_INFO_PLANE_STRIDE(device_info, plane) = static_cast<gint>(pitch_bytes);
+    GST_VIDEO_INFO_PLANE_OFFSET(device_info, plane) = total_bytes;
+    total_bytes += pitch_bytes * rows;
+  }
+  if (total_bytes > G_MAXSSIZE) return FALSE;
+  GST_VIDEO_INFO_SIZE(device_info) = total_bytes;
+  return TRUE;
+}
+
+/* --- buffer pool --- */
+
+struct _GstCudaPrepBufferPool {
+  GstBufferPool parent;
+  gint device_id;
+  GstAllocator *allocator;
+  GstVideoInfo device_info;
+};
+
+G_DEFINE_TYPE(GstCudaPrepBufferPool, gst_cuda_prep_buffer_pool, GST_TYPE_BUFFER_POOL)
+
+static const gchar **gst_cuda_prep_buffer_pool_get_options(GstBufferPool *pool) {
+  (void)pool;
+  static const gchar *options[] = {GST_BUFFER_POOL_OPTION_VIDEO_META, nullptr};
+  return options;
+}
+
+static gboolean gst_cuda_prep_buffer_pool_set_config(GstBufferPool *pool, GstStructure *config) {
+  GstCudaPrepBufferPool *self = GST_CUDA_PREP_BUFFER_POOL(pool);
+  GstCaps *caps = nullptr;
+  guint size, min_buffers, max_buffers;
+  if (!gst_buffer_pool_config_get_params(config, &caps, &size, &min_buffers, &max_buffers) ||
+      caps == nullptr) {
+    GST_WARNING_OBJECT(pool, "pool configuration without caps");
+    return FALSE;
+  }
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps(&info, caps)) {
+    GST_WARNING_OBJECT(pool, "caps are not video caps: %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+  if (!gst_cuda_prep_device_video_info(&info, &self->device_info)) {
+    GST_WARNING_OBJECT(pool, "no pitched device layout for %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+  gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&self->device_info),
+                                    min_buffers, max_buffers);
+  gst_buffer_pool_config_set_allocator(config, self->allocator, nullptr);
+  return GST_BUFFER_POOL_CLASS(gst_cuda_prep_buffer_pool_parent_class)->set_config(pool, config);
+}
+
+static GstFlowReturn gst_cuda_prep_buffer_pool_alloc_buffer(GstBufferPool *pool,
+                                                            GstBuffer **buffer,
+                                                            GstBufferPoolAcquireParams *params) {
+  (void)params;
+  GstCudaPrepBufferPool *self = GST_CUDA_PREP_BUFFER_POOL(pool);
+  const GstVideoInfo *info = &self->device_info;
+  GstMemory *memory = gst_allocator_alloc(self->allocator, GST_VIDEO_INFO_SIZE(info), nullptr);
+  if (memory == nullptr) {
+    GST_ERROR_OBJECT(pool, "could not allocate %" G_GSIZE_FORMAT " bytes on CUDA device %d",
+                     GST_VIDEO_INFO_SIZE(info), self->device_id);
+    return GST_FLOW_ERROR;
+  }
+  *buffer = gst_buffer_new();
+  gst_buffer_append_memory(*buffer, memory);
+  gsize offsets[GST_VIDEO_MAX_PLANES];
+  gint strides[GST_VIDEO_MAX_PLANES];
+  for (int plane = 0; plane < GST_VIDEO_MAX_PLANES; ++plane) {
+    offsets[plane] = info->offset[plane];
+    strides[plane] = info->stride[plane];
+  }
+  GstVideoMeta *meta = gst_buffer_add_video_meta_full(
+      *buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(info), GST_VIDEO_INFO_WIDTH(info),
+      GST_VIDEO_INFO_HEIGHT(info), GST_VIDEO_INFO_N_PLANES(info), offsets, strides);
+  // Pooled: the layout is the memory's, it survives the pool's reset.
+  meta->meta.flags = static_cast<GstMetaFlags>(meta->meta.flags | GST_META_FLAG_POOLED);
+  return GST_FLOW_OK;
+}
+
+static void gst_cuda_prep_buffer_pool_finalize(GObject *object) {
+  GstCudaPrepBufferPool *self = GST_CUDA_PREP_BUFFER_POOL(object);
+  gst_clear_object(&self->allocator);
+  G_OBJECT_CLASS(gst_cuda_prep_buffer_pool_parent_class)->finalize(object);
+}
+
+static void gst_cuda_prep_buffer_pool_class_init(GstCudaPrepBufferPoolClass *klass) {
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS(klass);
+  G_OBJECT_CLASS(klass)->finalize = gst_cuda_prep_buffer_pool_finalize;
+  pool_class->get_options = gst_cuda_prep_buffer_pool_get_options;
+  pool_class->set_config = gst_cuda_prep_buffer_pool_set_config;
+  pool_class->alloc_buffer = gst_cuda_prep_buffer_pool_alloc_buffer;
+}
+
+static void gst_cuda_prep_buffer_pool_init(GstCudaPrepBufferPool *self) { (void)self; }
+
+GstBufferPool *gst_cuda_prep_buffer_pool_new(gint device_id) {
+  auto *self =
+      GST_CUDA_PREP_BUFFER_POOL(g_object_new(GST_TYPE_CUDA_PREP_BUFFER_POOL, nullptr));
+  gst_object_ref_sink(self);
+  self->device_id = device_id;
+  self->allocator = gst_cuda_prep_allocator_get(device_id);
+  return GST_BUFFER_POOL(self);
+}
+
+gint gst_cuda_prep_buffer_pool_get_device_id(GstBufferPool *pool) {
+  return GST_CUDA_PREP_BUFFER_POOL(pool)->device_id;
+}

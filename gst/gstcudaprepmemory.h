@@ -1,0 +1,68 @@
+// Pitched device memory: a GstMemory that owns one cudaMalloc'd block on one
+// device, with the events that order its writers and readers across streams,
+// and the buffer pool that reuses such memories.
+//
+// Synchronisation protocol (DESIGN.md, "Streams and synchronisation"):
+//  - a writer calls gst_cuda_prep_memory_begin_write() before enqueueing work
+//    that writes the memory (its stream waits for every earlier reader and
+//    writer: the pooled-buffer reuse hazard), then end_write() after it;
+//  - a reader calls begin_read() (its stream waits for the last write) before
+//    enqueueing work that reads, then end_read() after it.
+// Nothing here blocks the host.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define GST_CUDA_PREP_MEMORY_TYPE "CUDAPitchedMemory"
+
+// Map flag: gst_memory_map() with it returns the device pointer. Without it
+// a map fails: device memory is not host-accessible.
+#define GST_MAP_CUDA_PREP (static_cast<GstMapFlags>(GST_MAP_FLAG_LAST << 1))
+
+// Rows and planes start on this many bytes: every row then starts on a full
+// memory transaction and satisfies the texture pitch alignment of every GPU.
+#define GST_CUDA_PREP_PITCH_ALIGNMENT 256
+
+#define GST_TYPE_CUDA_PREP_ALLOCATOR (gst_cuda_prep_allocator_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaPrepAllocator, gst_cuda_prep_allocator, GST, CUDA_PREP_ALLOCATOR,
+                     GstAllocator)
+
+#define GST_TYPE_CUDA_PREP_BUFFER_POOL (gst_cuda_prep_buffer_pool_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaPrepBufferPool, gst_cuda_prep_buffer_pool, GST, CUDA_PREP_BUFFER_POOL,
+                     GstBufferPool)
+
+// The allocator of one device (one shared instance per device id).
+GstAllocator *gst_cuda_prep_allocator_get(gint device_id);
+
+gboolean gst_is_cuda_prep_memory(GstMemory *memory);
+gint gst_cuda_prep_memory_get_device_id(GstMemory *memory);
+// Device address of the memory's first byte (its offset applied).
+guint8 *gst_cuda_prep_memory_get_device_pointer(GstMemory *memory);
+
+cudaError_t gst_cuda_prep_memory_begin_write(GstMemory *memory, cudaStream_t stream);
+cudaError_t gst_cuda_prep_memory_end_write(GstMemory *memory, cudaStream_t stream);
+cudaError_t gst_cuda_prep_memory_begin_read(GstMemory *memory, cudaStream_t stream);
+cudaError_t gst_cuda_prep_memory_end_read(GstMemory *memory, cudaStream_t stream);
+// The event recorded by the last end_write(), or NULL if never written. An
+// application waits on it (cudaStreamWaitEvent) before reading on its stream.
+cudaEvent_t gst_cuda_prep_memory_get_ready_event(GstMemory *memory);
+
+// Device allocations made so far by every cudaprep allocator: tests prove the
+// steady state allocates nothing.
+guint64 gst_cuda_prep_memory_get_allocation_count(void);
+
+// Fills `device_info` with the pitched device layout of `info`'s frames:
+// each plane's stride rounded up to GST_CUDA_PREP_PITCH_ALIGNMENT, planes
+// one after another, size the total. False if the sizes overflow.
+gboolean gst_cuda_prep_device_video_info(const GstVideoInfo *info, GstVideoInfo *device_info);
+
+// A pool of device frames of `device_id`, each with a GstVideoMeta giving
+// the pitched layout. Configure it with caps as any video buffer pool.
+GstBufferPool *gst_cuda_prep_buffer_pool_new(gint device_id);
+gint gst_cuda_prep_buffer_pool_get_device_id(GstBufferPool *pool);
+
+G_END_DECLS
