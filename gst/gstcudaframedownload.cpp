@@ -31,8 +31,8 @@ static GstStaticPadTemplate sink_template =
                             GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(GST_CUDA_PREP_FRAME_FORMATS) ";"
-                    GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
+    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(GST_CUDA_PREP_FRAME_FORMATS) ";" GST_CUDA_PREP_VIDEO_CAPS(
+        GST_CUDA_PREP_FRAME_FORMATS)));
 
 static GstCaps *gst_cuda_frame_download_transform_caps(GstBaseTransform *trans,
                                                        GstPadDirection direction, GstCaps *caps,
@@ -79,12 +79,14 @@ static GstFlowReturn gst_cuda_frame_download_process(GstCudaPrepBaseTransform *b
   }
   cudaprep::Image host_image = device_frame;
   for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES(&host_frame); ++plane) {
-    host_image.planes[plane].data = static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&host_frame, plane));
+    host_image.planes[plane].data =
+        static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&host_frame, plane));
     host_image.planes[plane].pitch_bytes = GST_VIDEO_FRAME_PLANE_STRIDE(&host_frame, plane);
   }
   cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
-  const gboolean ok = CUDAPREP_CHECK(self, cudaprep::copy_image(device_frame, host_image, stream)) &&
-                      CUDAPREP_CHECK(self, cudaStreamSynchronize(stream));
+  const gboolean ok =
+      CUDAPREP_CHECK(self, cudaprep::copy_image(device_frame, host_image, stream)) &&
+      CUDAPREP_CHECK(self, cudaStreamSynchronize(stream));
   gst_video_frame_unmap(&host_frame);
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }

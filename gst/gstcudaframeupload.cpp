@@ -8,7 +8,8 @@
  * ready event, so the host never waits for the GPU here. Device frames in are
  * passed through untouched.
  *
- *   gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaframeupload ! cudaframedownload ! autovideosink
+ *   gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaframeupload ! cudaframedownload !
+ * autovideosink
  */
 #include "gstcudaframeupload.h"
 
@@ -46,8 +47,8 @@ GST_ELEMENT_REGISTER_DEFINE(cudaframeupload, "cudaframeupload", GST_RANK_NONE,
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(GST_CUDA_PREP_FRAME_FORMATS) ";"
-                    GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
+    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(GST_CUDA_PREP_FRAME_FORMATS) ";" GST_CUDA_PREP_VIDEO_CAPS(
+        GST_CUDA_PREP_FRAME_FORMATS)));
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
                             GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
@@ -74,7 +75,8 @@ static gboolean allocate_staging(GstCudaFrameUpload *self) {
   const int num_planes = cudaprep::format_info(layout.format).num_planes;
   for (int plane = 0; plane < num_planes; ++plane) {
     layout.planes[plane].data = reinterpret_cast<guint8 *>(total_bytes);
-    layout.planes[plane].pitch_bytes = cudaprep::plane_row_bytes(layout.format, plane, layout.width);
+    layout.planes[plane].pitch_bytes =
+        cudaprep::plane_row_bytes(layout.format, plane, layout.width);
     total_bytes += layout.planes[plane].pitch_bytes *
                    cudaprep::plane_height(layout.format, plane, layout.height);
   }
@@ -118,8 +120,8 @@ static gboolean gst_cuda_frame_upload_set_caps(GstBaseTransform *trans, GstCaps 
   return passthrough || allocate_staging(self);
 }
 
-static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *base,
-                                                   GstBuffer *inbuf, GstBuffer *outbuf) {
+static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
+                                                   GstBuffer *outbuf) {
   auto *self = GST_CUDA_FRAME_UPLOAD(base);
   cudaprep::Image device_frame;
   const gchar *error = nullptr;
@@ -188,8 +190,7 @@ static void gst_cuda_frame_upload_class_init(GstCudaFrameUploadClass *klass) {
   trans_class->stop = gst_cuda_frame_upload_stop;
   GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_frame_upload_process;
 
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_frame_upload_debug, "cudaframeupload", 0,
-                          "CUDA frame upload");
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_frame_upload_debug, "cudaframeupload", 0, "CUDA frame upload");
 }
 
 static void gst_cuda_frame_upload_init(GstCudaFrameUpload *self) {

@@ -75,8 +75,8 @@ static void gst_cuda_prep_base_transform_set_property(GObject *object, guint pro
   GST_OBJECT_UNLOCK(self);
 }
 
-static void gst_cuda_prep_base_transform_get_property(GObject *object, guint prop_id,
-                                                      GValue *value, GParamSpec *pspec) {
+static void gst_cuda_prep_base_transform_get_property(GObject *object, guint prop_id, GValue *value,
+                                                      GParamSpec *pspec) {
   auto *self = GST_CUDA_PREP_BASE_TRANSFORM(object);
   GstCudaPrepBaseTransformPrivate *priv = get_priv(self);
   GST_OBJECT_LOCK(self);
@@ -114,11 +114,11 @@ static gboolean choose_device(GstCudaPrepBaseTransform *self, gint requested_dev
   cudaError_t err = cudaGetDeviceCount(&device_count);
   if (err != cudaSuccess || device_count == 0) {
     cudaGetLastError();
-    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                      ("No usable CUDA device (no GPU, or no NVIDIA driver loaded): %s",
-                       err != cudaSuccess ? cudaGetErrorString(err) : "no GPU found"),
-                      ("cudaGetDeviceCount returned %s and %d devices", cudaGetErrorName(err),
-                       device_count));
+    GST_ELEMENT_ERROR(
+        self, RESOURCE, NOT_FOUND,
+        ("No usable CUDA device (no GPU, or no NVIDIA driver loaded): %s",
+         err != cudaSuccess ? cudaGetErrorString(err) : "no GPU found"),
+        ("cudaGetDeviceCount returned %s and %d devices", cudaGetErrorName(err), device_count));
     return FALSE;
   }
   gint device_id = requested_device_id;
@@ -164,8 +164,8 @@ static gboolean create_stream(GstCudaPrepBaseTransform *self, cudaStream_t exter
   if (priority != requested_priority)
     GST_WARNING_OBJECT(self, "stream-priority %d clamped to %d (device range [%d, %d])",
                        requested_priority, priority, greatest_priority, least_priority);
-  if (!CUDAPREP_CHECK(self, cudaStreamCreateWithPriority(&priv->own_stream,
-                                                         cudaStreamNonBlocking, priority)))
+  if (!CUDAPREP_CHECK(
+          self, cudaStreamCreateWithPriority(&priv->own_stream, cudaStreamNonBlocking, priority)))
     return FALSE;
   priv->stream = priv->own_stream;
   return TRUE;
@@ -211,7 +211,8 @@ static gboolean gst_cuda_prep_base_transform_query(GstBaseTransform *trans,
                                                    GstPadDirection direction, GstQuery *query) {
   auto *self = GST_CUDA_PREP_BASE_TRANSFORM(trans);
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-      gst_cuda_prep_context_answer_query(query, g_atomic_int_get(&get_priv(self)->context_device_id)))
+      gst_cuda_prep_context_answer_query(query,
+                                         g_atomic_int_get(&get_priv(self)->context_device_id)))
     return TRUE;
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_base_transform_parent_class)
       ->query(trans, direction, query);
@@ -381,8 +382,7 @@ static void gst_cuda_prep_base_transform_class_init(GstCudaPrepBaseTransformClas
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_base_transform_debug, "cudaprepbasetransform", 0,
                           "cudaprep CUDA element base class");
-  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_BASE_TRANSFORM,
-                              static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_BASE_TRANSFORM, static_cast<GstPluginAPIFlags>(0));
 }
 
 static void gst_cuda_prep_base_transform_init(GstCudaPrepBaseTransform *self) {

@@ -48,16 +48,15 @@ gint gst_cuda_prep_context_find_device(GstElement *element, gint *known_device_i
     return device_id;
   }
   // The application (or a bin) may answer synchronously through set_context.
-  gst_element_post_message(element, gst_message_new_need_context(GST_OBJECT(element),
-                                                                 GST_CUDA_PREP_CONTEXT_TYPE));
+  gst_element_post_message(
+      element, gst_message_new_need_context(GST_OBJECT(element), GST_CUDA_PREP_CONTEXT_TYPE));
   device_id = g_atomic_int_get(known_device_id);
   if (device_id >= 0) return device_id;
 
   device_id = 0;
   g_atomic_int_set(known_device_id, device_id);
   GstContext *context = gst_cuda_prep_context_new(device_id);
-  gst_element_post_message(element,
-                           gst_message_new_have_context(GST_OBJECT(element), context));
+  gst_element_post_message(element, gst_message_new_have_context(GST_OBJECT(element), context));
   return device_id;
 }
 

@@ -5,17 +5,38 @@
 gboolean gst_cuda_prep_pixel_format(GstVideoFormat video_format, cudaprep::PixelFormat *format) {
   using cudaprep::PixelFormat;
   switch (video_format) {
-    case GST_VIDEO_FORMAT_RGBA: *format = PixelFormat::kRGBA; return TRUE;
-    case GST_VIDEO_FORMAT_BGRA: *format = PixelFormat::kBGRA; return TRUE;
-    case GST_VIDEO_FORMAT_RGBx: *format = PixelFormat::kRGBx; return TRUE;
-    case GST_VIDEO_FORMAT_BGRx: *format = PixelFormat::kBGRx; return TRUE;
-    case GST_VIDEO_FORMAT_RGB: *format = PixelFormat::kRGB; return TRUE;
-    case GST_VIDEO_FORMAT_BGR: *format = PixelFormat::kBGR; return TRUE;
-    case GST_VIDEO_FORMAT_GRAY8: *format = PixelFormat::kGRAY8; return TRUE;
-    case GST_VIDEO_FORMAT_NV12: *format = PixelFormat::kNV12; return TRUE;
-    case GST_VIDEO_FORMAT_I420: *format = PixelFormat::kI420; return TRUE;
-    case GST_VIDEO_FORMAT_YUY2: *format = PixelFormat::kYUY2; return TRUE;
-    default: return FALSE;
+    case GST_VIDEO_FORMAT_RGBA:
+      *format = PixelFormat::kRGBA;
+      return TRUE;
+    case GST_VIDEO_FORMAT_BGRA:
+      *format = PixelFormat::kBGRA;
+      return TRUE;
+    case GST_VIDEO_FORMAT_RGBx:
+      *format = PixelFormat::kRGBx;
+      return TRUE;
+    case GST_VIDEO_FORMAT_BGRx:
+      *format = PixelFormat::kBGRx;
+      return TRUE;
+    case GST_VIDEO_FORMAT_RGB:
+      *format = PixelFormat::kRGB;
+      return TRUE;
+    case GST_VIDEO_FORMAT_BGR:
+      *format = PixelFormat::kBGR;
+      return TRUE;
+    case GST_VIDEO_FORMAT_GRAY8:
+      *format = PixelFormat::kGRAY8;
+      return TRUE;
+    case GST_VIDEO_FORMAT_NV12:
+      *format = PixelFormat::kNV12;
+      return TRUE;
+    case GST_VIDEO_FORMAT_I420:
+      *format = PixelFormat::kI420;
+      return TRUE;
+    case GST_VIDEO_FORMAT_YUY2:
+      *format = PixelFormat::kYUY2;
+      return TRUE;
+    default:
+      return FALSE;
   }
 }
 
@@ -94,10 +115,9 @@ gboolean gst_cuda_prep_check(GstElement *element, cudaError_t result, const gcha
                              g_strdup("Out of GPU memory; use smaller frames or fewer buffers"),
                              debug, file, function, line);
   } else {
-    gst_element_message_full(element, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
-                             GST_RESOURCE_ERROR_FAILED,
-                             g_strdup_printf("CUDA error: %s", cudaGetErrorString(result)), debug,
-                             file, function, line);
+    gst_element_message_full(
+        element, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        g_strdup_printf("CUDA error: %s", cudaGetErrorString(result)), debug, file, function, line);
   }
   return FALSE;
 }

@@ -17,7 +17,7 @@ G_BEGIN_DECLS
 // Every 8-bit format the upload and download elements move.
 #define GST_CUDA_PREP_FRAME_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8, NV12, I420, YUY2 }"
 
-#define GST_CUDA_PREP_VIDEO_CAPS(formats)                                                   \
+#define GST_CUDA_PREP_VIDEO_CAPS(formats) \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, formats)
 
 G_END_DECLS

@@ -114,14 +114,17 @@ static void gst_cuda_prep_allocator_free(GstAllocator *allocator, GstMemory *gst
 static gpointer gst_cuda_prep_memory_map(GstMemory *gst_memory, gsize maxsize, GstMapFlags flags) {
   (void)maxsize;
   if ((flags & GST_MAP_CUDA_PREP) == 0) {
-    GST_ERROR("CUDA pitched memory lives on the GPU and cannot be mapped to the host; "
-              "use cudaframedownload to bring frames to system memory");
+    GST_ERROR(
+        "CUDA pitched memory lives on the GPU and cannot be mapped to the host; "
+        "use cudaframedownload to bring frames to system memory");
     return nullptr;
   }
   return reinterpret_cast<GstCudaPrepMemory *>(gst_memory)->device_ptr;
 }
 
-static void gst_cuda_prep_memory_unmap(GstMemory *gst_memory) { (void)gst_memory; }
+static void gst_cuda_prep_memory_unmap(GstMemory *gst_memory) {
+  (void)gst_memory;
+}
 
 static GstMemory *gst_cuda_prep_memory_share(GstMemory *gst_memory, gssize offset, gssize size) {
   auto *memory = reinterpret_cast<GstCudaPrepMemory *>(gst_memory);
@@ -129,11 +132,11 @@ static GstMemory *gst_cuda_prep_memory_share(GstMemory *gst_memory, gssize offse
   if (size == -1) size = gst_memory->size - offset;
 
   auto *shared = g_new0(GstCudaPrepMemory, 1);
-  gst_memory_init(GST_MEMORY_CAST(shared),
-                  static_cast<GstMemoryFlags>(GST_MINI_OBJECT_FLAGS(root) |
-                                              GST_MINI_OBJECT_FLAG_LOCK_READONLY),
-                  gst_memory->allocator, gst_memory_ref(root), gst_memory->maxsize,
-                  gst_memory->align, gst_memory->offset + offset, size);
+  gst_memory_init(
+      GST_MEMORY_CAST(shared),
+      static_cast<GstMemoryFlags>(GST_MINI_OBJECT_FLAGS(root) | GST_MINI_OBJECT_FLAG_LOCK_READONLY),
+      gst_memory->allocator, gst_memory_ref(root), gst_memory->maxsize, gst_memory->align,
+      gst_memory->offset + offset, size);
   shared->device_id = memory->device_id;
   shared->device_ptr = memory->device_ptr;
   shared->sync = memory->sync;
@@ -328,8 +331,7 @@ static gboolean gst_cuda_prep_buffer_pool_set_config(GstBufferPool *pool, GstStr
   return GST_BUFFER_POOL_CLASS(gst_cuda_prep_buffer_pool_parent_class)->set_config(pool, config);
 }
 
-static GstFlowReturn gst_cuda_prep_buffer_pool_alloc_buffer(GstBufferPool *pool,
-                                                            GstBuffer **buffer,
+static GstFlowReturn gst_cuda_prep_buffer_pool_alloc_buffer(GstBufferPool *pool, GstBuffer **buffer,
                                                             GstBufferPoolAcquireParams *params) {
   (void)params;
   GstCudaPrepBufferPool *self = GST_CUDA_PREP_BUFFER_POOL(pool);
@@ -370,11 +372,12 @@ static void gst_cuda_prep_buffer_pool_class_init(GstCudaPrepBufferPoolClass *kla
   pool_class->alloc_buffer = gst_cuda_prep_buffer_pool_alloc_buffer;
 }
 
-static void gst_cuda_prep_buffer_pool_init(GstCudaPrepBufferPool *self) { (void)self; }
+static void gst_cuda_prep_buffer_pool_init(GstCudaPrepBufferPool *self) {
+  (void)self;
+}
 
 GstBufferPool *gst_cuda_prep_buffer_pool_new(gint device_id) {
-  auto *self =
-      GST_CUDA_PREP_BUFFER_POOL(g_object_new(GST_TYPE_CUDA_PREP_BUFFER_POOL, nullptr));
+  auto *self = GST_CUDA_PREP_BUFFER_POOL(g_object_new(GST_TYPE_CUDA_PREP_BUFFER_POOL, nullptr));
   gst_object_ref_sink(self);
   self->device_id = device_id;
   self->allocator = gst_cuda_prep_allocator_get(device_id);

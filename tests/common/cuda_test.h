@@ -20,14 +20,14 @@ inline std::string cuda_unavailable_reason() {
 }  // namespace cudaprep::test
 
 // GPU tests call this first: without a GPU they skip and say why.
-#define CUDAPREP_REQUIRE_GPU()                                                 \
-  do {                                                                         \
+#define CUDAPREP_REQUIRE_GPU()                                                     \
+  do {                                                                             \
     const std::string cudaprep_reason = cudaprep::test::cuda_unavailable_reason(); \
-    if (!cudaprep_reason.empty()) GTEST_SKIP() << cudaprep_reason;             \
+    if (!cudaprep_reason.empty()) GTEST_SKIP() << cudaprep_reason;                 \
   } while (0)
 
-#define CUDA_ASSERT_OK(expr)                                                   \
-  do {                                                                         \
-    const cudaError_t cudaprep_err = (expr);                                   \
+#define CUDA_ASSERT_OK(expr)                                                                   \
+  do {                                                                                         \
+    const cudaError_t cudaprep_err = (expr);                                                   \
     ASSERT_EQ(cudaSuccess, cudaprep_err) << #expr << ": " << cudaGetErrorString(cudaprep_err); \
   } while (0)

@@ -1,0 +1,478 @@
+// cudaframeupload and cudaframedownload: registration, properties, caps,
+// errors without a GPU, and on a GPU bit-exact round trips, views, streams.
+#include <gst/check/gstharness.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/cuda_test.h"
+#include "common/gpu_helpers.h"
+#include "gstcudaprepformat.h"
+#include "gstcudaprepmemory.h"
+
+namespace {
+
+const char *const kFormats[] = {"RGBA", "BGRA",  "RGBx", "BGRx", "RGB",
+                                "BGR",  "GRAY8", "NV12", "I420", "YUY2"};
+
+std::string caps_string(const char *format, int width, int height, bool device = false) {
+  return std::string("video/x-raw") + (device ? "(memory:CUDAPitched)" : "") + ",format=" + format +
+         ",width=" + std::to_string(width) + ",height=" + std::to_string(height) +
+         ",framerate=30/1";
+}
+
+// A system-memory frame of random bytes in GStreamer's default layout.
+GstBuffer *random_frame(const GstVideoInfo &info, std::mt19937 &rng) {
+  GstBuffer *buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+  GstMapInfo map;
+  gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (gsize i = 0; i < map.size; ++i) map.data[i] = static_cast<guint8>(byte(rng));
+  gst_buffer_unmap(buffer, &map);
+  return buffer;
+}
+
+// Visible bytes of plane `plane`, row after row (no stride padding).
+std::vector<guint8> plane_bytes(GstBuffer *buffer, const GstVideoInfo &info, guint plane) {
+  GstVideoFrame frame;
+  std::vector<guint8> bytes;
+  if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) {
+    ADD_FAILURE() << "could not map frame";
+    return bytes;
+  }
+  cudaprep::PixelFormat format;
+  gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&info), &format);
+  const size_t row_bytes = cudaprep::plane_row_bytes(format, plane, GST_VIDEO_INFO_WIDTH(&info));
+  const int rows = cudaprep::plane_height(format, plane, GST_VIDEO_INFO_HEIGHT(&info));
+  const auto *data = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, plane));
+  for (int row = 0; row < rows; ++row) {
+    const guint8 *line = data + row * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, plane);
+    bytes.insert(bytes.end(), line, line + row_bytes);
+  }
+  gst_video_frame_unmap(&frame);
+  return bytes;
+}
+
+TEST(Registration, BothElementsExistWithDocumentedProperties) {
+  for (const char *name : {"cudaframeupload", "cudaframedownload"}) {
+    GstElement *element = gst_element_factory_make(name, nullptr);
+    ASSERT_NE(element, nullptr) << name;
+    for (const char *property : {"device-id", "stream-priority", "cuda-stream"}) {
+      GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), property);
+      ASSERT_NE(pspec, nullptr) << name << " lacks " << property;
+      EXPECT_GT(strlen(g_param_spec_get_blurb(pspec)), 20u) << name << ":" << property;
+    }
+    gint device_id = 0, priority = 1;
+    gpointer stream = &device_id;
+    g_object_get(element, "device-id", &device_id, "stream-priority", &priority, "cuda-stream",
+                 &stream, nullptr);
+    EXPECT_EQ(device_id, -1);
+    EXPECT_EQ(priority, 0);
+    EXPECT_EQ(stream, nullptr);
+    gst_object_unref(element);
+  }
+}
+
+// What `element_name` offers on its src pad when upstream offers `upstream`
+// (the element is never started: this needs no GPU).
+GstCaps *caps_downstream_of(const char *element_name, const char *upstream) {
+  GstElement *element = gst_element_factory_make(element_name, nullptr);
+  GstCaps *upstream_caps = gst_caps_from_string(upstream);
+  GstPadTemplate *templ = gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, upstream_caps);
+  GstPad *peer = gst_pad_new_from_template(templ, "peer");
+  GstPad *sink = gst_element_get_static_pad(element, "sink");
+  GstPad *src = gst_element_get_static_pad(element, "src");
+  EXPECT_EQ(gst_pad_link(peer, sink), GST_PAD_LINK_OK);
+  GstCaps *result = gst_pad_query_caps(src, nullptr);
+  gst_pad_unlink(peer, sink);
+  gst_object_unref(src);
+  gst_object_unref(sink);
+  gst_object_unref(peer);
+  gst_object_unref(templ);
+  gst_caps_unref(upstream_caps);
+  gst_object_unref(element);
+  return result;
+}
+
+TEST(Caps, UploadTurnsSystemFramesIntoDeviceFrames) {
+  GstCaps *downstream = caps_downstream_of("cudaframeupload", caps_string("NV12", 63, 31).c_str());
+  GstCaps *expected = gst_caps_from_string(caps_string("NV12", 63, 31, true).c_str());
+  EXPECT_TRUE(gst_caps_is_equal(downstream, expected)) << gst_caps_to_string(downstream);
+  gst_caps_unref(expected);
+  gst_caps_unref(downstream);
+
+  GstElement *upload = gst_element_factory_make("cudaframeupload", nullptr);
+  GstPad *sink = gst_element_get_static_pad(upload, "sink");
+  GstCaps *unsupported = gst_caps_from_string(caps_string("v210", 64, 32).c_str());
+  EXPECT_FALSE(gst_pad_query_accept_caps(sink, unsupported));
+  gst_caps_unref(unsupported);
+  gst_object_unref(sink);
+  gst_object_unref(upload);
+}
+
+TEST(Caps, DownloadOffersSystemMemoryAndDevicePassthrough) {
+  GstCaps *downstream =
+      caps_downstream_of("cudaframedownload", caps_string("I420", 33, 17, true).c_str());
+  GstCaps *system = gst_caps_from_string(caps_string("I420", 33, 17).c_str());
+  GstCaps *device = gst_caps_from_string(caps_string("I420", 33, 17, true).c_str());
+  EXPECT_TRUE(gst_caps_is_subset(system, downstream)) << gst_caps_to_string(downstream);
+  EXPECT_TRUE(gst_caps_is_subset(device, downstream)) << gst_caps_to_string(downstream);
+
+  GstElement *download = gst_element_factory_make("cudaframedownload", nullptr);
+  GstPad *sink = gst_element_get_static_pad(download, "sink");
+  EXPECT_FALSE(gst_pad_query_accept_caps(sink, system));  // input must be on the device
+  gst_object_unref(sink);
+  gst_object_unref(download);
+  gst_caps_unref(device);
+  gst_caps_unref(system);
+  gst_caps_unref(downstream);
+}
+
+// Runs `description` to the first state change and returns the error, if any.
+std::string pipeline_error(const char *description) {
+  GError *parse_error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description, &parse_error);
+  if (pipeline == nullptr) return std::string("parse: ") + parse_error->message;
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *message = gst_bus_timed_pop_filtered(
+      bus, 10 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  std::string text;
+  if (message != nullptr && GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
+    GError *error = nullptr;
+    gst_message_parse_error(message, &error, nullptr);
+    text = error->message;
+    g_error_free(error);
+  }
+  if (message != nullptr) gst_message_unref(message);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return text;
+}
+
+TEST(Errors, WithoutAGpuStartingFailsWithAClearError) {
+  if (cudaprep::test::cuda_unavailable_reason().empty())
+    GTEST_SKIP() << "a CUDA device is present: this test covers machines without one";
+  const std::string error =
+      pipeline_error("videotestsrc num-buffers=2 ! cudaframeupload ! cudaframedownload ! fakesink");
+  EXPECT_NE(error.find("No usable CUDA device"), std::string::npos) << error;
+}
+
+TEST(Errors, ADeviceIdThatDoesNotExistIsNamed) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string error = pipeline_error(
+      "videotestsrc num-buffers=2 ! cudaframeupload device-id=1000 ! cudaframedownload ! "
+      "fakesink");
+  EXPECT_NE(error.find("CUDA device 1000 does not exist"), std::string::npos) << error;
+}
+
+// The device comes from a GstContext answered by the application: an answer
+// naming a device that does not exist must reach the element.
+TEST(Context, NeedContextIsAnsweredByTheApplication) {
+  CUDAPREP_REQUIRE_GPU();
+  int device_count = 0;
+  CUDA_ASSERT_OK(cudaGetDeviceCount(&device_count));
+  GstElement *pipeline = gst_parse_launch(
+      "videotestsrc num-buffers=2 ! cudaframeupload ! cudaframedownload ! fakesink", nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  GstBus *bus = gst_element_get_bus(pipeline);
+  gst_bus_set_sync_handler(
+      bus,
+      [](GstBus *, GstMessage *message, gpointer data) -> GstBusSyncReply {
+        const gchar *type = nullptr;
+        if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_NEED_CONTEXT &&
+            gst_message_parse_context_type(message, &type) &&
+            g_strcmp0(type, "cudaprep.device") == 0) {
+          GstContext *context = gst_context_new("cudaprep.device", TRUE);
+          gst_structure_set(gst_context_writable_structure(context), "device-id", G_TYPE_INT,
+                            GPOINTER_TO_INT(data), nullptr);
+          gst_element_set_context(GST_ELEMENT(GST_MESSAGE_SRC(message)), context);
+          gst_context_unref(context);
+        }
+        return GST_BUS_PASS;
+      },
+      GINT_TO_POINTER(device_count), nullptr);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstMessage *message = gst_bus_timed_pop_filtered(
+      bus, 10 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  ASSERT_NE(message, nullptr);
+  ASSERT_EQ(GST_MESSAGE_TYPE(message), GST_MESSAGE_ERROR);
+  GError *error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  EXPECT_NE(std::string(error->message).find("CUDA device " + std::to_string(device_count)),
+            std::string::npos)
+      << error->message;
+  g_error_free(error);
+  gst_message_unref(message);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+
+struct RoundTripCase {
+  const char *format;
+  int width;
+  int height;
+};
+
+class RoundTrip : public ::testing::TestWithParam<RoundTripCase> {};
+
+// upload ! download returns every visible byte unchanged.
+TEST_P(RoundTrip, IsBitExact) {
+  CUDAPREP_REQUIRE_GPU();
+  const RoundTripCase param = GetParam();
+  const std::string caps = caps_string(param.format, param.width, param.height);
+  GstVideoInfo info;
+  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
+  ASSERT_TRUE(gst_video_info_from_caps(&info, gst_caps));
+  gst_caps_unref(gst_caps);
+
+  GstHarness *harness = gst_harness_new_parse("cudaframeupload ! cudaframedownload");
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  gst_harness_set_sink_caps_str(harness, caps.c_str());
+  std::mt19937 rng(param.width * 131 + param.height);
+  for (int frame = 0; frame < 3; ++frame) {
+    GstBuffer *input = random_frame(info, rng);
+    gst_buffer_ref(input);
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+    GstBuffer *output = gst_harness_pull(harness);
+    ASSERT_NE(output, nullptr);
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane) {
+      const std::vector<guint8> expected = plane_bytes(input, info, plane);
+      const std::vector<guint8> actual = plane_bytes(output, info, plane);
+      ASSERT_EQ(actual.size(), expected.size());
+      size_t first_mismatch = expected.size();
+      for (size_t i = 0; i < expected.size() && first_mismatch == expected.size(); ++i)
+        if (actual[i] != expected[i]) first_mismatch = i;
+      EXPECT_EQ(first_mismatch, expected.size())
+          << param.format << " " << param.width << "x" << param.height << " plane " << plane
+          << " differs first at byte " << first_mismatch;
+    }
+    gst_buffer_unref(input);
+    gst_buffer_unref(output);
+  }
+  gst_harness_teardown(harness);
+}
+
+std::vector<RoundTripCase> round_trip_cases() {
+  std::vector<RoundTripCase> cases;
+  // Odd sizes, 1-pixel frames, rows just over the 256-byte pitch alignment.
+  const std::pair<int, int> sizes[] = {{1, 1},   {2, 2},     {3, 5},     {65, 33},
+                                       {257, 3}, {640, 480}, {1279, 721}};
+  for (const char *format : kFormats)
+    for (const auto &size : sizes) cases.push_back({format, size.first, size.second});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, RoundTrip, ::testing::ValuesIn(round_trip_cases()),
+                         [](const ::testing::TestParamInfo<RoundTripCase> &info) {
+                           return std::string(info.param.format) + "_" +
+                                  std::to_string(info.param.width) + "x" +
+                                  std::to_string(info.param.height);
+                         });
+
+// The frame upload produces is pitched: stride is not width * bpp.
+TEST(Upload, DeviceFramesArePitched) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGB", 101, 9);
+  GstVideoInfo info;
+  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
+  gst_video_info_from_caps(&info, gst_caps);
+  gst_caps_unref(gst_caps);
+  GstHarness *harness = gst_harness_new("cudaframeupload");
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  std::mt19937 rng(7);
+  GstBuffer *input = random_frame(info, rng);
+  gst_buffer_ref(input);
+  ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+  GstBuffer *output = gst_harness_pull(harness);
+  ASSERT_NE(output, nullptr);
+  GstVideoMeta *meta = gst_buffer_get_video_meta(output);
+  ASSERT_NE(meta, nullptr);
+  EXPECT_EQ(meta->stride[0], 512);  // 303 bytes of pixels, pitch rounded to 256
+  GstMemory *memory = gst_buffer_peek_memory(output, 0);
+  ASSERT_TRUE(gst_is_cuda_prep_memory(memory));
+
+  // Read it back ourselves with the pitch, after the frame's ready event.
+  cudaEvent_t ready = gst_cuda_prep_memory_get_ready_event(memory);
+  ASSERT_NE(ready, nullptr);
+  CUDA_ASSERT_OK(cudaEventSynchronize(ready));
+  std::vector<guint8> readback(303 * 9);
+  CUDA_ASSERT_OK(cudaMemcpy2D(readback.data(), 303,
+                              gst_cuda_prep_memory_get_device_pointer(memory) + meta->offset[0],
+                              meta->stride[0], 303, 9, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(readback, plane_bytes(input, info, 0));
+  gst_buffer_unref(input);
+  gst_buffer_unref(output);
+  gst_harness_teardown(harness);
+}
+
+// A crop view (same memory, offsets moved) downloads as exactly the cropped
+// pixels: the copy is 2D with the source pitch, so rows do not shear.
+TEST(Download, CropViewsKeepTheirRows) {
+  CUDAPREP_REQUIRE_GPU();
+  const int width = 200, height = 60, left = 37, top = 11, crop_width = 101, crop_height = 23;
+  const std::string full_caps = caps_string("RGBA", width, height);
+  GstVideoInfo full_info, crop_info;
+  GstCaps *gst_caps = gst_caps_from_string(full_caps.c_str());
+  gst_video_info_from_caps(&full_info, gst_caps);
+  gst_caps_unref(gst_caps);
+  gst_video_info_set_format(&crop_info, GST_VIDEO_FORMAT_RGBA, crop_width, crop_height);
+
+  GstHarness *upload = gst_harness_new("cudaframeupload");
+  gst_harness_set_src_caps_str(upload, full_caps.c_str());
+  std::mt19937 rng(11);
+  GstBuffer *input = random_frame(full_info, rng);
+  gst_buffer_ref(input);
+  ASSERT_EQ(gst_harness_push(upload, input), GST_FLOW_OK);
+  GstBuffer *device_frame = gst_harness_pull(upload);
+  ASSERT_NE(device_frame, nullptr);
+  GstVideoMeta *full_meta = gst_buffer_get_video_meta(device_frame);
+
+  GstBuffer *view = gst_buffer_new();
+  gst_buffer_append_memory(view, gst_memory_ref(gst_buffer_peek_memory(device_frame, 0)));
+  gsize offsets[GST_VIDEO_MAX_PLANES] = {full_meta->offset[0] + top * full_meta->stride[0] +
+                                         left * 4};
+  gint strides[GST_VIDEO_MAX_PLANES] = {full_meta->stride[0]};
+  gst_buffer_add_video_meta_full(view, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_RGBA, crop_width,
+                                 crop_height, 1, offsets, strides);
+
+  GstHarness *download = gst_harness_new("cudaframedownload");
+  gst_harness_set_src_caps_str(download,
+                               caps_string("RGBA", crop_width, crop_height, true).c_str());
+  gst_harness_set_sink_caps_str(download, caps_string("RGBA", crop_width, crop_height).c_str());
+  ASSERT_EQ(gst_harness_push(download, view), GST_FLOW_OK);
+  GstBuffer *output = gst_harness_pull(download);
+  ASSERT_NE(output, nullptr);
+
+  const std::vector<guint8> full = plane_bytes(input, full_info, 0);
+  const std::vector<guint8> cropped = plane_bytes(output, crop_info, 0);
+  for (int row = 0; row < crop_height; ++row)
+    for (int byte = 0; byte < crop_width * 4; ++byte)
+      ASSERT_EQ(cropped[row * crop_width * 4 + byte],
+                full[(top + row) * width * 4 + left * 4 + byte])
+          << "row " << row << " byte " << byte;
+  gst_buffer_unref(output);
+  gst_buffer_unref(device_frame);
+  gst_buffer_unref(input);
+  gst_harness_teardown(download);
+  gst_harness_teardown(upload);
+}
+
+// No device allocation per frame once the pools are warm.
+TEST(SteadyState, NoDeviceAllocationPerFrame) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("NV12", 1920, 1080);
+  GstVideoInfo info;
+  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
+  gst_video_info_from_caps(&info, gst_caps);
+  gst_caps_unref(gst_caps);
+  GstHarness *harness = gst_harness_new_parse("cudaframeupload ! cudaframedownload");
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  gst_harness_set_sink_caps_str(harness, caps.c_str());
+  std::mt19937 rng(3);
+  GstBuffer *frame = random_frame(info, rng);
+  auto push_and_pull = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      ASSERT_EQ(gst_harness_push(harness, gst_buffer_copy(frame)), GST_FLOW_OK);
+      gst_buffer_unref(gst_harness_pull(harness));
+    }
+  };
+  push_and_pull(10);
+  const guint64 warm = gst_cuda_prep_memory_get_allocation_count();
+  push_and_pull(300);
+  EXPECT_EQ(gst_cuda_prep_memory_get_allocation_count(), warm)
+      << "device memory was allocated in the steady state";
+  gst_buffer_unref(frame);
+  gst_harness_teardown(harness);
+}
+
+// A started cudaframeupload harness whose properties were set before start
+// (they are read when the element starts).
+GstHarness *harness_with_properties(const char *first_property, ...) {
+  GstElement *upload = gst_element_factory_make("cudaframeupload", nullptr);
+  va_list properties;
+  va_start(properties, first_property);
+  g_object_set_valist(G_OBJECT(upload), first_property, properties);
+  va_end(properties);
+  GstHarness *harness = gst_harness_new_with_element(upload, "sink", "src");
+  gst_object_unref(upload);
+  return harness;
+}
+
+TEST(Streams, PriorityIsClampedToTheDeviceRange) {
+  CUDAPREP_REQUIRE_GPU();
+  int least = 0, greatest = 0;
+  CUDA_ASSERT_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  for (int requested : {-100, 100, greatest, least}) {
+    GstHarness *harness = harness_with_properties("stream-priority", requested, nullptr);
+    gpointer stream = nullptr;
+    g_object_get(harness->element, "cuda-stream", &stream, nullptr);
+    ASSERT_NE(stream, nullptr);
+    int priority = 1234;
+    CUDA_ASSERT_OK(cudaStreamGetPriority(static_cast<cudaStream_t>(stream), &priority));
+    EXPECT_EQ(priority, std::clamp(requested, greatest, least)) << "requested " << requested;
+    gst_harness_teardown(harness);
+  }
+}
+
+// The application's stream: the element's copy is queued behind the
+// application's own work on it, and the element never destroys it.
+TEST(Streams, RunsOnAnExternalPriorityStream) {
+  CUDAPREP_REQUIRE_GPU();
+  int least = 0, greatest = 0;
+  CUDA_ASSERT_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t app_stream = nullptr;
+  CUDA_ASSERT_OK(cudaStreamCreateWithPriority(&app_stream, cudaStreamNonBlocking, greatest));
+
+  const std::string caps = caps_string("RGBA", 320, 240);
+  GstVideoInfo info;
+  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
+  gst_video_info_from_caps(&info, gst_caps);
+  gst_caps_unref(gst_caps);
+  GstHarness *harness = harness_with_properties("cuda-stream", app_stream, nullptr);
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+
+  // The application keeps its stream busy for 300 ms.
+  CUDA_ASSERT_OK(cudaprep::test::spin(300'000'000, app_stream));
+  std::mt19937 rng(5);
+  GstBuffer *input = random_frame(info, rng);
+  gst_buffer_ref(input);
+  ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+  GstBuffer *output = gst_harness_pull(harness);
+  ASSERT_NE(output, nullptr);
+  GstMemory *memory = gst_buffer_peek_memory(output, 0);
+  cudaEvent_t ready = gst_cuda_prep_memory_get_ready_event(memory);
+  ASSERT_NE(ready, nullptr);
+  // Queued behind the spin: not done yet. On its own stream it would be.
+  EXPECT_EQ(cudaEventQuery(ready), cudaErrorNotReady);
+  gpointer stream_in_use = nullptr;
+  g_object_get(harness->element, "cuda-stream", &stream_in_use, nullptr);
+  EXPECT_EQ(stream_in_use, app_stream);
+
+  CUDA_ASSERT_OK(cudaStreamSynchronize(app_stream));
+  CUDA_ASSERT_OK(cudaEventQuery(ready));
+  GstVideoMeta *meta = gst_buffer_get_video_meta(output);
+  std::vector<guint8> readback(320 * 4 * 240);
+  CUDA_ASSERT_OK(cudaMemcpy2D(readback.data(), 320 * 4,
+                              gst_cuda_prep_memory_get_device_pointer(memory) + meta->offset[0],
+                              meta->stride[0], 320 * 4, 240, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(readback, plane_bytes(input, info, 0));
+  gst_buffer_unref(output);
+  gst_buffer_unref(input);
+  gst_harness_teardown(harness);
+
+  int priority = 0;
+  CUDA_ASSERT_OK(cudaStreamGetPriority(app_stream, &priority));  // still alive
+  EXPECT_EQ(priority, greatest);
+  CUDA_ASSERT_OK(cudaStreamDestroy(app_stream));
+}
+
+}  // namespace
