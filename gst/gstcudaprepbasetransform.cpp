@@ -5,6 +5,7 @@
 #include "gstcudaprepcontext.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
+#include "gstcudaprepmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cuda_prep_base_transform_debug
@@ -51,6 +52,18 @@ cudaStream_t gst_cuda_prep_base_transform_get_stream(GstCudaPrepBaseTransform *s
 
 gint gst_cuda_prep_base_transform_get_device_id(GstCudaPrepBaseTransform *self) {
   return get_priv(self)->device_id;
+}
+
+void gst_cuda_prep_buffer_chain_geometry(GstBuffer *inbuf, GstBuffer *outbuf,
+                                         const cudaprep::FrameGeometry &step) {
+  GstCudaPrepGeometryMeta *in_meta = gst_buffer_get_cuda_prep_geometry_meta(inbuf);
+  const cudaprep::FrameGeometry geometry =
+      in_meta != nullptr ? in_meta->geometry.then(step) : step;
+  GstCudaPrepGeometryMeta *out_meta = gst_buffer_get_cuda_prep_geometry_meta(outbuf);
+  if (out_meta != nullptr)
+    out_meta->geometry = geometry;
+  else
+    gst_buffer_add_cuda_prep_geometry_meta(outbuf, &geometry);
 }
 
 static void gst_cuda_prep_base_transform_set_property(GObject *object, guint prop_id,

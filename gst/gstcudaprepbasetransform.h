@@ -11,6 +11,8 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
 
+#include "cudaprep/geometry.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_PREP_BASE_TRANSFORM (gst_cuda_prep_base_transform_get_type())
@@ -29,5 +31,11 @@ struct _GstCudaPrepBaseTransformClass {
 // Valid between start and stop.
 cudaStream_t gst_cuda_prep_base_transform_get_stream(GstCudaPrepBaseTransform *self);
 gint gst_cuda_prep_base_transform_get_device_id(GstCudaPrepBaseTransform *self);
+
+// Gives `outbuf` the geometry meta of `inbuf` (identity if none) followed by
+// `step`, the mapping this element applies: tensor pixels stay traceable to
+// the source frame through every crop and resize.
+void gst_cuda_prep_buffer_chain_geometry(GstBuffer *inbuf, GstBuffer *outbuf,
+                                         const cudaprep::FrameGeometry &step);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 #include <gst/gst.h>
 
+#include "gstcudacrop.h"
 #include "gstcudaframedownload.h"
 #include "gstcudaframeupload.h"
 
@@ -7,6 +8,7 @@ static gboolean plugin_init(GstPlugin *plugin) {
   gboolean ok = TRUE;
   ok &= GST_ELEMENT_REGISTER(cudaframeupload, plugin);
   ok &= GST_ELEMENT_REGISTER(cudaframedownload, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudacrop, plugin);
   return ok;
 }
 

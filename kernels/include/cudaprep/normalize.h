@@ -1,0 +1,40 @@
+// Normalisation of an 8-bit interleaved frame into a planar float frame:
+//   y[c] = (x[c] * scale - mean[c]) / std[c]
+// with the output channels in the requested order (RGB or BGR whatever the
+// source order; alpha and padding bytes dropped; GRAY8 gives GRAY, or three
+// equal channels when RGB/BGR is asked for). Each operation is evaluated in
+// IEEE float32 (no FMA contraction); float16 output is that float32 value
+// rounded to nearest, ties to even.
+//
+// Between cudanormalize and cudatensorize the frame travels as
+//   application/x-cudaprep-planar(memory:CUDAPitched),
+//     dtype=(string){float32,float16}, channels=(int)[1,3],
+//     channel-order=(string){RGB,BGR,GRAY}, width, height, framerate
+// (the spellings are data_type_name() and channel_order_name()): one pitched
+// plane per channel, channel 0 first (CHW), all planes sharing one pitch.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "cudaprep/image.h"
+#include "cudaprep/tensor.h"
+
+namespace cudaprep {
+
+// NormalizeParams (the scale, means, stds and channel order) is in tensor.h,
+// which needs no CUDA headers.
+
+// Why normalize() would refuse these arguments, in words a user can act on,
+// or nullptr if they are valid. `dst` must have the source's size,
+// channel_count(params.channel_order) planes, dtype float32 or float16, and
+// element-aligned planes and pitch.
+const char *validate_normalize(const Image &src, const PlanarImage &dst,
+                               const NormalizeParams &params);
+
+// Enqueues the normalisation of `src` into `dst` on `stream`.
+// cudaErrorInvalidValue when validate_normalize() names a problem, otherwise
+// the launch's result.
+cudaError_t normalize(const Image &src, const PlanarImage &dst, const NormalizeParams &params,
+                      cudaStream_t stream);
+
+}  // namespace cudaprep

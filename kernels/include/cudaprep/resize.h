@@ -1,0 +1,90 @@
+// Resize + colour conversion + letterbox in one pass on the GPU.
+//
+// resize() reads any 8-bit source format of image.h through its pitched view
+// (any offset, any pitch), converts every source pixel to RGBA in [0, 255]
+// (YUV through `source_colorimetry`, chroma replicated over its 2x2 or 2x1
+// block as OpenCV's cvtColor does), resamples into `dst_rect` of the
+// destination, fills the rest of the destination with `pad_value`, and
+// stores in the destination format, rounding to nearest (ties to even) and
+// saturating. Sampling follows OpenCV's cv::resize for 8-bit images:
+//
+//   kNearest   source index = min(floor(d * (1.0 / (dst_size / src_size))),
+//              src_size - 1), evaluated in IEEE double exactly as OpenCV's
+//              INTER_NEAREST does (so results are bit-identical to it).
+//   kBilinear  half-pixel centres (align_corners = false, INTER_LINEAR):
+//              s = (d + 0.5) * src_size / dst_size - 0.5, border replicate.
+//              No antialiasing when shrinking, like OpenCV and PyTorch.
+//   kBicubic   same centres, Keys kernel with A = -0.75 (INTER_CUBIC), 4x4
+//              taps, border replicate; overshoot saturates to [0, 255].
+//   kArea      each output pixel is the area-weighted mean of the source
+//              pixels its footprint [d, d + 1) * src_size / dst_size covers.
+//              Equals INTER_AREA when both axes shrink or both grow; when one
+//              shrinks and the other grows OpenCV falls back to a bilinear
+//              variant on both axes, we keep the true area mean.
+//
+// The GRAY8 destination holds luma as cv::cvtColor(COLOR_RGB2GRAY) computes
+// it, 0.299 R + 0.587 G + 0.114 B (BT.601 weights whatever the source
+// colorimetry), from the resampled RGB. A GRAY8 source reads as R = G = B.
+// Alpha is resampled like any channel (not premultiplied); sources without
+// alpha are opaque (255), and the x byte of RGBx/BGRx destinations is 255.
+//
+// Sampling happens on RGB values that are clamped but not rounded, so the
+// result is within 1 of "cvtColor to RGB, then cv::resize". One deliberate
+// difference: OpenCV reads limited-range luma codes below 16 as 16; we apply
+// the matrix to every code as written (only "blacker than black" differs).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "cudaprep/color.h"
+#include "cudaprep/image.h"
+
+namespace cudaprep {
+
+enum class Interpolation { kNearest, kBilinear, kBicubic, kArea };
+
+// A rectangle of whole pixels: columns [x, x + width), rows [y, y + height).
+struct PixelRect {
+  int x = 0;
+  int y = 0;
+  int width = 0;
+  int height = 0;
+};
+
+struct ResizeParams {
+  Interpolation interpolation = Interpolation::kBilinear;
+  // How YUV sources (NV12, I420, YUY2) map to RGB; ignored for the others.
+  Colorimetry source_colorimetry;
+  // Where the whole source lands in the destination, stretched to exactly
+  // this size; letterbox_rect() (resize_geometry.h) computes one that keeps
+  // the aspect ratio. The default 0x0 rectangle means the whole destination.
+  PixelRect dst_rect;
+  // Written to every destination pixel outside dst_rect, as R, G, B, A in
+  // [0, 255] whatever the destination's byte order: BGR stores {B, G, R}, a
+  // GRAY8 destination stores the luma of {R, G, B} (use {v, v, v} for v),
+  // RGBx/BGRx store 255 in the x byte.
+  uint8_t pad_value[4] = {0, 0, 0, 255};
+};
+
+// Formats resize() reads: all of PixelFormat.
+bool is_resize_source_format(PixelFormat format);
+// Formats resize() writes: RGB BGR RGBA BGRA RGBx BGRx GRAY8.
+bool is_resize_destination_format(PixelFormat format);
+
+// Why resize(src, dst, params) cannot run, in words a user can act on, or an
+// empty string when it can: unsupported formats, empty images, null planes,
+// pitches shorter than a row, a dst_rect that is empty or not inside dst.
+// Cheap and allocation-free when valid: call it at caps/configure time.
+std::string resize_params_error(const Image &src, const Image &dst, const ResizeParams &params);
+
+// Enqueues the resize on `stream` and returns without waiting. Returns
+// cudaErrorInvalidValue (and launches nothing) when resize_params_error() is
+// not empty, otherwise the launch's error. Allocates nothing; `src` and
+// `dst` must not overlap.
+cudaError_t resize(const Image &src, const Image &dst, const ResizeParams &params,
+                   cudaStream_t stream);
+
+}  // namespace cudaprep

@@ -1,0 +1,55 @@
+// Host-side size maths for cudaresize: where a keep-aspect resize lands
+// (letterbox), the output size some models derive from the input ("short
+// side S, multiple of M"), and the FrameGeometry a resize implies.
+// Functions return false and say why in `*error` (when not null) for inputs
+// that have no answer; they never produce a rectangle outside the output.
+#pragma once
+
+#include <string>
+
+#include "cudaprep/geometry.h"
+#include "cudaprep/resize.h"
+
+namespace cudaprep {
+
+enum class LetterboxAlign { kCenter, kTopLeft };
+
+struct LetterboxOptions {
+  LetterboxAlign align = LetterboxAlign::kCenter;
+  // false: never enlarge, a small source sits unscaled in the padding
+  // (Ultralytics' scaleup=False).
+  bool scale_up = true;
+};
+
+// The rectangle of a dst_width x dst_height output that a src_width x
+// src_height image fills when scaled with its aspect ratio kept, rounded as
+// Ultralytics' LetterBox (and the OpenCV code modelled on it) does:
+//   r      = min(dst_width / src_width, dst_height / src_height)  (double;
+//            min(r, 1) without scale_up)
+//   width  = round(src_width * r), height = round(src_height * r), rounding
+//            half to even like Python's round(), at least 1, at most the
+//            output size
+//   x, y   = kCenter: floor((dst_width - width) / 2),
+//            floor((dst_height - height) / 2) -- the odd pixel of padding
+//            goes right/bottom; kTopLeft: 0, 0.
+bool letterbox_rect(int src_width, int src_height, int dst_width, int dst_height,
+                    const LetterboxOptions &options, PixelRect *rect, std::string *error);
+
+// The output size Depth-Anything's Resize(width=S, height=S,
+// keep_aspect_ratio=True, ensure_multiple_of=M, resize_method="lower_bound")
+// picks, i.e. scale so the short side reaches S, then snap both sides to
+// multiples of M without going below S:
+//   scale  = max(S / src_width, S / src_height)  (double)
+//   side   = round_half_even(src_side * scale / M) * M, and if that is < S,
+//            ceil(src_side * scale / M) * M instead.
+// Example: 1920x1080, S 518, M 14 -> 924x518. M = 1 gives a plain "short
+// side S" resize.
+bool short_side_multiple_size(int src_width, int src_height, int short_side, int multiple_of,
+                              int *out_width, int *out_height, std::string *error);
+
+// The mapping a resize of a src_width x src_height image into `dst_rect`
+// applies: scale = dst_rect size / source size per axis, pad = dst_rect's
+// origin, no crop. Compose an upstream crop with crop_geometry.then(this).
+FrameGeometry resize_frame_geometry(int src_width, int src_height, const PixelRect &dst_rect);
+
+}  // namespace cudaprep

@@ -1,0 +1,385 @@
+// Per-pixel device maths of resize and colour conversion, kept apart from
+// launch code so that a fused kernel can compose them: a *source* loads one
+// pixel at integer coordinates as RGBA floats in [0, 255], a *sampler* maps
+// an output pixel to a weighted sum of source loads, and store_pixel() writes
+// the result in a destination format. Nothing here knows about grids.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cudaprep/color.h"
+#include "cudaprep/image.h"
+#include "cudaprep/resize.h"
+
+namespace cudaprep::pixel_ops {
+
+// R, G, B, A in [0, 255]; kept unrounded until the final store.
+using Rgba = float4;
+
+__device__ __forceinline__ int clamp_index(int index, int size) {
+  return min(max(index, 0), size - 1);
+}
+
+__device__ __forceinline__ float clamp_channel(float value) {
+  return fminf(fmaxf(value, 0.0f), 255.0f);
+}
+
+// ---------------------------------------------------------------------------
+// YUV -> RGB
+
+// R = Y' + r_from_v Cr, G = Y' + g_from_u Cb + g_from_v Cr, B = Y' + b_from_u Cb
+// with Y' = (Y - y_offset) * y_gain and Cb, Cr = (U/V - 128) * chroma_gain.
+struct YuvToRgbMatrix {
+  float y_offset;
+  float y_gain;
+  float chroma_gain;
+  float r_from_v;
+  float g_from_u;
+  float g_from_v;
+  float b_from_u;
+};
+
+CUDAPREP_HD YuvToRgbMatrix yuv_to_rgb_matrix(Colorimetry colorimetry) {
+  const bool bt709 = colorimetry.matrix == ColorMatrix::kBT709;
+  const float kr = bt709 ? 0.2126f : 0.299f;
+  const float kb = bt709 ? 0.0722f : 0.114f;
+  const float kg = 1.0f - kr - kb;
+  const bool limited = colorimetry.range == ColorRange::kLimited;
+  YuvToRgbMatrix matrix;
+  matrix.y_offset = limited ? 16.0f : 0.0f;
+  matrix.y_gain = limited ? 255.0f / 219.0f : 1.0f;
+  matrix.chroma_gain = limited ? 255.0f / 224.0f : 1.0f;
+  matrix.r_from_v = 2.0f * (1.0f - kr);
+  matrix.g_from_u = -2.0f * kb * (1.0f - kb) / kg;
+  matrix.g_from_v = -2.0f * kr * (1.0f - kr) / kg;
+  matrix.b_from_u = 2.0f * (1.0f - kb);
+  return matrix;
+}
+
+// Clamped so that resampling sees what a uint8 RGB image would hold.
+__device__ __forceinline__ Rgba yuv_to_rgb(float y, float u, float v, const YuvToRgbMatrix &m) {
+  const float luma = (y - m.y_offset) * m.y_gain;
+  const float cb = (u - 128.0f) * m.chroma_gain;
+  const float cr = (v - 128.0f) * m.chroma_gain;
+  return make_float4(clamp_channel(luma + m.r_from_v * cr),
+                     clamp_channel(luma + m.g_from_u * cb + m.g_from_v * cr),
+                     clamp_channel(luma + m.b_from_u * cb), 255.0f);
+}
+
+// cv::cvtColor(COLOR_RGB2GRAY) weights.
+__device__ __forceinline__ float luma_bt601(const Rgba &rgba) {
+  return 0.299f * rgba.x + 0.587f * rgba.y + 0.114f * rgba.z;
+}
+
+// ---------------------------------------------------------------------------
+// Sources: width, height and load(x, y) for 0 <= x < width, 0 <= y < height.
+// Byte loads only: views of 3-byte formats have no alignment to rely on.
+
+__device__ __forceinline__ float load_byte(const uint8_t *address) {
+  return static_cast<float>(__ldg(address));
+}
+
+// RGBA BGRA RGBx BGRx RGB BGR: interleaved channels at fixed byte indices.
+struct InterleavedRgbSource {
+  const uint8_t *data;
+  size_t pitch_bytes;
+  int width;
+  int height;
+  int bytes_per_pixel;
+  int r_index, g_index, b_index;
+  int alpha_index;  // -1: no alpha, reads as 255
+
+  __device__ __forceinline__ Rgba load(int x, int y) const {
+    const uint8_t *pixel = data + y * pitch_bytes + static_cast<size_t>(x) * bytes_per_pixel;
+    return make_float4(load_byte(pixel + r_index), load_byte(pixel + g_index),
+                       load_byte(pixel + b_index),
+                       alpha_index < 0 ? 255.0f : load_byte(pixel + alpha_index));
+  }
+};
+
+struct GraySource {
+  const uint8_t *data;
+  size_t pitch_bytes;
+  int width;
+  int height;
+
+  __device__ __forceinline__ Rgba load(int x, int y) const {
+    const float gray = load_byte(data + y * pitch_bytes + x);
+    return make_float4(gray, gray, gray, 255.0f);
+  }
+};
+
+// 4:2:0 with interleaved U, V; each chroma sample covers a 2x2 block.
+struct Nv12Source {
+  const uint8_t *luma;
+  size_t luma_pitch_bytes;
+  const uint8_t *chroma;
+  size_t chroma_pitch_bytes;
+  int width;
+  int height;
+  YuvToRgbMatrix matrix;
+
+  __device__ __forceinline__ Rgba load(int x, int y) const {
+    const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + (x / 2) * 2;
+    return yuv_to_rgb(load_byte(luma + y * luma_pitch_bytes + x), load_byte(uv), load_byte(uv + 1),
+                      matrix);
+  }
+};
+
+// 4:2:0 with separate U and V planes.
+struct I420Source {
+  const uint8_t *luma;
+  size_t luma_pitch_bytes;
+  const uint8_t *u_plane;
+  size_t u_pitch_bytes;
+  const uint8_t *v_plane;
+  size_t v_pitch_bytes;
+  int width;
+  int height;
+  YuvToRgbMatrix matrix;
+
+  __device__ __forceinline__ Rgba load(int x, int y) const {
+    const int chroma_x = x / 2;
+    const int chroma_y = y / 2;
+    return yuv_to_rgb(load_byte(luma + y * luma_pitch_bytes + x),
+                      load_byte(u_plane + chroma_y * u_pitch_bytes + chroma_x),
+                      load_byte(v_plane + chroma_y * v_pitch_bytes + chroma_x), matrix);
+  }
+};
+
+// 4:2:2 packed as Y0 U Y1 V per pair of pixels.
+struct Yuy2Source {
+  const uint8_t *data;
+  size_t pitch_bytes;
+  int width;
+  int height;
+  YuvToRgbMatrix matrix;
+
+  __device__ __forceinline__ Rgba load(int x, int y) const {
+    const uint8_t *pair = data + y * pitch_bytes + (x / 2) * 4;
+    return yuv_to_rgb(load_byte(pair + (x & 1) * 2), load_byte(pair + 1), load_byte(pair + 3),
+                      matrix);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Samplers. Output pixel d of an axis resized from src_size to dst_size.
+
+__device__ __forceinline__ Rgba operator*(float weight, const Rgba &value) {
+  return make_float4(weight * value.x, weight * value.y, weight * value.z, weight * value.w);
+}
+__device__ __forceinline__ Rgba operator+(const Rgba &a, const Rgba &b) {
+  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+
+// OpenCV's INTER_NEAREST index, bit for bit: floor(d * (1 / (dst / src)))
+// in double. `src_per_dst` is 1.0 / (double(dst_size) / src_size).
+__device__ __forceinline__ int nearest_index(int d, double src_per_dst, int src_size) {
+  return min(static_cast<int>(floor(d * src_per_dst)), src_size - 1);
+}
+
+// Continuous source coordinate of output pixel d's centre, in the frame where
+// source pixel i's centre is i (half-pixel centres, align_corners = false).
+__device__ __forceinline__ float centre_source_coordinate(int d, float src_per_dst) {
+  return (static_cast<float>(d) + 0.5f) * src_per_dst - 0.5f;
+}
+
+template <class Source>
+__device__ __forceinline__ Rgba sample_nearest(const Source &src, int x, int y) {
+  return src.load(x, y);
+}
+
+// Bilinear at continuous (sx, sy) with border replicate.
+template <class Source>
+__device__ __forceinline__ Rgba sample_bilinear(const Source &src, float sx, float sy) {
+  const float floor_x = floorf(sx);
+  const float floor_y = floorf(sy);
+  const float tx = sx - floor_x;
+  const float ty = sy - floor_y;
+  const int x0 = clamp_index(static_cast<int>(floor_x), src.width);
+  const int x1 = clamp_index(static_cast<int>(floor_x) + 1, src.width);
+  const int y0 = clamp_index(static_cast<int>(floor_y), src.height);
+  const int y1 = clamp_index(static_cast<int>(floor_y) + 1, src.height);
+  const Rgba top = (1.0f - tx) * src.load(x0, y0) + tx * src.load(x1, y0);
+  const Rgba bottom = (1.0f - tx) * src.load(x0, y1) + tx * src.load(x1, y1);
+  return (1.0f - ty) * top + ty * bottom;
+}
+
+// Keys cubic convolution weights (A = -0.75, OpenCV's INTER_CUBIC) of the
+// taps at floor - 1 .. floor + 2 for fractional offset t in [0, 1).
+__device__ __forceinline__ void cubic_weights(float t, float weights[4]) {
+  constexpr float kA = -0.75f;
+  const float t1 = t + 1.0f;  // distance to tap floor - 1, in (1, 2]
+  const float u = 1.0f - t;   // distance to tap floor + 1, in (0, 1]
+  weights[0] = ((kA * t1 - 5.0f * kA) * t1 + 8.0f * kA) * t1 - 4.0f * kA;
+  weights[1] = ((kA + 2.0f) * t - (kA + 3.0f)) * t * t + 1.0f;
+  weights[2] = ((kA + 2.0f) * u - (kA + 3.0f)) * u * u + 1.0f;
+  weights[3] = 1.0f - weights[0] - weights[1] - weights[2];
+}
+
+template <class Source>
+__device__ __forceinline__ Rgba sample_bicubic(const Source &src, float sx, float sy) {
+  const float floor_x = floorf(sx);
+  const float floor_y = floorf(sy);
+  float weights_x[4];
+  float weights_y[4];
+  cubic_weights(sx - floor_x, weights_x);
+  cubic_weights(sy - floor_y, weights_y);
+  int columns[4];
+  for (int tap = 0; tap < 4; ++tap) {
+    columns[tap] = clamp_index(static_cast<int>(floor_x) - 1 + tap, src.width);
+  }
+  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int tap_y = 0; tap_y < 4; ++tap_y) {
+    const int row = clamp_index(static_cast<int>(floor_y) - 1 + tap_y, src.height);
+    Rgba row_sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int tap_x = 0; tap_x < 4; ++tap_x) {
+      row_sum = row_sum + weights_x[tap_x] * src.load(columns[tap_x], row);
+    }
+    sum = sum + weights_y[tap_y] * row_sum;
+  }
+  return sum;
+}
+
+// The source pixels output pixel d covers along one axis, in exact integer
+// arithmetic: scaled by dst_size, source pixel i spans [i * dst, (i + 1) *
+// dst) and output pixel d spans [d * src, (d + 1) * src).
+struct AreaSpan {
+  long long begin;  // d * src_size
+  long long end;    // (d + 1) * src_size
+  int dst_size;
+  int first;             // first source pixel touched
+  int last;              // last source pixel touched
+  float inverse_length;  // 1 / src_size: turns an overlap into a weight
+
+  __device__ __forceinline__ float weight(int i) const {
+    const long long overlap = min(end, static_cast<long long>(i + 1) * dst_size) -
+                              max(begin, static_cast<long long>(i) * dst_size);
+    return static_cast<float>(overlap) * inverse_length;
+  }
+};
+
+__device__ __forceinline__ AreaSpan area_span(int d, int src_size, int dst_size) {
+  AreaSpan span;
+  span.begin = static_cast<long long>(d) * src_size;
+  span.end = span.begin + src_size;
+  span.dst_size = dst_size;
+  span.first = static_cast<int>(span.begin / dst_size);
+  span.last = static_cast<int>((span.end - 1) / dst_size);
+  span.inverse_length = 1.0f / static_cast<float>(src_size);
+  return span;
+}
+
+template <class Source>
+__device__ __forceinline__ Rgba sample_area(const Source &src, const AreaSpan &span_x,
+                                            const AreaSpan &span_y) {
+  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int row = span_y.first; row <= span_y.last; ++row) {
+    Rgba row_sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int column = span_x.first; column <= span_x.last; ++column) {
+      row_sum = row_sum + span_x.weight(column) * src.load(column, row);
+    }
+    sum = sum + span_y.weight(row) * row_sum;
+  }
+  return sum;
+}
+
+// How output pixels of a rect_width x rect_height rectangle map onto a
+// src_width x src_height source; built once per frame on the host.
+struct ResampleAxes {
+  int src_width, src_height;
+  int rect_width, rect_height;
+  float src_per_dst_x, src_per_dst_y;                   // src / rect
+  double nearest_src_per_dst_x, nearest_src_per_dst_y;  // OpenCV's 1 / (rect / src)
+};
+
+inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width, int rect_height) {
+  ResampleAxes axes;
+  axes.src_width = src_width;
+  axes.src_height = src_height;
+  axes.rect_width = rect_width;
+  axes.rect_height = rect_height;
+  axes.src_per_dst_x = static_cast<float>(static_cast<double>(src_width) / rect_width);
+  axes.src_per_dst_y = static_cast<float>(static_cast<double>(src_height) / rect_height);
+  axes.nearest_src_per_dst_x = 1.0 / (static_cast<double>(rect_width) / src_width);
+  axes.nearest_src_per_dst_y = 1.0 / (static_cast<double>(rect_height) / src_height);
+  return axes;
+}
+
+// The resampled value of output pixel (x, y), counted from the rectangle's
+// top-left corner.
+template <Interpolation kMethod, class Source>
+__device__ __forceinline__ Rgba resample(const Source &src, int x, int y,
+                                         const ResampleAxes &axes) {
+  if constexpr (kMethod == Interpolation::kNearest) {
+    return sample_nearest(src, nearest_index(x, axes.nearest_src_per_dst_x, axes.src_width),
+                          nearest_index(y, axes.nearest_src_per_dst_y, axes.src_height));
+  } else if constexpr (kMethod == Interpolation::kBilinear) {
+    return sample_bilinear(src, centre_source_coordinate(x, axes.src_per_dst_x),
+                           centre_source_coordinate(y, axes.src_per_dst_y));
+  } else if constexpr (kMethod == Interpolation::kBicubic) {
+    return sample_bicubic(src, centre_source_coordinate(x, axes.src_per_dst_x),
+                          centre_source_coordinate(y, axes.src_per_dst_y));
+  } else {
+    return sample_area(src, area_span(x, axes.src_width, axes.rect_width),
+                       area_span(y, axes.src_height, axes.rect_height));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Destinations
+
+// RGB BGR RGBA BGRA RGBx BGRx GRAY8 as byte indices of each channel.
+struct DestinationLayout {
+  int bytes_per_pixel;
+  int r_index, g_index, b_index;
+  int alpha_index;    // -1: none
+  bool alpha_filler;  // the x of RGBx/BGRx: always 255
+  bool gray;          // one byte of BT.601 luma
+};
+
+CUDAPREP_HD DestinationLayout destination_layout(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kRGB:
+      return {3, 0, 1, 2, -1, false, false};
+    case PixelFormat::kBGR:
+      return {3, 2, 1, 0, -1, false, false};
+    case PixelFormat::kRGBA:
+      return {4, 0, 1, 2, 3, false, false};
+    case PixelFormat::kBGRA:
+      return {4, 2, 1, 0, 3, false, false};
+    case PixelFormat::kRGBx:
+      return {4, 0, 1, 2, 3, true, false};
+    case PixelFormat::kBGRx:
+      return {4, 2, 1, 0, 3, true, false};
+    case PixelFormat::kGRAY8:
+      return {1, 0, 0, 0, -1, false, true};
+    default:
+      return {0, 0, 0, 0, -1, false, false};
+  }
+}
+
+// Round to nearest, ties to even (as OpenCV's saturate_cast), then saturate.
+__device__ __forceinline__ uint8_t to_byte(float value) {
+  return static_cast<uint8_t>(min(max(__float2int_rn(value), 0), 255));
+}
+
+__device__ __forceinline__ void store_pixel(uint8_t *row, int x, const Rgba &value,
+                                            const DestinationLayout &layout) {
+  uint8_t *pixel = row + static_cast<size_t>(x) * layout.bytes_per_pixel;
+  if (layout.gray) {
+    pixel[0] = to_byte(luma_bt601(value));
+    return;
+  }
+  pixel[layout.r_index] = to_byte(value.x);
+  pixel[layout.g_index] = to_byte(value.y);
+  pixel[layout.b_index] = to_byte(value.z);
+  if (layout.alpha_index >= 0) {
+    pixel[layout.alpha_index] = layout.alpha_filler ? 255 : to_byte(value.w);
+  }
+}
+
+}  // namespace cudaprep::pixel_ops

@@ -1,0 +1,140 @@
+#include "reference/resize_ref.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cudaprep::ref {
+namespace {
+
+// One output pixel along one axis as (source index, weight) taps.
+struct Tap {
+  int index;
+  double weight;
+};
+using Taps = std::vector<Tap>;
+
+int clamp_to(int index, int size) {
+  return std::clamp(index, 0, size - 1);
+}
+
+Taps nearest_taps(int d, int src_size, int dst_size) {
+  const double inverse_scale = static_cast<double>(dst_size) / src_size;
+  const double src_per_dst = 1.0 / inverse_scale;
+  return {{std::min(static_cast<int>(std::floor(d * src_per_dst)), src_size - 1), 1.0}};
+}
+
+// Source position of output pixel d's centre, with pixel i centred at i.
+double centre_position(int d, int src_size, int dst_size) {
+  return (d + 0.5) * src_size / dst_size - 0.5;
+}
+
+Taps linear_taps(int d, int src_size, int dst_size) {
+  const double position = centre_position(d, src_size, dst_size);
+  const int left = static_cast<int>(std::floor(position));
+  const double right_weight = position - left;
+  return {{clamp_to(left, src_size), 1.0 - right_weight},
+          {clamp_to(left + 1, src_size), right_weight}};
+}
+
+// Keys (1981) cubic convolution kernel with a = -0.75.
+double keys_kernel(double distance) {
+  constexpr double kA = -0.75;
+  const double s = std::abs(distance);
+  if (s <= 1.0) return (kA + 2.0) * s * s * s - (kA + 3.0) * s * s + 1.0;
+  if (s < 2.0) return kA * s * s * s - 5.0 * kA * s * s + 8.0 * kA * s - 4.0 * kA;
+  return 0.0;
+}
+
+Taps cubic_taps(int d, int src_size, int dst_size) {
+  const double position = centre_position(d, src_size, dst_size);
+  const int base = static_cast<int>(std::floor(position));
+  Taps taps;
+  for (int index = base - 1; index <= base + 2; ++index) {
+    taps.push_back({clamp_to(index, src_size), keys_kernel(position - index)});
+  }
+  return taps;
+}
+
+Taps area_taps(int d, int src_size, int dst_size) {
+  const double scale = static_cast<double>(src_size) / dst_size;
+  const double begin = d * scale;
+  const double end = std::min((d + 1) * scale, static_cast<double>(src_size));
+  Taps taps;
+  for (int index = static_cast<int>(std::floor(begin)); index < end; ++index) {
+    const double overlap = std::min(end, index + 1.0) - std::max(begin, double(index));
+    if (overlap > 0.0) taps.push_back({index, overlap / (end - begin)});
+  }
+  return taps;
+}
+
+Taps taps_for(Interpolation interpolation, int d, int src_size, int dst_size) {
+  switch (interpolation) {
+    case Interpolation::kNearest:
+      return nearest_taps(d, src_size, dst_size);
+    case Interpolation::kBilinear:
+      return linear_taps(d, src_size, dst_size);
+    case Interpolation::kBicubic:
+      return cubic_taps(d, src_size, dst_size);
+    case Interpolation::kArea:
+      return area_taps(d, src_size, dst_size);
+  }
+  return {};
+}
+
+}  // namespace
+
+RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height,
+                   Interpolation interpolation) {
+  std::vector<Taps> column_taps(dst_width);
+  for (int x = 0; x < dst_width; ++x)
+    column_taps[x] = taps_for(interpolation, x, src.width, dst_width);
+  RgbaImage dst;
+  dst.width = dst_width;
+  dst.height = dst_height;
+  dst.pixels.resize(static_cast<size_t>(dst_width) * dst_height);
+  for (int y = 0; y < dst_height; ++y) {
+    const Taps row_taps = taps_for(interpolation, y, src.height, dst_height);
+    for (int x = 0; x < dst_width; ++x) {
+      RgbaPixel sum{0.0, 0.0, 0.0, 0.0};
+      for (const Tap &row : row_taps) {
+        for (const Tap &column : column_taps[x]) {
+          const double weight = row.weight * column.weight;
+          const RgbaPixel &source = src.at(column.index, row.index);
+          sum.r += weight * source.r;
+          sum.g += weight * source.g;
+          sum.b += weight * source.b;
+          sum.a += weight * source.a;
+        }
+      }
+      dst.pixels[static_cast<size_t>(y) * dst_width + x] = sum;
+    }
+  }
+  return dst;
+}
+
+HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst_width,
+                           int dst_height, const ResizeParams &params) {
+  PixelRect rect = params.dst_rect;
+  if (rect.x == 0 && rect.y == 0 && rect.width == 0 && rect.height == 0) {
+    rect = PixelRect{0, 0, dst_width, dst_height};
+  }
+  RgbaImage decoded;
+  decoded.width = src.width;
+  decoded.height = src.height;
+  decoded.pixels = decode_to_rgba(src, params.source_colorimetry);
+  const RgbaImage scaled = resample(decoded, rect.width, rect.height, params.interpolation);
+
+  const RgbaPixel pad{double(params.pad_value[0]), double(params.pad_value[1]),
+                      double(params.pad_value[2]), double(params.pad_value[3])};
+  HostFrame dst(dst_format, dst_width, dst_height);
+  for (int y = 0; y < dst_height; ++y) {
+    for (int x = 0; x < dst_width; ++x) {
+      const bool inside =
+          x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
+      encode_rgba_pixel(&dst, x, y, inside ? scaled.at(x - rect.x, y - rect.y) : pad);
+    }
+  }
+  return dst;
+}
+
+}  // namespace cudaprep::ref

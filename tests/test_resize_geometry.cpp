@@ -1,0 +1,226 @@
+// Letterbox, "short side S, multiple of M" and FrameGeometry maths of
+// resize_geometry.h. No GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "cudaprep/resize_geometry.h"
+
+namespace cudaprep {
+namespace {
+
+PixelRect letterbox(int src_width, int src_height, int dst_width, int dst_height,
+                    LetterboxOptions options = {}) {
+  PixelRect rect;
+  std::string error;
+  EXPECT_TRUE(letterbox_rect(src_width, src_height, dst_width, dst_height, options, &rect, &error))
+      << error;
+  return rect;
+}
+
+void expect_rect(const PixelRect &rect, int x, int y, int width, int height) {
+  EXPECT_EQ(x, rect.x);
+  EXPECT_EQ(y, rect.y);
+  EXPECT_EQ(width, rect.width);
+  EXPECT_EQ(height, rect.height);
+}
+
+// Expected values below follow Ultralytics' LetterBox by hand:
+// r = min(640/1080, 640/1920) = 1/3, unpadded 640x360, dh = 280 -> 140 + 140.
+TEST(Letterbox, Yolo1080pInto640Square) {
+  expect_rect(letterbox(1920, 1080, 640, 640), 0, 140, 640, 360);
+}
+
+TEST(Letterbox, PortraitPadsLeftAndRight) {
+  expect_rect(letterbox(480, 640, 640, 640), 80, 0, 480, 640);
+}
+
+// 100x51 into 64x64: r 0.64, height round(32.64) = 33, 31 rows of padding:
+// top round(15.5 - 0.1) = 15, bottom 16.
+TEST(Letterbox, OddPaddingGoesBottomRight) {
+  expect_rect(letterbox(100, 51, 64, 64), 0, 15, 64, 33);
+}
+
+// Python's round() is half-to-even: 2.5 -> 2 and 3.5 -> 4.
+TEST(Letterbox, SidesRoundHalfToEven) {
+  expect_rect(letterbox(10, 5, 5, 5), 0, 1, 5, 2);
+  expect_rect(letterbox(14, 7, 7, 7), 0, 1, 7, 4);
+}
+
+TEST(Letterbox, TopLeftPutsAllPaddingRightAndBottom) {
+  LetterboxOptions options;
+  options.align = LetterboxAlign::kTopLeft;
+  expect_rect(letterbox(1920, 1080, 640, 640, options), 0, 0, 640, 360);
+}
+
+TEST(Letterbox, WithoutScaleUpSmallSourceStaysUnscaled) {
+  LetterboxOptions options;
+  options.scale_up = false;
+  expect_rect(letterbox(320, 240, 640, 640, options), 160, 200, 320, 240);
+  // Shrinking still happens.
+  expect_rect(letterbox(1280, 720, 640, 640, options), 0, 140, 640, 360);
+}
+
+TEST(Letterbox, ExtremeAspectKeepsAtLeastOnePixel) {
+  expect_rect(letterbox(10000, 1, 64, 64), 0, 31, 64, 1);
+  expect_rect(letterbox(1, 10000, 64, 64), 31, 0, 1, 64);
+}
+
+TEST(Letterbox, RectangleAlwaysInsideAndAspectKept) {
+  for (int src_width : {1, 7, 97, 640, 1920}) {
+    for (int src_height : {1, 5, 41, 480, 1080}) {
+      for (int dst_width : {1, 3, 64, 320}) {
+        for (int dst_height : {1, 2, 64, 256}) {
+          const PixelRect rect = letterbox(src_width, src_height, dst_width, dst_height);
+          ASSERT_GE(rect.x, 0);
+          ASSERT_GE(rect.y, 0);
+          ASSERT_GE(rect.width, 1);
+          ASSERT_GE(rect.height, 1);
+          ASSERT_LE(rect.x + rect.width, dst_width);
+          ASSERT_LE(rect.y + rect.height, dst_height);
+          // One side fills the output; the other is the rounded scaled side.
+          const double ratio =
+              std::min(double(dst_width) / src_width, double(dst_height) / src_height);
+          ASSERT_TRUE(rect.width == dst_width || rect.height == dst_height);
+          ASSERT_LE(std::abs(rect.width - std::max(1.0, src_width * ratio)), 0.5 + 1e-9);
+          ASSERT_LE(std::abs(rect.height - std::max(1.0, src_height * ratio)), 0.5 + 1e-9);
+          // Centred: left/top padding is the smaller half.
+          ASSERT_EQ(rect.x, (dst_width - rect.width) / 2);
+          ASSERT_EQ(rect.y, (dst_height - rect.height) / 2);
+        }
+      }
+    }
+  }
+}
+
+TEST(Letterbox, EmptySizesAreErrorsWithReasons) {
+  PixelRect rect{1, 2, 3, 4};
+  for (const auto &[src_width, src_height, dst_width, dst_height] :
+       {std::tuple{0, 10, 10, 10}, {10, -1, 10, 10}, {10, 10, 0, 10}, {10, 10, 10, 0}}) {
+    std::string error;
+    EXPECT_FALSE(letterbox_rect(src_width, src_height, dst_width, dst_height, {}, &rect, &error));
+    EXPECT_FALSE(error.empty());
+  }
+  EXPECT_FALSE(letterbox_rect(0, 0, 1, 1, {}, &rect, nullptr));
+  expect_rect(rect, 1, 2, 3, 4);  // untouched on failure
+}
+
+// Depth-Anything's Resize(518, 518, keep_aspect_ratio, ensure_multiple_of=14,
+// "lower_bound"), worked by hand: 1920x1080 -> scale 518/1080, width
+// 920.9 -> round(65.78) * 14 = 924.
+TEST(ShortSide, DepthAnything1080p) {
+  int width = 0, height = 0;
+  std::string error;
+  ASSERT_TRUE(short_side_multiple_size(1920, 1080, 518, 14, &width, &height, &error)) << error;
+  EXPECT_EQ(924, width);
+  EXPECT_EQ(518, height);
+  ASSERT_TRUE(short_side_multiple_size(1080, 1920, 518, 14, &width, &height, &error)) << error;
+  EXPECT_EQ(518, width);
+  EXPECT_EQ(924, height);
+}
+
+TEST(ShortSide, WorkedExamples) {
+  struct Case {
+    int src_width, src_height, short_side, multiple_of, width, height;
+  };
+  const Case cases[] = {
+      {518, 518, 518, 14, 518, 518},
+      {640, 480, 518, 14, 686, 518},    // 690.7 / 14 = 49.3 -> 49 -> 686
+      {1920, 1080, 518, 1, 921, 518},   // 920.9 rounds to 921
+      {1000, 1000, 505, 14, 518, 518},  // round(36.07) * 14 = 504 < 505 -> ceil -> 518
+      {100, 10, 7, 2, 70, 8},           // 7 -> round(3.5) = 4 -> 8; 70 -> 70
+      {3000, 2000, 16, 32, 32, 32},     // 24 -> round(0.75) = 1 -> 32
+  };
+  for (const Case &c : cases) {
+    int width = 0, height = 0;
+    std::string error;
+    ASSERT_TRUE(short_side_multiple_size(c.src_width, c.src_height, c.short_side, c.multiple_of,
+                                         &width, &height, &error))
+        << error;
+    EXPECT_EQ(c.width, width) << c.src_width << "x" << c.src_height;
+    EXPECT_EQ(c.height, height) << c.src_width << "x" << c.src_height;
+  }
+}
+
+TEST(ShortSide, AlwaysMultipleAndAtLeastShortSide) {
+  for (int src_width : {2, 13, 640, 1280, 1920, 4096}) {
+    for (int src_height : {3, 17, 480, 720, 1080, 2160}) {
+      for (int multiple_of : {1, 8, 14, 32}) {
+        int width = 0, height = 0;
+        ASSERT_TRUE(short_side_multiple_size(src_width, src_height, 518, multiple_of, &width,
+                                             &height, nullptr));
+        EXPECT_EQ(0, width % multiple_of);
+        EXPECT_EQ(0, height % multiple_of);
+        EXPECT_GE(std::min(width, height), 518);
+        // Snapping moves each side by less than one multiple.
+        const double scale = std::max(518.0 / src_width, 518.0 / src_height);
+        EXPECT_LT(std::abs(width - src_width * scale), multiple_of + 1e-9);
+        EXPECT_LT(std::abs(height - src_height * scale), multiple_of + 1e-9);
+      }
+    }
+  }
+}
+
+TEST(ShortSide, ImpossibleInputsAreErrors) {
+  int width = 0, height = 0;
+  std::string error;
+  EXPECT_FALSE(short_side_multiple_size(0, 10, 518, 14, &width, &height, &error));
+  EXPECT_FALSE(error.empty());
+  EXPECT_FALSE(short_side_multiple_size(10, 10, 0, 14, &width, &height, &error));
+  EXPECT_FALSE(short_side_multiple_size(10, 10, 518, 0, &width, &height, &error));
+  EXPECT_FALSE(short_side_multiple_size(100000, 1, 518, 14, &width, &height, &error));
+  EXPECT_NE(std::string::npos, error.find("longer than")) << error;
+}
+
+// A source point goes to the output and back exactly; an output pixel's
+// centre lands on the source position the half-pixel samplers read.
+TEST(ResizeFrameGeometry, RoundTripsThroughLetterbox) {
+  for (const auto &[src_width, src_height] : {std::pair{1920, 1080}, {97, 41}, {480, 640}}) {
+    const PixelRect rect = letterbox(src_width, src_height, 640, 640);
+    const FrameGeometry geometry = resize_frame_geometry(src_width, src_height, rect);
+    double out_x, out_y;
+    geometry.to_output(0, 0, &out_x, &out_y);
+    EXPECT_DOUBLE_EQ(rect.x, out_x);
+    EXPECT_DOUBLE_EQ(rect.y, out_y);
+    geometry.to_output(src_width, src_height, &out_x, &out_y);
+    EXPECT_NEAR(rect.x + rect.width, out_x, 1e-9);
+    EXPECT_NEAR(rect.y + rect.height, out_y, 1e-9);
+    for (int x = 0; x < src_width; x += 7) {
+      const int y = (x * 13) % src_height;
+      double back_x, back_y;
+      geometry.to_output(x + 0.5, y + 0.5, &out_x, &out_y);
+      geometry.to_source(out_x, out_y, &back_x, &back_y);
+      EXPECT_NEAR(x + 0.5, back_x, 1e-9);
+      EXPECT_NEAR(y + 0.5, back_y, 1e-9);
+      // The output pixel holding the point maps back within half of it.
+      const double pixel_x = std::floor(out_x) + 0.5, pixel_y = std::floor(out_y) + 0.5;
+      geometry.to_source(pixel_x, pixel_y, &back_x, &back_y);
+      EXPECT_LE(std::abs(back_x - (x + 0.5)), 0.5 / geometry.scale_x + 1e-9);
+      EXPECT_LE(std::abs(back_y - (y + 0.5)), 0.5 / geometry.scale_y + 1e-9);
+    }
+    // Output pixel d's centre: the sampler's (d + 0.5) * src / rect.
+    double src_x, src_y;
+    geometry.to_source(rect.x + 10 + 0.5, rect.y + 3 + 0.5, &src_x, &src_y);
+    EXPECT_NEAR((10 + 0.5) * src_width / rect.width, src_x, 1e-9);
+    EXPECT_NEAR((3 + 0.5) * src_height / rect.height, src_y, 1e-9);
+  }
+}
+
+TEST(ResizeFrameGeometry, ComposesWithAnUpstreamCrop) {
+  FrameGeometry crop;
+  crop.crop_x = 100;
+  crop.crop_y = 40;
+  const PixelRect rect = letterbox(800, 600, 320, 320);  // 320x240 at y 40
+  const FrameGeometry composed = crop.then(resize_frame_geometry(800, 600, rect));
+  double out_x, out_y, src_x, src_y;
+  composed.to_output(100 + 400, 40 + 300, &out_x, &out_y);  // centre of the crop
+  EXPECT_NEAR(160.0, out_x, 1e-9);
+  EXPECT_NEAR(40.0 + 120.0, out_y, 1e-9);
+  composed.to_source(out_x, out_y, &src_x, &src_y);
+  EXPECT_NEAR(500.0, src_x, 1e-9);
+  EXPECT_NEAR(340.0, src_y, 1e-9);
+}
+
+}  // namespace
+}  // namespace cudaprep

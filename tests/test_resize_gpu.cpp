@@ -1,0 +1,504 @@
+// cudaprep::resize() on the GPU against the CPU reference (tests/reference),
+// within +-1 per 8-bit value: every source format x destination format x
+// interpolation, sizes up/down/odd/1-pixel, sources that are crops of a
+// larger oddly-pitched allocation, letterbox padding, and no write outside
+// the destination view (poisoned before each run). Failures name the
+// formats, method, sizes and the first bad pixel.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/cuda_test.h"
+#include "cudaprep/resize.h"
+#include "cudaprep/resize_geometry.h"
+#include "reference/color_ref.h"
+#include "reference/resize_ref.h"
+
+namespace cudaprep {
+namespace {
+
+using ref::HostFrame;
+
+const PixelFormat kSourceFormats[] = {
+    PixelFormat::kRGBA, PixelFormat::kBGRA, PixelFormat::kRGBx,  PixelFormat::kBGRx,
+    PixelFormat::kRGB,  PixelFormat::kBGR,  PixelFormat::kGRAY8, PixelFormat::kNV12,
+    PixelFormat::kI420, PixelFormat::kYUY2,
+};
+const PixelFormat kDestinationFormats[] = {
+    PixelFormat::kRGB,  PixelFormat::kBGR,  PixelFormat::kRGBA,  PixelFormat::kBGRA,
+    PixelFormat::kRGBx, PixelFormat::kBGRx, PixelFormat::kGRAY8,
+};
+const Interpolation kMethods[] = {Interpolation::kNearest, Interpolation::kBilinear,
+                                  Interpolation::kBicubic, Interpolation::kArea};
+
+const char *format_name(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kRGBA:
+      return "RGBA";
+    case PixelFormat::kBGRA:
+      return "BGRA";
+    case PixelFormat::kRGBx:
+      return "RGBx";
+    case PixelFormat::kBGRx:
+      return "BGRx";
+    case PixelFormat::kRGB:
+      return "RGB";
+    case PixelFormat::kBGR:
+      return "BGR";
+    case PixelFormat::kGRAY8:
+      return "GRAY8";
+    case PixelFormat::kNV12:
+      return "NV12";
+    case PixelFormat::kI420:
+      return "I420";
+    case PixelFormat::kYUY2:
+      return "YUY2";
+  }
+  return "?";
+}
+
+const char *method_name(Interpolation method) {
+  switch (method) {
+    case Interpolation::kNearest:
+      return "nearest";
+    case Interpolation::kBilinear:
+      return "bilinear";
+    case Interpolation::kBicubic:
+      return "bicubic";
+    case Interpolation::kArea:
+      return "area";
+  }
+  return "?";
+}
+
+constexpr uint8_t kPoison = 0xA5;
+
+// Device allocations of one test, freed at its end.
+class DeviceAllocations {
+ public:
+  ~DeviceAllocations() {
+    for (void *pointer : pointers_) cudaFree(pointer);
+  }
+  cudaError_t allocate(size_t bytes, uint8_t **pointer) {
+    const cudaError_t err = cudaMalloc(reinterpret_cast<void **>(pointer), bytes);
+    if (err == cudaSuccess) pointers_.push_back(*pointer);
+    return err;
+  }
+
+ private:
+  std::vector<void *> pointers_;
+};
+
+// Where a view starts inside a larger frame, in pixels.
+struct ViewOffset {
+  int left = 0;
+  int top = 0;
+};
+
+size_t plane_byte_offset(PixelFormat format, int plane, const ViewOffset &offset) {
+  const PlaneLayout layout = format_info(format).planes[plane];
+  return static_cast<size_t>(offset.left / layout.pixels_per_unit) * layout.unit_bytes;
+}
+
+int plane_row_offset(PixelFormat format, int plane, const ViewOffset &offset) {
+  return offset.top / format_info(format).planes[plane].height_divisor;
+}
+
+// The width x height window of `frame` at `offset`, as a compact frame.
+HostFrame window(const HostFrame &frame, const ViewOffset &offset, int width, int height) {
+  HostFrame out(frame.format, width, height);
+  for (int plane = 0; plane < format_info(frame.format).num_planes; ++plane) {
+    const size_t column = plane_byte_offset(frame.format, plane, offset);
+    const int first_row = plane_row_offset(frame.format, plane, offset);
+    for (int y = 0; y < plane_height(frame.format, plane, height); ++y) {
+      std::memcpy(out.row(plane, y), frame.row(plane, first_row + y) + column,
+                  plane_row_bytes(frame.format, plane, width));
+    }
+  }
+  return out;
+}
+
+// A device copy of `parent` (same pitches) and the view of it at `offset`.
+void upload_view(const HostFrame &parent, const ViewOffset &offset, int width, int height,
+                 DeviceAllocations *allocations, Image *view) {
+  view->format = parent.format;
+  view->width = width;
+  view->height = height;
+  for (int plane = 0; plane < format_info(parent.format).num_planes; ++plane) {
+    uint8_t *base = nullptr;
+    CUDA_ASSERT_OK(allocations->allocate(parent.planes[plane].size(), &base));
+    CUDA_ASSERT_OK(cudaMemcpy(base, parent.planes[plane].data(), parent.planes[plane].size(),
+                              cudaMemcpyHostToDevice));
+    view->planes[plane].data =
+        base + plane_row_offset(parent.format, plane, offset) * parent.pitch_bytes[plane] +
+        plane_byte_offset(parent.format, plane, offset);
+    view->planes[plane].pitch_bytes = parent.pitch_bytes[plane];
+  }
+}
+
+void fill_random(HostFrame *frame, unsigned seed) {
+  std::mt19937 generator(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (auto &plane : frame->planes) {
+    for (uint8_t &value : plane) value = static_cast<uint8_t>(byte(generator));
+  }
+}
+
+// A source view: a crop at an offset (even for subsampled chroma) of a
+// larger frame whose pitch is row bytes + 13, so rows start unaligned.
+struct SourceView {
+  HostFrame visible;  // what the view shows, for the reference
+  Image device;
+};
+
+void make_source_view(PixelFormat format, int width, int height, unsigned seed,
+                      DeviceAllocations *allocations, SourceView *source) {
+  const ViewOffset offset{is_chroma_subsampled(format) ? 4 : 3, 2};
+  HostFrame parent(format, width + offset.left + 5, height + offset.top + 3,
+                   /*extra_pitch_bytes=*/13);
+  fill_random(&parent, seed);
+  source->visible = window(parent, offset, width, height);
+  upload_view(parent, offset, width, height, allocations, &source->device);
+}
+
+// A destination view inside a poisoned frame with a border of
+// kGuardPixels on every side and 7 spare bytes per row.
+constexpr int kGuardPixels = 2;
+
+struct DestinationView {
+  HostFrame parent;  // downloaded after the run
+  uint8_t *device_base = nullptr;
+  Image device;
+};
+
+void make_destination_view(PixelFormat format, int width, int height,
+                           DeviceAllocations *allocations, DestinationView *destination) {
+  destination->parent = HostFrame(format, width + 2 * kGuardPixels, height + 2 * kGuardPixels, 7);
+  const size_t bytes = destination->parent.planes[0].size();
+  CUDA_ASSERT_OK(allocations->allocate(bytes, &destination->device_base));
+  CUDA_ASSERT_OK(cudaMemset(destination->device_base, kPoison, bytes));
+  destination->device.format = format;
+  destination->device.width = width;
+  destination->device.height = height;
+  destination->device.planes[0].pitch_bytes = destination->parent.pitch_bytes[0];
+  destination->device.planes[0].data = destination->device_base +
+                                       kGuardPixels * destination->parent.pitch_bytes[0] +
+                                       plane_row_bytes(format, 0, kGuardPixels);
+}
+
+struct Comparison {
+  long long values = 0;
+  long long off_by_one = 0;
+};
+
+// The view must match `expected` within `tolerance`; every byte of the
+// parent outside the view must still be poison.
+::testing::AssertionResult check_destination(const DestinationView &destination,
+                                             const HostFrame &expected, int tolerance,
+                                             const std::string &what, Comparison *stats) {
+  const HostFrame &parent = destination.parent;
+  const int bytes_per_pixel = static_cast<int>(plane_row_bytes(parent.format, 0, 1));
+  const size_t view_start = plane_row_bytes(parent.format, 0, kGuardPixels);
+  const size_t view_bytes = plane_row_bytes(parent.format, 0, expected.width);
+  for (int y = 0; y < parent.height; ++y) {
+    const uint8_t *row = parent.row(0, y);
+    const int view_y = y - kGuardPixels;
+    const bool row_in_view = view_y >= 0 && view_y < expected.height;
+    for (size_t i = 0; i < parent.pitch_bytes[0]; ++i) {
+      const bool in_view = row_in_view && i >= view_start && i < view_start + view_bytes;
+      if (!in_view) {
+        if (row[i] != kPoison) {
+          return ::testing::AssertionFailure()
+                 << what << ": wrote outside the destination view at parent row " << y << ", byte "
+                 << i << " (value " << int(row[i]) << ")";
+        }
+        continue;
+      }
+      const size_t view_i = i - view_start;
+      const int expected_value = expected.row(0, view_y)[view_i];
+      const int diff = std::abs(int(row[i]) - expected_value);
+      ++stats->values;
+      if (diff == 1) ++stats->off_by_one;
+      if (diff > tolerance) {
+        return ::testing::AssertionFailure()
+               << what << ": first mismatch at pixel (x " << view_i / bytes_per_pixel << ", y "
+               << view_y << "), byte " << view_i % bytes_per_pixel << " of the pixel: GPU "
+               << int(row[i]) << ", reference " << expected_value << " (tolerance " << tolerance
+               << ")";
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+struct Case {
+  PixelFormat src_format;
+  int src_width, src_height;
+  PixelFormat dst_format;
+  int dst_width, dst_height;
+  ResizeParams params;
+};
+
+std::string describe(const Case &c) {
+  std::ostringstream out;
+  out << format_name(c.src_format) << " " << c.src_width << "x" << c.src_height << " -> "
+      << format_name(c.dst_format) << " " << c.dst_width << "x" << c.dst_height << ", "
+      << method_name(c.params.interpolation);
+  const PixelRect &rect = c.params.dst_rect;
+  if (rect.width != 0 || rect.height != 0) {
+    out << ", into " << rect.width << "x" << rect.height << " at (" << rect.x << ", " << rect.y
+        << ") padded with {" << int(c.params.pad_value[0]) << ", " << int(c.params.pad_value[1])
+        << ", " << int(c.params.pad_value[2]) << ", " << int(c.params.pad_value[3]) << "}";
+  }
+  return out.str();
+}
+
+// Runs one case on the GPU (source view, poisoned destination view) and
+// compares with the reference.
+void run_case(const Case &c, cudaStream_t stream, Comparison *stats, int tolerance = 1) {
+  DeviceAllocations allocations;
+  SourceView source;
+  make_source_view(c.src_format, c.src_width, c.src_height,
+                   1000u * c.src_width + 10u * c.src_height + static_cast<unsigned>(c.src_format),
+                   &allocations, &source);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  DestinationView destination;
+  make_destination_view(c.dst_format, c.dst_width, c.dst_height, &allocations, &destination);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+
+  const std::string what = describe(c);
+  ASSERT_EQ("", resize_params_error(source.device, destination.device, c.params)) << what;
+  CUDA_ASSERT_OK(resize(source.device, destination.device, c.params, stream));
+  CUDA_ASSERT_OK(cudaStreamSynchronize(stream));
+  CUDA_ASSERT_OK(cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
+                            destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+
+  const HostFrame expected =
+      ref::resize_reference(source.visible, c.dst_format, c.dst_width, c.dst_height, c.params);
+  ASSERT_TRUE(check_destination(destination, expected, tolerance, what, stats));
+}
+
+class ResizeGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CUDAPREP_REQUIRE_GPU();
+    CUDA_ASSERT_OK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) {
+      EXPECT_EQ(cudaSuccess, cudaStreamDestroy(stream_));
+    }
+  }
+  cudaStream_t stream_ = nullptr;
+};
+
+struct SizePair {
+  int src_width, src_height, dst_width, dst_height;
+};
+
+// Odd sizes, up and down, non-integer ratios, same size, 1-pixel sides.
+const SizePair kMatrixSizes[] = {
+    {37, 23, 64, 48}, {101, 67, 33, 29}, {32, 24, 32, 24}, {1, 9, 5, 3},
+    {16, 1, 3, 7},    {9, 13, 1, 1},     {24, 16, 8, 8},   {31, 17, 47, 9},
+};
+
+class ResizeGpuMatrix
+    : public ResizeGpu,
+      public ::testing::WithParamInterface<std::tuple<PixelFormat, Interpolation>> {};
+
+TEST_P(ResizeGpuMatrix, EveryDestinationFormatAndSize) {
+  const auto [src_format, method] = GetParam();
+  Comparison stats;
+  int cases = 0;
+  for (const PixelFormat dst_format : kDestinationFormats) {
+    for (const SizePair &size : kMatrixSizes) {
+      Case c{src_format,     size.src_width,  size.src_height, dst_format,
+             size.dst_width, size.dst_height, ResizeParams{}};
+      c.params.interpolation = method;
+      c.params.source_colorimetry = Colorimetry{ColorMatrix::kBT709, ColorRange::kLimited};
+      run_case(c, stream_, &stats);
+      if (HasFatalFailure()) return;
+      ++cases;
+    }
+  }
+  std::printf("[ %s %s ] %d cases, %lld values, %lld off by one\n", format_name(src_format),
+              method_name(method), cases, stats.values, stats.off_by_one);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSourcesAllMethods, ResizeGpuMatrix,
+                         ::testing::Combine(::testing::ValuesIn(kSourceFormats),
+                                            ::testing::ValuesIn(kMethods)),
+                         [](const auto &info) {
+                           return std::string(format_name(std::get<0>(info.param))) + "_" +
+                                  method_name(std::get<1>(info.param));
+                         });
+
+// Every colorimetry on every YUV format, at a mild downscale.
+TEST_F(ResizeGpu, YuvColorimetries) {
+  Comparison stats;
+  for (const PixelFormat src_format :
+       {PixelFormat::kNV12, PixelFormat::kI420, PixelFormat::kYUY2}) {
+    for (const ColorMatrix matrix : {ColorMatrix::kBT601, ColorMatrix::kBT709}) {
+      for (const ColorRange range : {ColorRange::kLimited, ColorRange::kFull}) {
+        Case c{src_format, 66, 42, PixelFormat::kRGB, 51, 37, ResizeParams{}};
+        c.params.interpolation = Interpolation::kBilinear;
+        c.params.source_colorimetry = Colorimetry{matrix, range};
+        run_case(c, stream_, &stats);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Letterbox rectangles from letterbox_rect(), centred and top-left, with a
+// pad colour whose channels differ so that a swapped order shows.
+TEST_F(ResizeGpu, LetterboxPadsOutsideTheRectangle) {
+  Comparison stats;
+  for (const LetterboxAlign align : {LetterboxAlign::kCenter, LetterboxAlign::kTopLeft}) {
+    for (const PixelFormat dst_format : kDestinationFormats) {
+      for (const PixelFormat src_format :
+           {PixelFormat::kNV12, PixelFormat::kBGR, PixelFormat::kRGBA}) {
+        for (const auto &[src_width, src_height] : {std::pair{96, 54}, {40, 70}}) {
+          Case c{src_format, src_width, src_height, dst_format, 64, 48, ResizeParams{}};
+          c.params.interpolation = Interpolation::kBilinear;
+          LetterboxOptions options;
+          options.align = align;
+          std::string error;
+          ASSERT_TRUE(letterbox_rect(src_width, src_height, c.dst_width, c.dst_height, options,
+                                     &c.params.dst_rect, &error))
+              << error;
+          const uint8_t pad[4] = {114, 20, 250, 77};
+          std::copy(pad, pad + 4, c.params.pad_value);
+          run_case(c, stream_, &stats);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+  // Any rectangle inside, including one touching no edge.
+  Case c{PixelFormat::kRGB, 33, 21, PixelFormat::kRGBA, 40, 30, ResizeParams{}};
+  c.params.interpolation = Interpolation::kBicubic;
+  c.params.dst_rect = PixelRect{5, 3, 29, 17};
+  run_case(c, stream_, &stats);
+}
+
+// Realistic frame sizes, where float coordinates have the least headroom.
+TEST_F(ResizeGpu, CameraSizedFrames) {
+  Comparison stats;
+  for (const Interpolation method : kMethods) {
+    for (const PixelFormat src_format : {PixelFormat::kNV12, PixelFormat::kRGBA}) {
+      Case down{src_format, 1920, 1080, PixelFormat::kRGB, 640, 360, ResizeParams{}};
+      down.params.interpolation = method;
+      run_case(down, stream_, &stats);
+      if (HasFatalFailure()) return;
+      Case up{src_format, 300, 200, PixelFormat::kBGR, 1001, 667, ResizeParams{}};
+      up.params.interpolation = method;
+      run_case(up, stream_, &stats);
+      if (HasFatalFailure()) return;
+    }
+  }
+  // Depth-Anything: short side 518, multiple of 14, bicubic.
+  int width = 0, height = 0;
+  ASSERT_TRUE(short_side_multiple_size(1280, 720, 518, 14, &width, &height, nullptr));
+  Case depth{PixelFormat::kI420, 1280, 720, PixelFormat::kRGB, width, height, ResizeParams{}};
+  depth.params.interpolation = Interpolation::kBicubic;
+  run_case(depth, stream_, &stats);
+  std::printf("[ camera sizes ] %lld values, %lld off by one\n", stats.values, stats.off_by_one);
+}
+
+// Same size, same format: every method returns the input unchanged.
+TEST_F(ResizeGpu, OneToOneIsExact) {
+  for (const PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kBGRA, PixelFormat::kRGB,
+                                   PixelFormat::kBGR, PixelFormat::kGRAY8}) {
+    for (const Interpolation method : kMethods) {
+      DeviceAllocations allocations;
+      SourceView source;
+      make_source_view(format, 45, 27, 5, &allocations, &source);
+      ASSERT_FALSE(HasFatalFailure());
+      DestinationView destination;
+      make_destination_view(format, 45, 27, &allocations, &destination);
+      ASSERT_FALSE(HasFatalFailure());
+      ResizeParams params;
+      params.interpolation = method;
+      CUDA_ASSERT_OK(resize(source.device, destination.device, params, stream_));
+      CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
+      CUDA_ASSERT_OK(cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
+                                destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+      Comparison stats;
+      ASSERT_TRUE(check_destination(
+          destination, source.visible, 0,
+          std::string("1:1 ") + format_name(format) + " " + method_name(method), &stats));
+    }
+  }
+}
+
+// --- Validation: no GPU needed, nothing is launched ------------------------
+
+Image fake_image(PixelFormat format, int width, int height) {
+  // Never dereferenced: validation fails before any launch.
+  static uint8_t storage[1];
+  Image image;
+  image.format = format;
+  image.width = width;
+  image.height = height;
+  for (int plane = 0; plane < format_info(format).num_planes; ++plane) {
+    image.planes[plane].data = storage;
+    image.planes[plane].pitch_bytes = plane_row_bytes(format, plane, width);
+  }
+  return image;
+}
+
+void expect_rejected(const Image &src, const Image &dst, const ResizeParams &params,
+                     const char *expected_words) {
+  const std::string error = resize_params_error(src, dst, params);
+  EXPECT_NE(std::string::npos, error.find(expected_words)) << "error was: \"" << error << "\"";
+  EXPECT_EQ(cudaErrorInvalidValue, resize(src, dst, params, nullptr));
+}
+
+TEST(ResizeValidation, ImpossibleInputsAreRejectedWithReasons) {
+  const Image src = fake_image(PixelFormat::kNV12, 64, 48);
+  const Image dst = fake_image(PixelFormat::kRGB, 32, 32);
+  ResizeParams params;
+  EXPECT_EQ("", resize_params_error(src, dst, params));
+
+  expect_rejected(src, fake_image(PixelFormat::kNV12, 32, 32), params, "cannot write NV12");
+  expect_rejected(fake_image(PixelFormat::kNV12, 0, 48), dst, params, "source size 0x48");
+  expect_rejected(src, fake_image(PixelFormat::kRGB, 32, -1), params, "destination size");
+
+  Image no_chroma = src;
+  no_chroma.planes[1].data = nullptr;
+  expect_rejected(no_chroma, dst, params, "source plane 1 (NV12) has no data");
+  Image short_pitch = dst;
+  short_pitch.planes[0].pitch_bytes = 95;
+  expect_rejected(src, short_pitch, params, "pitch 95 is shorter than its row of 96");
+
+  for (const PixelRect rect :
+       {PixelRect{1, 0, 32, 32}, PixelRect{0, 0, 0, 5}, PixelRect{-1, 0, 4, 4},
+        PixelRect{0, 30, 32, 3}, PixelRect{2147483000, 0, 1000, 1}}) {
+    params.dst_rect = rect;
+    expect_rejected(src, dst, params, "not inside the 32x32 destination");
+  }
+  params.dst_rect = PixelRect{};
+  params.interpolation = static_cast<Interpolation>(17);
+  expect_rejected(src, dst, params, "unknown interpolation");
+}
+
+TEST(ResizeValidation, FormatSupport) {
+  for (const PixelFormat format : kSourceFormats) EXPECT_TRUE(is_resize_source_format(format));
+  for (const PixelFormat format : kDestinationFormats) {
+    EXPECT_TRUE(is_resize_destination_format(format));
+  }
+  for (const PixelFormat format : {PixelFormat::kNV12, PixelFormat::kI420, PixelFormat::kYUY2}) {
+    EXPECT_FALSE(is_resize_destination_format(format));
+  }
+}
+
+}  // namespace
+}  // namespace cudaprep
