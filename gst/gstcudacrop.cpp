@@ -13,8 +13,9 @@
  * so that chroma samples stay aligned. A crop that does not fit the frame is
  * an error naming the numbers; nothing outside the frame is ever read.
  *
- *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudacrop left=100 top=50 right=100 bottom=50 ! cudaframedownload ! autovideosink
- *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudacrop x=700 y=300 width=512 height=512 ! ...
+ *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudacrop left=100 top=50 right=100 bottom=50 !
+ * cudaframedownload ! autovideosink gst-launch-1.0 videotestsrc ! cudaframeupload ! cudacrop x=700
+ * y=300 width=512 height=512 ! ...
  */
 #include "gstcudacrop.h"
 
@@ -27,15 +28,25 @@
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_crop_debug);
 #define GST_CAT_DEFAULT gst_cuda_crop_debug
 
-enum { PROP_0, PROP_LEFT, PROP_RIGHT, PROP_TOP, PROP_BOTTOM, PROP_X, PROP_Y, PROP_WIDTH, PROP_HEIGHT };
+enum {
+  PROP_0,
+  PROP_LEFT,
+  PROP_RIGHT,
+  PROP_TOP,
+  PROP_BOTTOM,
+  PROP_X,
+  PROP_Y,
+  PROP_WIDTH,
+  PROP_HEIGHT
+};
 
 struct CropRect {
   gint x, y, width, height;
 };
 
 struct CropSettings {
-  gint left, right, top, bottom;         // videocrop form
-  gint x, y, width, height;              // region form, used when width and height > 0
+  gint left, right, top, bottom;  // videocrop form
+  gint x, y, width, height;       // region form, used when width and height > 0
   bool uses_region() const { return width > 0 && height > 0; }
 };
 
@@ -67,15 +78,15 @@ static CropSettings get_settings(GstCudaCrop *self) {
 
 // The crop of a frame of `width` x `height` in `format`; FALSE with a reason
 // when it does not fit.
-static gboolean compute_rect(const CropSettings &settings, GstVideoFormat video_format,
-                             gint width, gint height, CropRect *rect, gchar **reason) {
+static gboolean compute_rect(const CropSettings &settings, GstVideoFormat video_format, gint width,
+                             gint height, CropRect *rect, gchar **reason) {
   if (settings.uses_region()) {
     *rect = {settings.x, settings.y, settings.width, settings.height};
     if (static_cast<gint64>(rect->x) + rect->width > width ||
         static_cast<gint64>(rect->y) + rect->height > height) {
       *reason = g_strdup_printf(
-          "crop region x=%d y=%d width=%d height=%d does not fit the %dx%d input frame",
-          rect->x, rect->y, rect->width, rect->height, width, height);
+          "crop region x=%d y=%d width=%d height=%d does not fit the %dx%d input frame", rect->x,
+          rect->y, rect->width, rect->height, width, height);
       return FALSE;
     }
   } else {
@@ -144,11 +155,10 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
       removed_y = settings.y;
     }
     GValue width = G_VALUE_INIT, height = G_VALUE_INIT;
-    const gboolean ok =
-        transform_dimension(gst_structure_get_value(structure, "width"), &width, removed_x,
-                            region ? settings.width : 0, direction) &&
-        transform_dimension(gst_structure_get_value(structure, "height"), &height, removed_y,
-                            region ? settings.height : 0, direction);
+    const gboolean ok = transform_dimension(gst_structure_get_value(structure, "width"), &width,
+                                            removed_x, region ? settings.width : 0, direction) &&
+                        transform_dimension(gst_structure_get_value(structure, "height"), &height,
+                                            removed_y, region ? settings.height : 0, direction);
     if (ok) {
       if (region && direction == GST_PAD_SRC) {
         gst_value_set_int_range(&width, settings.x + settings.width, G_MAXINT);
@@ -162,6 +172,16 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
       if (G_IS_VALUE(&width)) g_value_unset(&width);
       gst_structure_free(structure);
     }
+  }
+  if (direction == GST_PAD_SRC) {
+    // Also take any input size, after the exact ones: a frame the crop does
+    // not fit then reaches sink_event and gets a clear error instead of a
+    // bare not-negotiated upstream.
+    GstCaps *any_size = gst_caps_copy(caps);
+    for (guint i = 0; i < gst_caps_get_size(any_size); ++i)
+      gst_structure_set(gst_caps_get_structure(any_size, i), "width", GST_TYPE_INT_RANGE, 1,
+                        G_MAXINT, "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, nullptr);
+    result = gst_caps_merge(result, any_size);
   }
   if (filter != nullptr) {
     GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
@@ -195,8 +215,7 @@ static gboolean gst_cuda_crop_sink_event(GstBaseTransform *trans, GstEvent *even
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->sink_event(trans, event);
 }
 
-static gboolean gst_cuda_crop_set_caps(GstBaseTransform *trans, GstCaps *incaps,
-                                       GstCaps *outcaps) {
+static gboolean gst_cuda_crop_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_CUDA_CROP(trans);
   if (!gst_video_info_from_caps(&self->in_info, incaps) ||
       !gst_video_info_from_caps(&self->out_info, outcaps)) {
@@ -214,23 +233,23 @@ static gboolean gst_cuda_crop_set_caps(GstBaseTransform *trans, GstCaps *incaps,
   }
   if (self->rect.width != GST_VIDEO_INFO_WIDTH(&self->out_info) ||
       self->rect.height != GST_VIDEO_INFO_HEIGHT(&self->out_info)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                      ("Output caps %dx%d do not match the %dx%d crop",
-                       GST_VIDEO_INFO_WIDTH(&self->out_info),
-                       GST_VIDEO_INFO_HEIGHT(&self->out_info), self->rect.width,
-                       self->rect.height),
-                      (nullptr));
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("Output caps %dx%d do not match the %dx%d crop", GST_VIDEO_INFO_WIDTH(&self->out_info),
+         GST_VIDEO_INFO_HEIGHT(&self->out_info), self->rect.width, self->rect.height),
+        (nullptr));
     return FALSE;
   }
-  GST_INFO_OBJECT(self, "crop %dx%d at (%d,%d)", self->rect.width, self->rect.height,
-                  self->rect.x, self->rect.y);
+  GST_INFO_OBJECT(self, "crop %dx%d at (%d,%d)", self->rect.width, self->rect.height, self->rect.x,
+                  self->rect.y);
   return TRUE;
 }
 
 static gboolean gst_cuda_crop_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   auto *self = GST_CUDA_CROP(trans);
   self->downstream_views = gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
-  GST_DEBUG_OBJECT(self, "downstream %s GstVideoMeta: %s", self->downstream_views ? "reads" : "ignores",
+  GST_DEBUG_OBJECT(self, "downstream %s GstVideoMeta: %s",
+                   self->downstream_views ? "reads" : "ignores",
                    self->downstream_views ? "zero-copy views" : "compact copies");
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->decide_allocation(trans, query);
 }
@@ -246,8 +265,9 @@ static gboolean input_view(GstCudaCrop *self, GstBuffer *input, cudaprep::Image 
   const cudaprep::FormatInfo info = cudaprep::format_info(view->format);
   for (int plane = 0; plane < info.num_planes; ++plane) {
     const cudaprep::PlaneLayout &layout = info.planes[plane];
-    view->planes[plane].data += (self->rect.y / layout.height_divisor) * view->planes[plane].pitch_bytes +
-                                (self->rect.x / layout.pixels_per_unit) * layout.unit_bytes;
+    view->planes[plane].data +=
+        (self->rect.y / layout.height_divisor) * view->planes[plane].pitch_bytes +
+        (self->rect.x / layout.pixels_per_unit) * layout.unit_bytes;
   }
   view->width = self->rect.width;
   view->height = self->rect.height;
@@ -293,8 +313,8 @@ static GstFlowReturn gst_cuda_crop_process(GstCudaPrepBaseTransform *base, GstBu
                       (nullptr));
     return GST_FLOW_ERROR;
   }
-  if (!CUDAPREP_CHECK(self, cudaprep::copy_image(view, compact,
-                                                 gst_cuda_prep_base_transform_get_stream(base))))
+  if (!CUDAPREP_CHECK(
+          self, cudaprep::copy_image(view, compact, gst_cuda_prep_base_transform_get_stream(base))))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
@@ -316,8 +336,8 @@ static void gst_cuda_crop_set_property(GObject *object, guint prop_id, const GVa
   auto *self = GST_CUDA_CROP(object);
   GST_OBJECT_LOCK(self);
   CropSettings &settings = self->settings;
-  gint *fields[] = {nullptr, &settings.left, &settings.right, &settings.top, &settings.bottom,
-                    &settings.x, &settings.y, &settings.width, &settings.height};
+  gint *fields[] = {nullptr,     &settings.left, &settings.right, &settings.top,   &settings.bottom,
+                    &settings.x, &settings.y,    &settings.width, &settings.height};
   if (prop_id > PROP_0 && prop_id <= PROP_HEIGHT)
     *fields[prop_id] = g_value_get_int(value);
   else
@@ -332,8 +352,8 @@ static void gst_cuda_crop_get_property(GObject *object, guint prop_id, GValue *v
   auto *self = GST_CUDA_CROP(object);
   GST_OBJECT_LOCK(self);
   CropSettings &settings = self->settings;
-  gint *fields[] = {nullptr, &settings.left, &settings.right, &settings.top, &settings.bottom,
-                    &settings.x, &settings.y, &settings.width, &settings.height};
+  gint *fields[] = {nullptr,     &settings.left, &settings.right, &settings.top,   &settings.bottom,
+                    &settings.x, &settings.y,    &settings.width, &settings.height};
   if (prop_id > PROP_0 && prop_id <= PROP_HEIGHT)
     g_value_set_int(value, *fields[prop_id]);
   else
@@ -348,8 +368,8 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
 
   gobject_class->set_property = gst_cuda_crop_set_property;
   gobject_class->get_property = gst_cuda_crop_get_property;
-  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                              GST_PARAM_CONTROLLABLE);
+  const auto flags =
+      static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE);
   struct {
     guint id;
     const char *name, *nick, *blurb;

@@ -57,8 +57,7 @@ gint gst_cuda_prep_base_transform_get_device_id(GstCudaPrepBaseTransform *self) 
 void gst_cuda_prep_buffer_chain_geometry(GstBuffer *inbuf, GstBuffer *outbuf,
                                          const cudaprep::FrameGeometry &step) {
   GstCudaPrepGeometryMeta *in_meta = gst_buffer_get_cuda_prep_geometry_meta(inbuf);
-  const cudaprep::FrameGeometry geometry =
-      in_meta != nullptr ? in_meta->geometry.then(step) : step;
+  const cudaprep::FrameGeometry geometry = in_meta != nullptr ? in_meta->geometry.then(step) : step;
   GstCudaPrepGeometryMeta *out_meta = gst_buffer_get_cuda_prep_geometry_meta(outbuf);
   if (out_meta != nullptr)
     out_meta->geometry = geometry;
@@ -336,6 +335,24 @@ static gboolean for_each_device_memory(GstCudaPrepBaseTransform *self, GstBuffer
   return TRUE;
 }
 
+gboolean gst_cuda_prep_base_transform_begin_read(GstCudaPrepBaseTransform *self,
+                                                 GstBuffer *buffer) {
+  return for_each_device_memory(self, buffer, gst_cuda_prep_memory_begin_read, "begin_read");
+}
+
+gboolean gst_cuda_prep_base_transform_end_read(GstCudaPrepBaseTransform *self, GstBuffer *buffer) {
+  return for_each_device_memory(self, buffer, gst_cuda_prep_memory_end_read, "end_read");
+}
+
+gboolean gst_cuda_prep_base_transform_begin_write(GstCudaPrepBaseTransform *self,
+                                                  GstBuffer *buffer) {
+  return for_each_device_memory(self, buffer, gst_cuda_prep_memory_begin_write, "begin_write");
+}
+
+gboolean gst_cuda_prep_base_transform_end_write(GstCudaPrepBaseTransform *self, GstBuffer *buffer) {
+  return for_each_device_memory(self, buffer, gst_cuda_prep_memory_end_write, "end_write");
+}
+
 static GstFlowReturn gst_cuda_prep_base_transform_transform(GstBaseTransform *trans,
                                                             GstBuffer *inbuf, GstBuffer *outbuf) {
   auto *self = GST_CUDA_PREP_BASE_TRANSFORM(trans);
@@ -350,6 +367,16 @@ static GstFlowReturn gst_cuda_prep_base_transform_transform(GstBaseTransform *tr
       !for_each_device_memory(self, inbuf, gst_cuda_prep_memory_end_read, "end_read"))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
+}
+
+// The geometry meta follows every frame; elements that move pixels replace
+// it with gst_cuda_prep_buffer_chain_geometry().
+static gboolean gst_cuda_prep_base_transform_transform_meta(GstBaseTransform *trans,
+                                                            GstBuffer *outbuf, GstMeta *meta,
+                                                            GstBuffer *inbuf) {
+  if (meta->info->api == GST_CUDA_PREP_GEOMETRY_META_API_TYPE) return TRUE;
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_base_transform_parent_class)
+      ->transform_meta(trans, outbuf, meta, inbuf);
 }
 
 static void gst_cuda_prep_base_transform_class_init(GstCudaPrepBaseTransformClass *klass) {
@@ -392,6 +419,7 @@ static void gst_cuda_prep_base_transform_class_init(GstCudaPrepBaseTransformClas
   trans_class->propose_allocation = gst_cuda_prep_base_transform_propose_allocation;
   trans_class->decide_allocation = gst_cuda_prep_base_transform_decide_allocation;
   trans_class->transform = gst_cuda_prep_base_transform_transform;
+  trans_class->transform_meta = gst_cuda_prep_base_transform_transform_meta;
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_base_transform_debug, "cudaprepbasetransform", 0,
                           "cudaprep CUDA element base class");

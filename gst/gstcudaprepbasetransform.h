@@ -32,6 +32,21 @@ struct _GstCudaPrepBaseTransformClass {
 cudaStream_t gst_cuda_prep_base_transform_get_stream(GstCudaPrepBaseTransform *self);
 gint gst_cuda_prep_base_transform_get_device_id(GstCudaPrepBaseTransform *self);
 
+// The synchronisation steps transform() takes around process(), one at a
+// time, for subclasses that do not turn one input into one output (e.g. a
+// batching element reads many inputs into one output). Each applies the
+// gst_cuda_prep_memory_* step of that name to every CUDA memory of `buffer`
+// on the element's stream; on failure it posts an element error and returns
+// FALSE. The device must be current (the streaming thread's calls to
+// process() have it; others call cudaSetDevice first).
+gboolean gst_cuda_prep_base_transform_begin_read(GstCudaPrepBaseTransform *self,
+                                                 GstBuffer *buffer);
+gboolean gst_cuda_prep_base_transform_end_read(GstCudaPrepBaseTransform *self, GstBuffer *buffer);
+gboolean gst_cuda_prep_base_transform_begin_write(GstCudaPrepBaseTransform *self,
+                                                  GstBuffer *buffer);
+gboolean gst_cuda_prep_base_transform_end_write(GstCudaPrepBaseTransform *self,
+                                                GstBuffer *buffer);
+
 // Gives `outbuf` the geometry meta of `inbuf` (identity if none) followed by
 // `step`, the mapping this element applies: tensor pixels stay traceable to
 // the source frame through every crop and resize.

@@ -13,51 +13,16 @@
 
 #include "common/cuda_test.h"
 #include "common/gpu_helpers.h"
+#include "common/gst_frames.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 
 namespace {
 
+using namespace cudaprep::test;
+
 const char *const kFormats[] = {"RGBA", "BGRA",  "RGBx", "BGRx", "RGB",
                                 "BGR",  "GRAY8", "NV12", "I420", "YUY2"};
-
-std::string caps_string(const char *format, int width, int height, bool device = false) {
-  return std::string("video/x-raw") + (device ? "(memory:CUDAPitched)" : "") + ",format=" + format +
-         ",width=" + std::to_string(width) + ",height=" + std::to_string(height) +
-         ",framerate=30/1";
-}
-
-// A system-memory frame of random bytes in GStreamer's default layout.
-GstBuffer *random_frame(const GstVideoInfo &info, std::mt19937 &rng) {
-  GstBuffer *buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
-  GstMapInfo map;
-  gst_buffer_map(buffer, &map, GST_MAP_WRITE);
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (gsize i = 0; i < map.size; ++i) map.data[i] = static_cast<guint8>(byte(rng));
-  gst_buffer_unmap(buffer, &map);
-  return buffer;
-}
-
-// Visible bytes of plane `plane`, row after row (no stride padding).
-std::vector<guint8> plane_bytes(GstBuffer *buffer, const GstVideoInfo &info, guint plane) {
-  GstVideoFrame frame;
-  std::vector<guint8> bytes;
-  if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) {
-    ADD_FAILURE() << "could not map frame";
-    return bytes;
-  }
-  cudaprep::PixelFormat format;
-  gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&info), &format);
-  const size_t row_bytes = cudaprep::plane_row_bytes(format, plane, GST_VIDEO_INFO_WIDTH(&info));
-  const int rows = cudaprep::plane_height(format, plane, GST_VIDEO_INFO_HEIGHT(&info));
-  const auto *data = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, plane));
-  for (int row = 0; row < rows; ++row) {
-    const guint8 *line = data + row * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, plane);
-    bytes.insert(bytes.end(), line, line + row_bytes);
-  }
-  gst_video_frame_unmap(&frame);
-  return bytes;
-}
 
 TEST(Registration, BothElementsExistWithDocumentedProperties) {
   for (const char *name : {"cudaframeupload", "cudaframedownload"}) {
@@ -77,27 +42,6 @@ TEST(Registration, BothElementsExistWithDocumentedProperties) {
     EXPECT_EQ(stream, nullptr);
     gst_object_unref(element);
   }
-}
-
-// What `element_name` offers on its src pad when upstream offers `upstream`
-// (the element is never started: this needs no GPU).
-GstCaps *caps_downstream_of(const char *element_name, const char *upstream) {
-  GstElement *element = gst_element_factory_make(element_name, nullptr);
-  GstCaps *upstream_caps = gst_caps_from_string(upstream);
-  GstPadTemplate *templ = gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, upstream_caps);
-  GstPad *peer = gst_pad_new_from_template(templ, "peer");
-  GstPad *sink = gst_element_get_static_pad(element, "sink");
-  GstPad *src = gst_element_get_static_pad(element, "src");
-  EXPECT_EQ(gst_pad_link(peer, sink), GST_PAD_LINK_OK);
-  GstCaps *result = gst_pad_query_caps(src, nullptr);
-  gst_pad_unlink(peer, sink);
-  gst_object_unref(src);
-  gst_object_unref(sink);
-  gst_object_unref(peer);
-  gst_object_unref(templ);
-  gst_caps_unref(upstream_caps);
-  gst_object_unref(element);
-  return result;
 }
 
 TEST(Caps, UploadTurnsSystemFramesIntoDeviceFrames) {
@@ -132,29 +76,6 @@ TEST(Caps, DownloadOffersSystemMemoryAndDevicePassthrough) {
   gst_caps_unref(device);
   gst_caps_unref(system);
   gst_caps_unref(downstream);
-}
-
-// Runs `description` to the first state change and returns the error, if any.
-std::string pipeline_error(const char *description) {
-  GError *parse_error = nullptr;
-  GstElement *pipeline = gst_parse_launch(description, &parse_error);
-  if (pipeline == nullptr) return std::string("parse: ") + parse_error->message;
-  gst_element_set_state(pipeline, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus(pipeline);
-  GstMessage *message = gst_bus_timed_pop_filtered(
-      bus, 10 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-  std::string text;
-  if (message != nullptr && GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
-    GError *error = nullptr;
-    gst_message_parse_error(message, &error, nullptr);
-    text = error->message;
-    g_error_free(error);
-  }
-  if (message != nullptr) gst_message_unref(message);
-  gst_object_unref(bus);
-  gst_element_set_state(pipeline, GST_STATE_NULL);
-  gst_object_unref(pipeline);
-  return text;
 }
 
 TEST(Errors, WithoutAGpuStartingFailsWithAClearError) {

@@ -10,7 +10,7 @@
 //
 //   kNearest   source index = min(floor(d * (1.0 / (dst_size / src_size))),
 //              src_size - 1), evaluated in IEEE double exactly as OpenCV's
-//              INTER_NEAREST does (so results are bit-identical to it).
+//              INTER_NEAREST does, so it picks the same source pixel.
 //   kBilinear  half-pixel centres (align_corners = false, INTER_LINEAR):
 //              s = (d + 0.5) * src_size / dst_size - 0.5, border replicate.
 //              No antialiasing when shrinking, like OpenCV and PyTorch.

@@ -1,0 +1,93 @@
+// Caps, device layouts and pools of the two non-video payloads of cudaprep:
+//
+//  - the planar float frame between cudanormalize and cudatensorize:
+//      application/x-cudaprep-planar(memory:CUDAPitched),
+//        dtype=(string){float32,float16}, channels=(int)[1,3],
+//        channel-order=(string){RGB,BGR,GRAY}, width, height, framerate
+//    one memory per frame, channel c's plane at c * plane_bytes, every plane
+//    `pitch_bytes` per row (the row rounded up to GST_CUDA_PREP_PITCH_ALIGNMENT).
+//    The layout is a function of the caps, so both ends compute it alike.
+//
+//  - the tensor cudatensorize emits:
+//      other/x-cudaprep-tensor(memory:CUDAPitched),
+//        dtype=(string){float32,float16,uint8}, layout=(string){NCHW,NHWC},
+//        batch=(int)[1,1024], channels=(int)[1,3],
+//        channel-order=(string){RGB,BGR,GRAY}, width, height
+//    one contiguous tensor per buffer, described by its GstCudaPrepTensorMeta.
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/gst.h>
+
+#include "cudaprep/tensor.h"
+
+G_BEGIN_DECLS
+
+#define GST_CUDA_PREP_PLANAR_MEDIA_TYPE "application/x-cudaprep-planar"
+#define GST_CUDA_PREP_TENSOR_MEDIA_TYPE "other/x-cudaprep-tensor"
+
+#define GST_CUDA_PREP_PLANAR_CAPS                                                             \
+  GST_CUDA_PREP_PLANAR_MEDIA_TYPE "(memory:CUDAPitched), dtype=(string){ float32, float16 }, " \
+                                  "channels=(int)[ 1, 3 ], channel-order=(string){ RGB, BGR, "  \
+                                  "GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ], "     \
+                                  "framerate=(fraction)[ 0/1, max ]"
+
+#define GST_CUDA_PREP_TENSOR_MAX_BATCH 1024
+
+#define GST_CUDA_PREP_TENSOR_CAPS                                                          \
+  GST_CUDA_PREP_TENSOR_MEDIA_TYPE                                                          \
+  "(memory:CUDAPitched), dtype=(string){ float32, float16, uint8 }, layout=(string){ NCHW, " \
+  "NHWC }, batch=(int)[ 1, 1024 ], channels=(int)[ 1, 3 ], channel-order=(string){ RGB, "   \
+  "BGR, GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ]"
+
+// Property enums. Their values are the kernels' enum values.
+#define GST_TYPE_CUDA_PREP_FLOAT_DTYPE (gst_cuda_prep_float_dtype_get_type())
+GType gst_cuda_prep_float_dtype_get_type(void);  // float32, float16
+#define GST_TYPE_CUDA_PREP_TENSOR_DTYPE (gst_cuda_prep_tensor_dtype_get_type())
+GType gst_cuda_prep_tensor_dtype_get_type(void);  // float32, float16, uint8
+#define GST_TYPE_CUDA_PREP_CHANNEL_ORDER (gst_cuda_prep_channel_order_get_type())
+GType gst_cuda_prep_channel_order_get_type(void);  // rgb, bgr, gray
+#define GST_TYPE_CUDA_PREP_TENSOR_LAYOUT (gst_cuda_prep_tensor_layout_get_type())
+GType gst_cuda_prep_tensor_layout_get_type(void);  // nchw, nhwc
+
+G_END_DECLS
+
+// A planar frame's format and its device layout.
+struct GstCudaPrepPlanarInfo {
+  gint width = 0;
+  gint height = 0;
+  cudaprep::ChannelOrder channel_order = cudaprep::ChannelOrder::kRGB;
+  gint channels = 0;  // channel_count(channel_order)
+  cudaprep::DataType dtype = cudaprep::DataType::kFloat32;
+  gint fps_n = 0, fps_d = 1;
+  gsize pitch_bytes = 0;  // per row, aligned
+  gsize plane_bytes = 0;  // pitch_bytes * height
+  gsize size = 0;         // plane_bytes * channels
+};
+
+// Fills the layout of a frame of this size, order and type. False if the
+// sizes overflow or dtype is not a float type.
+gboolean gst_cuda_prep_planar_info_set(GstCudaPrepPlanarInfo *info, gint width, gint height,
+                                       cudaprep::ChannelOrder channel_order,
+                                       cudaprep::DataType dtype);
+// From fixed planar caps; false if they are not (or are inconsistent:
+// channels must match channel-order).
+gboolean gst_cuda_prep_planar_info_from_caps(GstCudaPrepPlanarInfo *info, const GstCaps *caps);
+
+// The kernels' view of a planar buffer: its single CUDAPitched memory laid out
+// as `info` says. False, with `error` set, when the buffer does not hold one.
+gboolean gst_cuda_prep_buffer_planar_image(GstBuffer *buffer, const GstCudaPrepPlanarInfo *info,
+                                           cudaprep::PlanarImage *image, const gchar **error);
+
+// Caps spellings of the kernels' enums; false for an unknown spelling.
+gboolean gst_cuda_prep_data_type_from_string(const gchar *name, cudaprep::DataType *dtype);
+gboolean gst_cuda_prep_channel_order_from_string(const gchar *name,
+                                                 cudaprep::ChannelOrder *channel_order);
+gboolean gst_cuda_prep_tensor_layout_from_string(const gchar *name, cudaprep::TensorLayout *layout);
+
+// Puts in the allocation query a pool of `size`-byte blocks of device memory
+// of `device_id` (cudaprep memory, no GstVideoMeta), configured for `caps`.
+// The pool is element-owned: non-video payloads have no downstream pool to
+// share. Posts an element error and returns FALSE when it cannot be set up.
+gboolean gst_cuda_prep_decide_block_pool(GstBaseTransform *trans, GstQuery *query, gint device_id,
+                                         gsize size);

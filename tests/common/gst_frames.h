@@ -1,0 +1,32 @@
+// Frames, caps and pipelines for the element suites.
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace cudaprep::test {
+
+// "video/x-raw[(memory:CUDAPitched)],format=F,width=W,height=H,framerate=30/1"
+std::string caps_string(const char *format, int width, int height, bool device = false);
+
+// A system-memory frame of random bytes in GStreamer's default layout.
+GstBuffer *random_frame(const GstVideoInfo &info, std::mt19937 &rng);
+
+// Visible bytes of `plane`, row after row, without stride padding.
+std::vector<guint8> plane_bytes(GstBuffer *buffer, const GstVideoInfo &info, guint plane);
+
+// What `element` offers on its src pad when upstream offers `upstream`; the
+// element is never started, so this needs no GPU. Empty when the element
+// cannot take `upstream`.
+GstCaps *caps_downstream_of(GstElement *element, const char *upstream);
+GstCaps *caps_downstream_of(const char *factory, const char *upstream);
+
+// Runs a gst-launch description until an error or EOS (10 s at most) and
+// returns the error message, empty if none.
+std::string pipeline_error(const char *description);
+
+}  // namespace cudaprep::test

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Stages the test binaries, the library and the plugin of BUILD (default
+# build) into .gpu-stage/, and GStreamer with what they link into
+# .gst-bundle/, small enough to carry to a GPU machine without GStreamer:
+#   tests/stage-for-gpu.sh [BUILD]
+#   # there:  source .gst-bundle/env.sh && export CUDAPREP_PLUGIN_DIR=$PWD/.gpu-stage/gst
+#   #         .gpu-stage/tests/test_upload_download
+set -euo pipefail
+build=${1:-build}
+stage=.gpu-stage
+rm -rf "$stage"; mkdir -p "$stage/tests" "$stage/gst" "$stage/examples" "$stage/bench"
+cp -a "$build"/gst/libgstcudaprep*.so* "$stage/gst/"
+find "$build/tests" -maxdepth 1 -type f -name 'test_*' ! -name '*_opencv' -executable -exec cp {} "$stage/tests/" \;
+for dir in examples bench; do
+  [ -d "$build/$dir" ] && find "$build/$dir" -maxdepth 1 -type f -executable -exec cp {} "$stage/$dir/" \;
+done
+strip --strip-debug "$stage"/tests/* "$stage"/gst/*.so* 2>/dev/null || true
+"$(dirname "$0")/../../shared/tools/gst-bundle.sh" .gst-bundle "$stage"/tests/* "$stage"/gst/libgstcudaprep.so
+du -sh "$stage"
