@@ -18,10 +18,6 @@ GstVideoInfo video_info(GstVideoFormat format, int width, int height) {
   return info;
 }
 
-size_t align_up(size_t value, size_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 TEST(DeviceLayout, PitchIsAlignedAndPlanesFollowEachOther) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 1921, 1081);
   GstVideoInfo device_info;
@@ -179,7 +175,9 @@ std::vector<uint8_t> run_slow_reader_fast_writer(GstBufferPool *pool, bool prote
   EXPECT_EQ(gst_cuda_prep_memory_begin_read(memory, reader), cudaSuccess);
   EXPECT_EQ(cudaprep::test::slow_copy(frame, reader_copy, kBytes, 200'000'000, reader),
             cudaSuccess);
-  if (protect) EXPECT_EQ(gst_cuda_prep_memory_end_read(memory, reader), cudaSuccess);
+  if (protect) {
+    EXPECT_EQ(gst_cuda_prep_memory_end_read(memory, reader), cudaSuccess);
+  }
   gst_buffer_unref(first);  // back to the pool while the reader still spins
 
   GstBuffer *second = nullptr;

@@ -1,0 +1,274 @@
+// Kernel-level benchmark of the four workloads of the benchmark issue, input
+// already on the device: GPU time per frame of the whole chain (resize with
+// colour conversion -> normalize -> tensorize), each kernel alone, and the
+// chain replayed as a CUDA graph (no launch gaps). CUDA events, warm-up,
+// medians and spread; the bandwidth roofline from a measured device copy.
+//   bench_kernels [iterations]
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cudaprep/normalize.h"
+#include "cudaprep/resize.h"
+#include "cudaprep/resize_geometry.h"
+#include "cudaprep/tensorize.h"
+
+using namespace cudaprep;
+
+#define CHECK(call)                                                                               \
+  do {                                                                                            \
+    const cudaError_t err = (call);                                                               \
+    if (err != cudaSuccess) {                                                                     \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err)); \
+      std::exit(1);                                                                               \
+    }                                                                                             \
+  } while (0)
+
+namespace {
+
+constexpr size_t kPitchAlignment = 256;
+
+size_t align_up(size_t value) {
+  return (value + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+}
+
+// A pitched device image filled with random bytes (never zeros: they can
+// hide unwritten outputs and run faster than real data).
+Image make_image(PixelFormat format, int width, int height, bool randomise) {
+  Image image;
+  image.format = format;
+  image.width = width;
+  image.height = height;
+  const int planes = format_info(format).num_planes;
+  size_t total = 0, offsets[kMaxPlanes];
+  for (int p = 0; p < planes; ++p) {
+    image.planes[p].pitch_bytes = align_up(plane_row_bytes(format, p, width));
+    offsets[p] = total;
+    total += image.planes[p].pitch_bytes * plane_height(format, p, height);
+  }
+  uint8_t *base = nullptr;
+  CHECK(cudaMalloc(&base, total));
+  if (randomise) {
+    std::vector<uint8_t> host(total);
+    std::mt19937 rng(42);
+    for (auto &byte : host) byte = static_cast<uint8_t>(rng() & 0xff);
+    CHECK(cudaMemcpy(base, host.data(), total, cudaMemcpyHostToDevice));
+  }
+  for (int p = 0; p < planes; ++p) image.planes[p].data = base + offsets[p];
+  return image;
+}
+
+PlanarImage make_planar(int width, int height, DataType dtype) {
+  PlanarImage planar;
+  planar.width = width;
+  planar.height = height;
+  planar.channels = 3;
+  planar.dtype = dtype;
+  planar.pitch_bytes = align_up(width * data_type_size(dtype));
+  uint8_t *base = nullptr;
+  CHECK(cudaMalloc(&base, planar.pitch_bytes * height * 3));
+  for (int c = 0; c < 3; ++c) planar.planes[c] = base + c * planar.pitch_bytes * height;
+  return planar;
+}
+
+struct Stats {
+  double median_us, p10_us, p90_us;
+};
+
+Stats time_it(const std::function<void(cudaStream_t)> &work, cudaStream_t stream, int iterations) {
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 20; ++i) work(stream);  // warm-up: module load, caches, clocks
+  CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> samples;
+  for (int i = 0; i < iterations; ++i) {
+    CHECK(cudaEventRecord(start, stream));
+    work(stream);
+    CHECK(cudaEventRecord(stop, stream));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    samples.push_back(ms * 1000.0);
+  }
+  std::sort(samples.begin(), samples.end());
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+  return {samples[samples.size() / 2], samples[samples.size() / 10],
+          samples[samples.size() * 9 / 10]};
+}
+
+Stats time_graph(const std::function<void(cudaStream_t)> &work, cudaStream_t stream,
+                 int iterations) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  work(stream);
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  const Stats stats =
+      time_it([&](cudaStream_t s) { CHECK(cudaGraphLaunch(exec, s)); }, stream, iterations);
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  return stats;
+}
+
+// Device copy bandwidth, counting bytes read plus written.
+double copy_bandwidth_gbs(cudaStream_t stream) {
+  const size_t bytes = size_t(1) << 30;
+  void *a, *b;
+  CHECK(cudaMalloc(&a, bytes));
+  CHECK(cudaMalloc(&b, bytes));
+  CHECK(cudaMemset(a, 1, bytes));
+  const Stats stats = time_it(
+      [&](cudaStream_t s) { CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s)); },
+      stream, 20);
+  CHECK(cudaFree(a));
+  CHECK(cudaFree(b));
+  return 2.0 * bytes / (stats.median_us * 1e3);
+}
+
+struct Workload {
+  std::string name;
+  PixelFormat input_format;
+  int input_width, input_height;
+  PixelRect crop;             // width 0: whole frame
+  int out_width, out_height;  // 0: short-side rule
+  int short_side, multiple_of;
+  bool letterbox;
+  Interpolation interpolation;
+  uint8_t pad;
+  float mean[3], std[3];
+  DataType dtype;
+};
+
+void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidth_gbs) {
+  Image input = make_image(w.input_format, w.input_width, w.input_height, true);
+  Image source = input;
+  if (w.crop.width > 0) {  // a zero-copy view, as cudacrop makes
+    const int bpp = format_info(w.input_format).planes[0].unit_bytes;
+    source.planes[0].data += w.crop.y * source.planes[0].pitch_bytes + w.crop.x * bpp;
+    source.width = w.crop.width;
+    source.height = w.crop.height;
+  }
+  int out_width = w.out_width, out_height = w.out_height;
+  std::string error;
+  if (out_width == 0 && !short_side_multiple_size(source.width, source.height, w.short_side,
+                                                  w.multiple_of, &out_width, &out_height, &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    std::exit(1);
+  }
+  ResizeParams resize_params;
+  resize_params.interpolation = w.interpolation;
+  resize_params.source_colorimetry = {ColorMatrix::kBT709, ColorRange::kLimited};
+  for (int c = 0; c < 3; ++c) resize_params.pad_value[c] = w.pad;
+  if (w.letterbox && !letterbox_rect(source.width, source.height, out_width, out_height,
+                                     LetterboxOptions{}, &resize_params.dst_rect, &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    std::exit(1);
+  }
+  Image resized = make_image(PixelFormat::kRGB, out_width, out_height, false);
+  PlanarImage normalized = make_planar(out_width, out_height, w.dtype);
+  NormalizeParams normalize_params;
+  for (int c = 0; c < 3; ++c) {
+    normalize_params.mean[c] = w.mean[c];
+    normalize_params.std[c] = w.std[c];
+  }
+  const TensorDesc desc =
+      make_contiguous_tensor_desc(TensorLayout::kNCHW, 1, 3, out_height, out_width, w.dtype);
+  void *tensor = nullptr;
+  CHECK(cudaMalloc(&tensor, tensor_span_bytes(desc)));
+
+  auto resize_step = [&](cudaStream_t s) { CHECK(resize(source, resized, resize_params, s)); };
+  auto normalize_step = [&](cudaStream_t s) {
+    CHECK(normalize(resized, normalized, normalize_params, s));
+  };
+  auto tensorize_step = [&](cudaStream_t s) {
+    CHECK(tensorize_planar(normalized, tensor, desc, 0, s));
+  };
+  auto chain = [&](cudaStream_t s) {
+    resize_step(s);
+    normalize_step(s);
+    tensorize_step(s);
+  };
+  const Stats resize_stats = time_it(resize_step, stream, iterations);
+  const Stats normalize_stats = time_it(normalize_step, stream, iterations);
+  const Stats tensorize_stats = time_it(tensorize_step, stream, iterations);
+  const Stats chain_stats = time_it(chain, stream, iterations);
+  const Stats graph_stats = time_graph(chain, stream, iterations);
+
+  // The fewest bytes any implementation must move: the source pixels it
+  // samples (at most the whole view) read once, the tensor written once.
+  size_t source_bytes = 0;
+  for (int p = 0; p < format_info(source.format).num_planes; ++p)
+    source_bytes += plane_row_bytes(source.format, p, source.width) *
+                    plane_height(source.format, p, source.height);
+  const double floor_us = (source_bytes + tensor_span_bytes(desc)) / (bandwidth_gbs * 1e3);
+  std::printf(
+      "%-28s %4dx%-4d -> %4dx%-4d  resize %6.1f  normalize %6.1f  tensorize %6.1f  "
+      "chain %6.1f [p10 %6.1f p90 %6.1f]  graph %6.1f us  roofline %5.1f us\n",
+      w.name.c_str(), source.width, source.height, out_width, out_height, resize_stats.median_us,
+      normalize_stats.median_us, tensorize_stats.median_us, chain_stats.median_us,
+      chain_stats.p10_us, chain_stats.p90_us, graph_stats.median_us, floor_us);
+  CHECK(cudaFree(tensor));
+  CHECK(cudaFree(normalized.planes[0]));
+  CHECK(cudaFree(resized.planes[0].data));
+  CHECK(cudaFree(input.planes[0].data));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const int iterations = argc > 1 ? std::atoi(argv[1]) : 200;
+  CHECK(cudaSetDevice(0));
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0;
+  CHECK(cudaDriverGetVersion(&driver));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const double bandwidth = copy_bandwidth_gbs(stream);
+  std::printf(
+      "GPU %s, driver API %d, device copy %.0f GB/s (read+write), %d iterations, "
+      "times are medians per frame\n",
+      prop.name, driver, bandwidth, iterations);
+  const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
+  const float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
+  const float zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+  auto workload = [&](std::string name, PixelFormat format, int w, int h, PixelRect crop, int ow,
+                      int oh, int short_side, bool letterbox, Interpolation method,
+                      const float *mean, const float *std, DataType dtype) {
+    Workload wl{name, format,    w,      h,   crop, ow, oh,   short_side,
+                14,   letterbox, method, 114, {},   {}, dtype};
+    for (int c = 0; c < 3; ++c) {
+      wl.mean[c] = mean[c];
+      wl.std[c] = std[c];
+    }
+    return wl;
+  };
+  for (PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kNV12}) {
+    const char *format_name = format == PixelFormat::kRGBA ? "RGBA" : "NV12";
+    run(workload(std::string("W1 detector ") + format_name, format, 1920, 1080, {}, 640, 640, 0,
+                 true, Interpolation::kBilinear, zero, one, DataType::kFloat32),
+        stream, iterations, bandwidth);
+    run(workload(std::string("W2 depth ") + format_name, format, 1920, 1080, {}, 0, 0, 518, false,
+                 Interpolation::kBicubic, imagenet_mean, imagenet_std, DataType::kFloat32),
+        stream, iterations, bandwidth);
+    if (format == PixelFormat::kRGBA)
+      run(workload("W3 classifier crop RGBA", format, 1920, 1080, {700, 300, 512, 512}, 224, 224, 0,
+                   false, Interpolation::kBilinear, imagenet_mean, imagenet_std,
+                   DataType::kFloat16),
+          stream, iterations, bandwidth);
+  }
+  run(workload("W4 4K NV12", PixelFormat::kNV12, 3840, 2160, {}, 640, 640, 0, true,
+               Interpolation::kBilinear, zero, one, DataType::kFloat32),
+      stream, iterations, bandwidth);
+  CHECK(cudaStreamDestroy(stream));
+  return 0;
+}
