@@ -2,11 +2,15 @@
  * SECTION:element-cudaframeupload
  *
  * Copies video frames from system memory into pitched CUDA device memory
- * (`video/x-raw(memory:CUDAPitched)`). Each frame is first copied into a
- * pinned staging buffer, from which an asynchronous 2D copy per plane runs on
- * the element's CUDA stream; the next element's stream waits on the frame's
- * ready event, so the host never waits for the GPU here. Device frames in are
- * passed through untouched.
+ * (`video/x-raw(memory:CUDAPitched)`) with an asynchronous 2D copy per plane
+ * on the element's CUDA stream; the next element's stream waits on the
+ * frame's ready event, so the host never waits for the GPU here.
+ *
+ * Upstream is offered a pool of pinned (page-locked) frames: a source that
+ * takes it (videotestsrc, appsrc users allocating from it, decoders) is
+ * copied straight from its buffer, which is held until the GPU has read it.
+ * Other frames are first copied by the CPU into a pinned staging buffer.
+ * Device frames in are passed through untouched.
  *
  *   gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaframeupload ! cudaframedownload !
  * autovideosink
@@ -15,8 +19,11 @@
 
 #include <cstring>
 
+#include <gst/video/gstvideopool.h>
+
 #include "cudaprep/copy.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_upload_debug);
 #define GST_CAT_DEFAULT gst_cuda_frame_upload_debug
@@ -26,8 +33,12 @@ GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_upload_debug);
 // many frames behind.
 constexpr int kStagingSlots = 4;
 
+// One frame in flight: the pinned memory the GPU copies from (the staging
+// buffer, or the input buffer itself when it is pinned) stays untouched
+// until `copied` completes.
 struct StagingSlot {
-  guint8 *host = nullptr;  // pinned, planes packed row after row
+  guint8 *host = nullptr;  // pinned staging, planes packed row after row; allocated on first use
+  GstBuffer *held_input = nullptr;  // a pinned input the copy reads from directly
   cudaEvent_t copied = nullptr;
   bool pending = false;
 };
@@ -39,6 +50,7 @@ struct _GstCudaFrameUpload {
   StagingSlot slots[kStagingSlots];
   int next_slot;
   cudaprep::Image staging_layout;  // plane offsets (as pointers from 0) and pitches
+  size_t staging_bytes;
 };
 
 G_DEFINE_TYPE(GstCudaFrameUpload, gst_cuda_frame_upload, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -61,11 +73,14 @@ static void free_staging(GstCudaFrameUpload *self) {
       cudaEventDestroy(slot.copied);
     }
     if (slot.host != nullptr) cudaFreeHost(slot.host);
+    if (slot.held_input != nullptr) gst_buffer_unref(slot.held_input);
     slot = StagingSlot();
   }
 }
 
-static gboolean allocate_staging(GstCudaFrameUpload *self) {
+// Sizes the staging layout for the negotiated frames; the pinned buffers
+// themselves are allocated only if a frame needs staging.
+static gboolean prepare_staging(GstCudaFrameUpload *self) {
   cudaprep::Image &layout = self->staging_layout;
   if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->in_info), &layout.format))
     return FALSE;
@@ -80,10 +95,9 @@ static gboolean allocate_staging(GstCudaFrameUpload *self) {
     total_bytes += layout.planes[plane].pitch_bytes *
                    cudaprep::plane_height(layout.format, plane, layout.height);
   }
+  self->staging_bytes = total_bytes;
   for (StagingSlot &slot : self->slots) {
-    if (!CUDAPREP_CHECK(self, cudaHostAlloc(reinterpret_cast<void **>(&slot.host), total_bytes,
-                                            cudaHostAllocDefault)) ||
-        !CUDAPREP_CHECK(self, cudaEventCreateWithFlags(&slot.copied, cudaEventDisableTiming)))
+    if (!CUDAPREP_CHECK(self, cudaEventCreateWithFlags(&slot.copied, cudaEventDisableTiming)))
       return FALSE;
   }
   self->next_slot = 0;
@@ -117,7 +131,41 @@ static gboolean gst_cuda_frame_upload_set_caps(GstBaseTransform *trans, GstCaps 
   free_staging(self);
   const gboolean passthrough = gst_cuda_prep_caps_are_device(incaps);
   gst_base_transform_set_passthrough(trans, passthrough);
-  return passthrough || allocate_staging(self);
+  return passthrough || prepare_staging(self);
+}
+
+static gboolean is_pinned(const void *host) {
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+    cudaGetLastError();  // plain pageable memory may report an error on old drivers
+    return FALSE;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
+// Copies the mapped frame into the slot's pinned staging buffer, row by row
+// where GStreamer's stride pads the rows.
+static gboolean stage_frame(GstCudaFrameUpload *self, StagingSlot &slot,
+                            const GstVideoFrame &host_frame, cudaprep::Image *staging) {
+  if (slot.host == nullptr &&
+      !CUDAPREP_CHECK(self, cudaHostAlloc(reinterpret_cast<void **>(&slot.host),
+                                          self->staging_bytes, cudaHostAllocDefault)))
+    return FALSE;
+  *staging = self->staging_layout;
+  for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES(&host_frame); ++plane) {
+    staging->planes[plane].data = slot.host + reinterpret_cast<size_t>(staging->planes[plane].data);
+    const size_t row_bytes = staging->planes[plane].pitch_bytes;
+    const int rows = cudaprep::plane_height(staging->format, plane, staging->height);
+    const auto *src = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&host_frame, plane));
+    const size_t src_stride = GST_VIDEO_FRAME_PLANE_STRIDE(&host_frame, plane);
+    if (src_stride == row_bytes) {
+      memcpy(staging->planes[plane].data, src, row_bytes * rows);
+    } else {
+      for (int row = 0; row < rows; ++row)
+        memcpy(staging->planes[plane].data + row * row_bytes, src + row * src_stride, row_bytes);
+    }
+  }
+  return TRUE;
 }
 
 static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
@@ -130,41 +178,71 @@ static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *bas
                       (nullptr));
     return GST_FLOW_ERROR;
   }
+  StagingSlot &slot = self->slots[self->next_slot];
+  self->next_slot = (self->next_slot + 1) % kStagingSlots;
+  if (slot.pending && !CUDAPREP_CHECK(self, cudaEventSynchronize(slot.copied)))
+    return GST_FLOW_ERROR;
+  slot.pending = false;
+  gst_clear_buffer(&slot.held_input);
+
   GstVideoFrame host_frame;
   if (!gst_video_frame_map(&host_frame, &self->in_info, inbuf, GST_MAP_READ)) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
     return GST_FLOW_ERROR;
   }
-  StagingSlot &slot = self->slots[self->next_slot];
-  self->next_slot = (self->next_slot + 1) % kStagingSlots;
-  if (slot.pending && !CUDAPREP_CHECK(self, cudaEventSynchronize(slot.copied))) {
-    gst_video_frame_unmap(&host_frame);
-    return GST_FLOW_ERROR;
-  }
-
-  cudaprep::Image staging = self->staging_layout;
-  const int num_planes = GST_VIDEO_FRAME_N_PLANES(&host_frame);
-  for (int plane = 0; plane < num_planes; ++plane) {
-    staging.planes[plane].data = slot.host + reinterpret_cast<size_t>(staging.planes[plane].data);
-    const size_t row_bytes = staging.planes[plane].pitch_bytes;
-    const int rows = cudaprep::plane_height(staging.format, plane, staging.height);
-    const auto *src = static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&host_frame, plane));
-    const size_t src_stride = GST_VIDEO_FRAME_PLANE_STRIDE(&host_frame, plane);
-    if (src_stride == row_bytes) {
-      memcpy(staging.planes[plane].data, src, row_bytes * rows);
-    } else {
-      for (int row = 0; row < rows; ++row)
-        memcpy(staging.planes[plane].data + row * row_bytes, src + row * src_stride, row_bytes);
+  cudaprep::Image source = device_frame;
+  gboolean ok = TRUE;
+  if (is_pinned(GST_VIDEO_FRAME_PLANE_DATA(&host_frame, 0))) {
+    for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES(&host_frame); ++plane) {
+      source.planes[plane].data =
+          static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&host_frame, plane));
+      source.planes[plane].pitch_bytes = GST_VIDEO_FRAME_PLANE_STRIDE(&host_frame, plane);
     }
+    // The buffer's memory stays valid (and unreused by its pool) while held.
+    slot.held_input = gst_buffer_ref(inbuf);
+  } else {
+    ok = stage_frame(self, slot, host_frame, &source);
   }
   gst_video_frame_unmap(&host_frame);
+  if (!ok) return GST_FLOW_ERROR;
 
   cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
-  if (!CUDAPREP_CHECK(self, cudaprep::copy_image(staging, device_frame, stream)) ||
+  if (!CUDAPREP_CHECK(self, cudaprep::copy_image(source, device_frame, stream)) ||
       !CUDAPREP_CHECK(self, cudaEventRecord(slot.copied, stream)))
     return GST_FLOW_ERROR;
   slot.pending = true;
   return GST_FLOW_OK;
+}
+
+// Offers upstream pinned frames, so the GPU copies straight from them.
+static gboolean gst_cuda_frame_upload_propose_allocation(GstBaseTransform *trans,
+                                                         GstQuery *decide_query, GstQuery *query) {
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo info;
+  if (gst_base_transform_is_passthrough(trans) || caps == nullptr ||
+      gst_cuda_prep_caps_are_device(caps) || !gst_video_info_from_caps(&info, caps))
+    return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
+        ->propose_allocation(trans, decide_query, query);
+
+  gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+  if (gst_query_get_n_allocation_pools(query) > 0) return TRUE;
+  GstBufferPool *pool = gst_video_buffer_pool_new();
+  GstAllocator *allocator = gst_cuda_prep_host_allocator_get();
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&info), 0, 0);
+  gst_buffer_pool_config_set_allocator(config, allocator, nullptr);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  const gboolean configured = gst_buffer_pool_set_config(pool, config);
+  if (configured) {
+    gst_query_add_allocation_pool(query, pool, GST_VIDEO_INFO_SIZE(&info), 0, 0);
+    gst_query_add_allocation_param(query, allocator, nullptr);
+  } else {
+    GST_WARNING_OBJECT(trans, "could not configure a pinned pool for %" GST_PTR_FORMAT, caps);
+  }
+  gst_object_unref(allocator);
+  gst_object_unref(pool);
+  return TRUE;
 }
 
 static gboolean gst_cuda_frame_upload_stop(GstBaseTransform *trans) {
@@ -188,6 +266,7 @@ static void gst_cuda_frame_upload_class_init(GstCudaFrameUploadClass *klass) {
   trans_class->transform_caps = gst_cuda_frame_upload_transform_caps;
   trans_class->set_caps = gst_cuda_frame_upload_set_caps;
   trans_class->stop = gst_cuda_frame_upload_stop;
+  trans_class->propose_allocation = gst_cuda_frame_upload_propose_allocation;
   GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_frame_upload_process;
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_frame_upload_debug, "cudaframeupload", 0, "CUDA frame upload");

@@ -290,6 +290,54 @@ gboolean gst_cuda_prep_device_video_info(const GstVideoInfo *info, GstVideoInfo 
   return TRUE;
 }
 
+/* --- pinned host memory --- */
+
+struct _GstCudaPrepHostAllocator {
+  GstAllocator parent;
+};
+
+G_DEFINE_TYPE(GstCudaPrepHostAllocator, gst_cuda_prep_host_allocator, GST_TYPE_ALLOCATOR)
+
+static void free_pinned(gpointer host) {
+  const cudaError_t err = cudaFreeHost(host);
+  if (err != cudaSuccess) GST_ERROR("cudaFreeHost failed: %s", cudaGetErrorString(err));
+}
+
+// Ordinary system memory to every reader (wrapped), whose pages are pinned.
+static GstMemory *gst_cuda_prep_host_allocator_alloc(GstAllocator *allocator, gsize size,
+                                                     GstAllocationParams *params) {
+  (void)allocator;
+  const gsize maxsize = size + params->prefix + params->padding;
+  void *host = nullptr;
+  // Page-aligned, which satisfies any params->align.
+  const cudaError_t err = cudaHostAlloc(&host, maxsize, cudaHostAllocDefault);
+  if (err != cudaSuccess) {
+    GST_ERROR("cudaHostAlloc of %" G_GSIZE_FORMAT " bytes failed: %s", maxsize,
+              cudaGetErrorString(err));
+    return nullptr;
+  }
+  return gst_memory_new_wrapped(params->flags, host, maxsize, params->prefix, size, host,
+                                free_pinned);
+}
+
+static void gst_cuda_prep_host_allocator_class_init(GstCudaPrepHostAllocatorClass *klass) {
+  GST_ALLOCATOR_CLASS(klass)->alloc = gst_cuda_prep_host_allocator_alloc;
+}
+
+static void gst_cuda_prep_host_allocator_init(GstCudaPrepHostAllocator *self) {
+  GST_OBJECT_FLAG_SET(self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GstAllocator *gst_cuda_prep_host_allocator_get(void) {
+  static GstAllocator *allocator = [] {
+    auto *instance = GST_ALLOCATOR(g_object_new(GST_TYPE_CUDA_PREP_HOST_ALLOCATOR, nullptr));
+    gst_object_ref_sink(instance);
+    GST_OBJECT_FLAG_SET(instance, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    return instance;
+  }();
+  return GST_ALLOCATOR(gst_object_ref(allocator));
+}
+
 /* --- buffer pool --- */
 
 struct _GstCudaPrepBufferPool {

@@ -35,6 +35,14 @@ G_DECLARE_FINAL_TYPE(GstCudaPrepAllocator, gst_cuda_prep_allocator, GST, CUDA_PR
 G_DECLARE_FINAL_TYPE(GstCudaPrepBufferPool, gst_cuda_prep_buffer_pool, GST, CUDA_PREP_BUFFER_POOL,
                      GstBufferPool)
 
+#define GST_TYPE_CUDA_PREP_HOST_ALLOCATOR (gst_cuda_prep_host_allocator_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaPrepHostAllocator, gst_cuda_prep_host_allocator, GST,
+                     CUDA_PREP_HOST_ALLOCATOR, GstAllocator)
+
+// Page-locked (pinned) system memory, which the GPU copies from
+// asynchronously at full PCIe speed. One shared instance.
+GstAllocator *gst_cuda_prep_host_allocator_get(void);
+
 // The allocator of one device (one shared instance per device id).
 GstAllocator *gst_cuda_prep_allocator_get(gint device_id);
 

@@ -287,6 +287,57 @@ TEST(Download, CropViewsKeepTheirRows) {
   gst_harness_teardown(upload);
 }
 
+// Upload offers upstream pinned frames and copies from them directly, holding
+// each until the GPU has read it (the source's pool cannot reuse it early).
+TEST(Upload, OffersPinnedFramesAndHoldsThemUntilCopied) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("NV12", 1280, 720);
+  GstHarness *harness = gst_harness_new("cudaframeupload");
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
+  GstVideoInfo info;
+  gst_video_info_from_caps(&info, gst_caps);
+  GstQuery *query = gst_query_new_allocation(gst_caps, TRUE);
+  ASSERT_TRUE(gst_pad_peer_query(harness->srcpad, query));
+  ASSERT_GT(gst_query_get_n_allocation_pools(query), 0u);
+  GstBufferPool *pool = nullptr;
+  gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, nullptr, nullptr);
+  ASSERT_NE(pool, nullptr);
+  ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
+  GstBuffer *input = nullptr;
+  ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &input, nullptr), GST_FLOW_OK);
+  GstMapInfo map;
+  ASSERT_TRUE(gst_buffer_map(input, &map, GST_MAP_WRITE));
+  cudaPointerAttributes attributes;
+  CUDA_ASSERT_OK(cudaPointerGetAttributes(&attributes, map.data));
+  EXPECT_EQ(attributes.type, cudaMemoryTypeHost) << "the proposed pool is not pinned";
+  std::mt19937 rng(23);
+  for (gsize i = 0; i < map.size; ++i) map.data[i] = static_cast<guint8>(rng());
+  gst_buffer_unmap(input, &map);
+
+  gst_buffer_ref(input);
+  ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+  EXPECT_GT(GST_MINI_OBJECT_REFCOUNT_VALUE(input), 1) << "input not held while the GPU reads it";
+  GstBuffer *output = gst_harness_pull(harness);
+  ASSERT_NE(output, nullptr);
+  GstMemory *memory = gst_buffer_peek_memory(output, 0);
+  CUDA_ASSERT_OK(cudaEventSynchronize(gst_cuda_prep_memory_get_ready_event(memory)));
+  GstVideoMeta *meta = gst_buffer_get_video_meta(output);
+  std::vector<guint8> luma(1280 * 720);
+  CUDA_ASSERT_OK(cudaMemcpy2D(luma.data(), 1280,
+                              gst_cuda_prep_memory_get_device_pointer(memory) + meta->offset[0],
+                              meta->stride[0], 1280, 720, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(luma, plane_bytes(input, info, 0));
+  gst_buffer_unref(output);
+  gst_harness_teardown(harness);  // stopping releases the held input
+  EXPECT_EQ(GST_MINI_OBJECT_REFCOUNT_VALUE(input), 1);
+  gst_buffer_unref(input);
+  gst_buffer_pool_set_active(pool, FALSE);
+  gst_object_unref(pool);
+  gst_query_unref(query);
+  gst_caps_unref(gst_caps);
+}
+
 // No device allocation per frame once the pools are warm.
 TEST(SteadyState, NoDeviceAllocationPerFrame) {
   CUDAPREP_REQUIRE_GPU();

@@ -1,0 +1,108 @@
+"""PyTorch peer for the kernel benchmark: the same four workloads written the
+way a user would in PyTorch on the GPU (interpolate + pad + normalise +
+layout), timed with CUDA events (median of many runs after warm-up), with
+the input already on the device and uploaded from pinned host memory.
+
+    python3 bench/peer_pytorch.py [iterations]
+
+Prints one line per workload; bench/RESULTS.md puts them next to ours.
+"""
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+ITERATIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+DEVICE = torch.device("cuda")
+IMAGENET_MEAN = torch.tensor([0.485, 0.456, 0.406], device=DEVICE).view(1, 3, 1, 1)
+IMAGENET_STD = torch.tensor([0.229, 0.224, 0.225], device=DEVICE).view(1, 3, 1, 1)
+
+
+def nv12_to_rgb(y_plane, uv_plane):
+    """BT.709 limited range NV12 -> float RGB [0, 255], chroma replicated 2x2."""
+    y = (y_plane.float() - 16.0) * (255.0 / 219.0)
+    uv = uv_plane.float().view(uv_plane.shape[0], uv_plane.shape[1] // 2, 2) - 128.0
+    uv = uv.repeat_interleave(2, dim=0).repeat_interleave(2, dim=1) * (255.0 / 224.0)
+    u, v = uv[..., 0], uv[..., 1]
+    r = y + 1.5748 * v
+    g = y - 0.1873 * u - 0.4681 * v
+    b = y + 1.8556 * u
+    return torch.stack([r, g, b]).clamp(0, 255).unsqueeze(0)  # 1x3xHxW
+
+
+def to_rgb_nchw(frame, fmt):
+    if fmt == "RGBA":
+        return frame[..., :3].permute(2, 0, 1).unsqueeze(0).float()
+    height = frame.shape[0] * 2 // 3
+    return nv12_to_rgb(frame[:height], frame[height:])
+
+
+def letterbox(x, size, pad):
+    _, _, h, w = x.shape
+    scale = min(size / w, size / h)
+    new_w, new_h = round(w * scale), round(h * scale)
+    x = F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)
+    left, top = (size - new_w) // 2, (size - new_h) // 2
+    return F.pad(x, (left, size - new_w - left, top, size - new_h - top), value=pad)
+
+
+def w1(frame, fmt):
+    x = to_rgb_nchw(frame, fmt)
+    return (letterbox(x, 640, 114.0) / 255.0).contiguous()
+
+
+def w2(frame, fmt):
+    x = to_rgb_nchw(frame, fmt)
+    x = F.interpolate(x, size=(518, 924), mode="bicubic", align_corners=False).clamp(0, 255)
+    return ((x / 255.0 - IMAGENET_MEAN) / IMAGENET_STD).contiguous()
+
+
+def w3(frame, fmt):
+    x = to_rgb_nchw(frame[300:812, 700:1212], fmt)
+    x = F.interpolate(x, size=(224, 224), mode="bilinear", align_corners=False)
+    return ((x / 255.0 - IMAGENET_MEAN) / IMAGENET_STD).half().contiguous()
+
+
+def make_frame(fmt, width, height):
+    shape = (height, width, 4) if fmt == "RGBA" else (height * 3 // 2, width)
+    return torch.randint(0, 256, shape, dtype=torch.uint8)
+
+
+def median_us(fn, iterations):
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(iterations):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        samples.append(start.elapsed_time(stop) * 1000.0)
+    return statistics.median(samples)
+
+
+def main():
+    print(f"GPU {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"{ITERATIONS} iterations, medians per frame")
+    cases = [
+        ("W1 detector RGBA", "RGBA", 1920, 1080, w1),
+        ("W2 depth RGBA", "RGBA", 1920, 1080, w2),
+        ("W3 classifier crop RGBA", "RGBA", 1920, 1080, w3),
+        ("W1 detector NV12", "NV12", 1920, 1080, w1),
+        ("W2 depth NV12", "NV12", 1920, 1080, w2),
+        ("W4 4K NV12", "NV12", 3840, 2160, w1),
+    ]
+    for name, fmt, width, height, workload in cases:
+        host = make_frame(fmt, width, height).pin_memory()
+        device = host.to(DEVICE)
+        on_device = median_us(lambda: workload(device, fmt), ITERATIONS)
+        uploaded = median_us(lambda: workload(host.to(DEVICE, non_blocking=True), fmt), ITERATIONS)
+        print(f"{name:28s} on device {on_device:8.1f} us   uploaded from pinned host {uploaded:8.1f} us")
+
+
+if __name__ == "__main__":
+    main()
