@@ -15,7 +15,8 @@
  * (or be empty: mean 0, std 1); a wrong length or a zero std is an error at
  * state change.
  *
- *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudanormalize mean="<0.485,0.456,0.406>" std="<0.229,0.224,0.225>" ! cudatensorize ! cudatensorsink drop=true
+ *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudanormalize mean="<0.485,0.456,0.406>"
+ * std="<0.229,0.224,0.225>" ! cudatensorize ! cudatensorsink drop=true
  */
 #include "gstcudanormalize.h"
 
@@ -58,8 +59,7 @@ struct _GstCudaNormalize {
 };
 
 G_DEFINE_TYPE(GstCudaNormalize, gst_cuda_normalize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
-GST_ELEMENT_REGISTER_DEFINE(cudanormalize, "cudanormalize", GST_RANK_NONE,
-                            GST_TYPE_CUDA_NORMALIZE)
+GST_ELEMENT_REGISTER_DEFINE(cudanormalize, "cudanormalize", GST_RANK_NONE, GST_TYPE_CUDA_NORMALIZE)
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -71,8 +71,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
 static std::string settings_error(const NormalizeSettings &settings) {
   const size_t channels = cudaprep::channel_count(settings.channel_order);
   const char *order = cudaprep::channel_order_name(settings.channel_order);
-  for (const auto &[name, values] : {std::make_pair("mean", &settings.mean),
-                                     std::make_pair("std", &settings.std)}) {
+  for (const auto &[name, values] :
+       {std::make_pair("mean", &settings.mean), std::make_pair("std", &settings.std)}) {
     if (!values->empty() && values->size() != channels)
       return std::string(name) + " has " + std::to_string(values->size()) +
              " values but channel-order=" + order + " gives " + std::to_string(channels) +
@@ -109,8 +109,8 @@ static gboolean check_settings(GstCudaNormalize *self, NormalizeSettings *copy) 
   GST_OBJECT_UNLOCK(self);
   const std::string error = settings_error(*copy);
   if (!error.empty()) {
-    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("Invalid cudanormalize settings: %s", error.c_str()),
-                      (nullptr));
+    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
+                      ("Invalid cudanormalize settings: %s", error.c_str()), (nullptr));
     return FALSE;
   }
   return TRUE;
@@ -233,8 +233,7 @@ static GstCaps *gst_cuda_normalize_transform_caps(GstBaseTransform *trans,
     }
     copy_frame_fields(out, structure);
     result = gst_caps_merge_structure_full(
-        result, out,
-        gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, nullptr));
+        result, out, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, nullptr));
   }
   gst_structure_free(planar);
   if (filter != nullptr) {
@@ -262,14 +261,14 @@ static gboolean gst_cuda_normalize_set_caps(GstBaseTransform *trans, GstCaps *in
   cudaprep::InterleavedChannelMap map;
   if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->in_info), &format) ||
       !cudaprep::interleaved_channel_map(format, self->out_info.channel_order, &map)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                      ("cudanormalize cannot give channel-order %s from %s input%s",
-                       cudaprep::channel_order_name(self->out_info.channel_order),
-                       GST_VIDEO_INFO_NAME(&self->in_info),
-                       self->out_info.channel_order == cudaprep::ChannelOrder::kGray
-                           ? ": gray needs GRAY8 input"
-                           : ""),
-                      (nullptr));
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("cudanormalize cannot give channel-order %s from %s input%s",
+         cudaprep::channel_order_name(self->out_info.channel_order),
+         GST_VIDEO_INFO_NAME(&self->in_info),
+         self->out_info.channel_order == cudaprep::ChannelOrder::kGray ? ": gray needs GRAY8 input"
+                                                                       : ""),
+        (nullptr));
     return FALSE;
   }
   if (self->out_info.width != GST_VIDEO_INFO_WIDTH(&self->in_info) ||
@@ -353,6 +352,7 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
   // Read when caps are set: changes apply from the next negotiation.
   const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                               GST_PARAM_MUTABLE_READY);
+  const auto element_flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_property(
       gobject_class, PROP_MEAN,
       gst_param_spec_array(
@@ -360,7 +360,7 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
           "Per output channel, subtracted after scaling, e.g. \"<0.485,0.456,0.406>\" (ImageNet); "
           "one value per channel of channel-order (empty: 0 for every channel)",
           g_param_spec_double("mean-value", "Mean value", "One channel's mean", -G_MAXFLOAT,
-                              G_MAXFLOAT, 0.0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+                              G_MAXFLOAT, 0.0, element_flags),
           flags));
   g_object_class_install_property(
       gobject_class, PROP_STD,
@@ -371,7 +371,7 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
           "(empty: 1 for every channel)",
           g_param_spec_double("std-value", "Standard deviation value",
                               "One channel's standard deviation", -G_MAXFLOAT, G_MAXFLOAT, 1.0,
-                              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+                              element_flags),
           flags));
   g_object_class_install_property(
       gobject_class, PROP_SCALE,

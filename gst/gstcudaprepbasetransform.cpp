@@ -358,13 +358,13 @@ static GstFlowReturn gst_cuda_prep_base_transform_transform(GstBaseTransform *tr
   auto *self = GST_CUDA_PREP_BASE_TRANSFORM(trans);
   auto *klass = GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(self);
   if (!CUDAPREP_CHECK(self, cudaSetDevice(get_priv(self)->device_id))) return GST_FLOW_ERROR;
-  if (!for_each_device_memory(self, inbuf, gst_cuda_prep_memory_begin_read, "begin_read") ||
-      !for_each_device_memory(self, outbuf, gst_cuda_prep_memory_begin_write, "begin_write"))
+  if (!gst_cuda_prep_base_transform_begin_read(self, inbuf) ||
+      !gst_cuda_prep_base_transform_begin_write(self, outbuf))
     return GST_FLOW_ERROR;
   const GstFlowReturn result = klass->process(self, inbuf, outbuf);
   if (result != GST_FLOW_OK) return result;
-  if (!for_each_device_memory(self, outbuf, gst_cuda_prep_memory_end_write, "end_write") ||
-      !for_each_device_memory(self, inbuf, gst_cuda_prep_memory_end_read, "end_read"))
+  if (!gst_cuda_prep_base_transform_end_write(self, outbuf) ||
+      !gst_cuda_prep_base_transform_end_read(self, inbuf))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }

@@ -1,5 +1,7 @@
 #include "gstcudapreptensorformat.h"
 
+#include <initializer_list>
+
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 
@@ -70,9 +72,9 @@ gboolean gst_cuda_prep_data_type_from_string(const gchar *name, cudaprep::DataTy
 
 gboolean gst_cuda_prep_channel_order_from_string(const gchar *name,
                                                  cudaprep::ChannelOrder *channel_order) {
-  for (cudaprep::ChannelOrder candidate : {cudaprep::ChannelOrder::kRGB,
-                                           cudaprep::ChannelOrder::kBGR,
-                                           cudaprep::ChannelOrder::kGray}) {
+  for (cudaprep::ChannelOrder candidate :
+       {cudaprep::ChannelOrder::kRGB, cudaprep::ChannelOrder::kBGR,
+        cudaprep::ChannelOrder::kGray}) {
     if (g_strcmp0(name, cudaprep::channel_order_name(candidate)) == 0) {
       *channel_order = candidate;
       return TRUE;
@@ -97,13 +99,12 @@ gboolean gst_cuda_prep_planar_info_set(GstCudaPrepPlanarInfo *info, gint width, 
                                        cudaprep::ChannelOrder channel_order,
                                        cudaprep::DataType dtype) {
   if (width <= 0 || height <= 0) return FALSE;
-  if (dtype != cudaprep::DataType::kFloat32 && dtype != cudaprep::DataType::kFloat16)
-    return FALSE;
+  if (dtype != cudaprep::DataType::kFloat32 && dtype != cudaprep::DataType::kFloat16) return FALSE;
   const guint64 row_bytes = static_cast<guint64>(width) * cudaprep::data_type_size(dtype);
   const guint64 pitch_bytes = (row_bytes + GST_CUDA_PREP_PITCH_ALIGNMENT - 1) /
                               GST_CUDA_PREP_PITCH_ALIGNMENT * GST_CUDA_PREP_PITCH_ALIGNMENT;
   const gint channels = cudaprep::channel_count(channel_order);
-  if (pitch_bytes > G_MAXSSIZE / height / channels) return FALSE;
+  if (pitch_bytes > static_cast<guint64>(G_MAXSSIZE) / height / channels) return FALSE;
   info->width = width;
   info->height = height;
   info->channel_order = channel_order;
@@ -126,8 +127,8 @@ gboolean gst_cuda_prep_planar_info_from_caps(GstCudaPrepPlanarInfo *info, const 
       !gst_structure_get_int(structure, "height", &height) ||
       !gst_structure_get_int(structure, "channels", &channels) ||
       !gst_cuda_prep_data_type_from_string(gst_structure_get_string(structure, "dtype"), &dtype) ||
-      !gst_cuda_prep_channel_order_from_string(
-          gst_structure_get_string(structure, "channel-order"), &channel_order) ||
+      !gst_cuda_prep_channel_order_from_string(gst_structure_get_string(structure, "channel-order"),
+                                               &channel_order) ||
       channels != cudaprep::channel_count(channel_order))
     return FALSE;
   GstCudaPrepPlanarInfo result;
@@ -176,10 +177,10 @@ gboolean gst_cuda_prep_decide_block_pool(GstBaseTransform *trans, GstQuery *quer
   if (have_pool)
     gst_query_parse_nth_allocation_pool(query, 0, nullptr, nullptr, &min_buffers, &max_buffers);
   if (size > G_MAXUINT) {
-    GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS,
-                      ("Output buffers of %" G_GSIZE_FORMAT " bytes are too large (4 GiB at most)",
-                       size),
-                      (nullptr));
+    GST_ELEMENT_ERROR(
+        trans, RESOURCE, SETTINGS,
+        ("Output buffers of %" G_GSIZE_FORMAT " bytes are too large (4 GiB at most)", size),
+        (nullptr));
     return FALSE;
   }
   GstAllocator *allocator = gst_cuda_prep_allocator_get(device_id);

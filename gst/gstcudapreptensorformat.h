@@ -26,18 +26,19 @@ G_BEGIN_DECLS
 #define GST_CUDA_PREP_PLANAR_MEDIA_TYPE "application/x-cudaprep-planar"
 #define GST_CUDA_PREP_TENSOR_MEDIA_TYPE "other/x-cudaprep-tensor"
 
-#define GST_CUDA_PREP_PLANAR_CAPS                                                             \
-  GST_CUDA_PREP_PLANAR_MEDIA_TYPE "(memory:CUDAPitched), dtype=(string){ float32, float16 }, " \
-                                  "channels=(int)[ 1, 3 ], channel-order=(string){ RGB, BGR, "  \
-                                  "GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ], "     \
-                                  "framerate=(fraction)[ 0/1, max ]"
+#define GST_CUDA_PREP_PLANAR_CAPS                              \
+  GST_CUDA_PREP_PLANAR_MEDIA_TYPE                              \
+  "(memory:CUDAPitched), dtype=(string){ float32, float16 }, " \
+  "channels=(int)[ 1, 3 ], channel-order=(string){ RGB, BGR, " \
+  "GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ], "    \
+  "framerate=(fraction)[ 0/1, max ]"
 
 #define GST_CUDA_PREP_TENSOR_MAX_BATCH 1024
 
-#define GST_CUDA_PREP_TENSOR_CAPS                                                          \
-  GST_CUDA_PREP_TENSOR_MEDIA_TYPE                                                          \
+#define GST_CUDA_PREP_TENSOR_CAPS                                                            \
+  GST_CUDA_PREP_TENSOR_MEDIA_TYPE                                                            \
   "(memory:CUDAPitched), dtype=(string){ float32, float16, uint8 }, layout=(string){ NCHW, " \
-  "NHWC }, batch=(int)[ 1, 1024 ], channels=(int)[ 1, 3 ], channel-order=(string){ RGB, "   \
+  "NHWC }, batch=(int)[ 1, 1024 ], channels=(int)[ 1, 3 ], channel-order=(string){ RGB, "    \
   "BGR, GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ]"
 
 // Property enums. Their values are the kernels' enum values.

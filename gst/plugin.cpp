@@ -3,12 +3,20 @@
 #include "gstcudacrop.h"
 #include "gstcudaframedownload.h"
 #include "gstcudaframeupload.h"
+#include "gstcudaresize.h"
+#include "gstcudanormalize.h"
+#include "gstcudatensorize.h"
+#include "gstcudatensorsink.h"
 
 static gboolean plugin_init(GstPlugin *plugin) {
   gboolean ok = TRUE;
   ok &= GST_ELEMENT_REGISTER(cudaframeupload, plugin);
   ok &= GST_ELEMENT_REGISTER(cudaframedownload, plugin);
   ok &= GST_ELEMENT_REGISTER(cudacrop, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudaresize, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudanormalize, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudatensorize, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudatensorsink, plugin);
   return ok;
 }
 

@@ -1,0 +1,238 @@
+// Pipeline-level benchmark: the real elements from system-memory frames to
+// cudatensorsink, fed from a ring of pre-made pinned frames (appsrc, so the
+// source is not the bottleneck). Reports frames/s, mean and p99 latency from
+// the push into cudaframeupload to the tensor being ready on the GPU (the
+// consumer waits on the tensor's ready event, as an inference app would),
+// and host CPU time per frame. With "cpu" it runs the CPU GStreamer peer
+// (videoconvert/videocrop/videoscale + normalisation in C++) instead.
+//   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|cpu]
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gstcudaprepmemory.h"
+#include "gstcudatensorsink.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Workload {
+  int input_width, input_height;
+  std::string ours;  // elements between cudaframeupload and cudatensorsink
+  std::string cpu;   // CPU elements producing RGB at the tensor size
+  int out_width, out_height;
+  float mean[3], std[3];
+};
+
+Workload workload(const std::string &name) {
+  const std::string imagenet = "mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\"";
+  if (name == "W1" || name == "W4")
+    return {name == "W4" ? 3840 : 1920,
+            name == "W4" ? 2160 : 1080,
+            "cudaresize method=bilinear add-borders=true pad-value=\"<114,114,114>\" ! "
+            "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! cudanormalize ! "
+            "cudatensorize layout=nchw dtype=float32",
+            "videoscale method=bilinear add-borders=true n-threads=0 ! videoconvert n-threads=0 ! "
+            "video/x-raw,format=RGB,width=640,height=640",
+            640,
+            640,
+            {0, 0, 0},
+            {1, 1, 1}};
+  if (name == "W2")
+    return {1920,
+            1080,
+            "cudaresize method=bicubic short-side=518 multiple-of=14 ! "
+            "video/x-raw(memory:CUDAPitched),format=RGB ! cudanormalize " +
+                imagenet + " ! cudatensorize layout=nchw dtype=float32",
+            "videoscale method=bicubic n-threads=0 ! videoconvert n-threads=0 ! "
+            "video/x-raw,format=RGB,width=924,height=518",
+            924,
+            518,
+            {0.485f, 0.456f, 0.406f},
+            {0.229f, 0.224f, 0.225f}};
+  return {1920,
+          1080,
+          "cudacrop x=700 y=300 width=512 height=512 ! cudaresize method=bilinear ! "
+          "video/x-raw(memory:CUDAPitched),width=224,height=224,format=RGB ! cudanormalize " +
+              imagenet + " dtype=float16 ! cudatensorize layout=nchw dtype=float16",
+          "videocrop left=700 top=300 right=708 bottom=268 ! videoscale method=bilinear "
+          "n-threads=0 ! videoconvert n-threads=0 ! video/x-raw,format=RGB,width=224,height=224",
+          224,
+          224,
+          {0.485f, 0.456f, 0.406f},
+          {0.229f, 0.224f, 0.225f}};
+}
+
+// Frames/s that PCIe allows for this frame size: the median of host-to-device
+// copies from pinned memory, timed with CUDA events.
+double pcie_frames_per_second(size_t frame_bytes) {
+  void *host = nullptr, *device = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  if (cudaHostAlloc(&host, frame_bytes, cudaHostAllocDefault) != cudaSuccess ||
+      cudaMalloc(&device, frame_bytes) != cudaSuccess ||
+      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess ||
+      cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess)
+    return 0;
+  std::vector<float> ms;
+  for (int i = 0; i < 60; ++i) {
+    cudaEventRecord(start, stream);
+    cudaMemcpyAsync(device, host, frame_bytes, cudaMemcpyHostToDevice, stream);
+    cudaEventRecord(stop, stream);
+    cudaEventSynchronize(stop);
+    float elapsed = 0;
+    cudaEventElapsedTime(&elapsed, start, stop);
+    if (i >= 10) ms.push_back(elapsed);
+  }
+  std::sort(ms.begin(), ms.end());
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaStreamDestroy(stream);
+  cudaFree(device);
+  cudaFreeHost(host);
+  return 1000.0 / ms[ms.size() / 2];
+}
+
+double cpu_seconds() {
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+         1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
+// The normalisation the CPU peer adds after videoscale: float NCHW.
+void normalize_on_cpu(const guint8 *rgb, int stride, const Workload &w, std::vector<float> &out) {
+  const size_t plane = static_cast<size_t>(w.out_width) * w.out_height;
+  for (int y = 0; y < w.out_height; ++y)
+    for (int x = 0; x < w.out_width; ++x)
+      for (int c = 0; c < 3; ++c)
+        out[c * plane + y * w.out_width + x] =
+            (rgb[y * stride + x * 3 + c] / 255.0f - w.mean[c]) / w.std[c];
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  gst_init(&argc, &argv);
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s W1|W2|W3|W4 NV12|RGBA [frames] [ours|cpu]\n", argv[0]);
+    return 2;
+  }
+  const std::string name = argv[1], format = argv[2];
+  const int frames = argc > 3 ? std::atoi(argv[3]) : 2000;
+  const bool ours = argc <= 4 || std::string(argv[4]) == "ours";
+  const Workload w = workload(name);
+
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, gst_video_format_from_string(format.c_str()), w.input_width,
+                            w.input_height);
+  GstCaps *caps = gst_video_info_to_caps(&info);
+  gst_caps_set_simple(caps, "framerate", GST_TYPE_FRACTION, 0, 1, nullptr);
+  const std::string description =
+      ours ? "appsrc name=src format=time max-buffers=4 block=true ! cudaframeupload ! " + w.ours +
+                 " ! cudatensorsink name=sink max-buffers=4"
+           : "appsrc name=src format=time max-buffers=4 block=true ! " + w.cpu +
+                 " ! appsink name=sink max-buffers=4 sync=false";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  if (pipeline == nullptr) {
+    std::fprintf(stderr, "pipeline: %s\n", error->message);
+    return 1;
+  }
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  g_object_set(src, "caps", caps, nullptr);
+
+  // A ring of pinned frames of random bytes, as a capture card would hand over.
+  GstAllocator *pinned = gst_cuda_prep_host_allocator_get();
+  std::vector<GstBuffer *> ring;
+  std::mt19937 rng(1);
+  for (int i = 0; i < 8; ++i) {
+    GstBuffer *buffer = gst_buffer_new_allocate(ours ? pinned : nullptr, info.size, nullptr);
+    GstMapInfo map;
+    gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+    for (gsize byte = 0; byte < map.size; ++byte) map.data[byte] = static_cast<guint8>(rng());
+    gst_buffer_unmap(buffer, &map);
+    ring.push_back(buffer);
+  }
+  std::vector<Clock::time_point> pushed(frames), done(frames);
+
+  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    std::fprintf(stderr, "could not start the pipeline\n");
+    return 1;
+  }
+  std::thread consumer([&] {
+    std::vector<float> tensor(3 * w.out_width * w.out_height);
+    for (;;) {
+      GstSample *sample = ours ? gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink))
+                               : gst_app_sink_pull_sample(GST_APP_SINK(sink));
+      if (sample == nullptr) break;
+      GstBuffer *buffer = gst_sample_get_buffer(sample);
+      const int index = static_cast<int>(GST_BUFFER_PTS(buffer) / GST_MSECOND);
+      if (ours) {
+        const GstCudaPrepTensor *t = gst_cuda_tensor_sink_sample_get_tensor(sample);
+        cudaEventSynchronize(static_cast<cudaEvent_t>(t->ready_event));
+      } else {
+        GstVideoFrame frame;
+        GstVideoInfo out_info;
+        gst_video_info_from_caps(&out_info, gst_sample_get_caps(sample));
+        gst_video_frame_map(&frame, &out_info, buffer, GST_MAP_READ);
+        normalize_on_cpu(static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
+                         GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0), w, tensor);
+        gst_video_frame_unmap(&frame);
+      }
+      if (index >= 0 && index < frames) done[index] = Clock::now();
+      gst_sample_unref(sample);
+    }
+  });
+
+  const double cpu_start = cpu_seconds();
+  for (int i = 0; i < frames; ++i) {
+    GstBuffer *buffer = gst_buffer_copy(ring[i % ring.size()]);  // shares the pinned memory
+    GST_BUFFER_PTS(buffer) = i * GST_MSECOND;  // the frame's index, read back at the sink
+    pushed[i] = Clock::now();
+    if (gst_app_src_push_buffer(GST_APP_SRC(src), buffer) != GST_FLOW_OK) break;
+  }
+  gst_app_src_end_of_stream(GST_APP_SRC(src));
+  consumer.join();
+  const double cpu_used = cpu_seconds() - cpu_start;
+
+  // Latencies after a warm-up of a tenth of the frames.
+  std::vector<double> latency_us;
+  for (int i = frames / 10; i < frames; ++i)
+    latency_us.push_back(std::chrono::duration<double, std::micro>(done[i] - pushed[i]).count());
+  std::sort(latency_us.begin(), latency_us.end());
+  double mean = 0;
+  for (double l : latency_us) mean += l;
+  mean /= latency_us.size();
+  const double seconds =
+      std::chrono::duration<double>(done[frames - 1] - pushed[frames / 10]).count();
+  std::printf(
+      "%s %s %s %dx%d: %.0f frames/s, latency mean %.0f us p99 %.0f us, host CPU %.0f us/frame",
+      ours ? "cudaprep" : "cpu-gst", name.c_str(), format.c_str(), w.input_width, w.input_height,
+      (frames - frames / 10) / seconds, mean, latency_us[latency_us.size() * 99 / 100],
+      1e6 * cpu_used / frames);
+  if (ours) std::printf(", PCIe limit %.0f frames/s", pcie_frames_per_second(info.size));
+  std::printf("\n");
+
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  for (GstBuffer *buffer : ring) gst_buffer_unref(buffer);
+  gst_object_unref(pinned);
+  gst_object_unref(src);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+  gst_caps_unref(caps);
+  return 0;
+}

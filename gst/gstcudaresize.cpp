@@ -1,0 +1,669 @@
+/**
+ * SECTION:element-cudaresize
+ *
+ * Resizes device frames, converting the colour on the way, in one kernel
+ * pass (cudaprep::resize): any of RGBA BGRA RGBx BGRx RGB BGR GRAY8 NV12 I420
+ * YUY2 in, RGB BGR RGBA BGRA RGBx BGRx GRAY8 out. YUV input is converted to
+ * RGB with the matrix (BT.601 or BT.709) and range (full or limited) of the
+ * input caps' colorimetry; caps without colorimetry get GStreamer's default
+ * for the format and size (gst_video_info_from_caps).
+ *
+ * The output size is either negotiated (a capsfilter after the element, or
+ * whatever downstream accepts; when downstream leaves it open the input size
+ * is kept) or derived from the input when `short-side` is set: the aspect
+ * ratio is kept, the short side scaled to `short-side` and both sides
+ * snapped to multiples of `multiple-of` (Depth-Anything's rule, e.g.
+ * 1920x1080 with short-side=518 multiple-of=14 gives 924x518).
+ *
+ * With add-borders=false the input is stretched to the output. With
+ * add-borders=true its aspect ratio is kept and the rest is filled with
+ * `pad-value` (letterbox, rounded as Ultralytics' LetterBox does), centred or
+ * in the top-left corner. Aspect ratios are those of the pixel grids: the
+ * input's pixel-aspect-ratio is not applied and the output is labelled 1/1,
+ * since network input tensors have square pixels.
+ *
+ * Every output buffer carries a GstCudaPrepGeometryMeta that maps its pixels
+ * back to the source frame (through any upstream crop). Equal input and
+ * output caps pass buffers through untouched.
+ *
+ *   gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload !
+ *       cudaresize add-borders=true pad-value="<114,114,114>" !
+ *       "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB" ! cudaframedownload !
+ *       fakesink
+ *   gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload !
+ *       cudaresize method=bicubic short-side=518 multiple-of=14 !
+ *       "video/x-raw(memory:CUDAPitched),format=RGB" ! cudaframedownload ! fakesink
+ */
+#include "gstcudaresize.h"
+
+#include <gst/video/video.h>
+
+#include <string>
+
+#include "cudaprep/resize.h"
+#include "cudaprep/resize_geometry.h"
+#include "gstcudaprepformat.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
+#define GST_CAT_DEFAULT gst_cuda_resize_debug
+
+enum {
+  PROP_0,
+  PROP_METHOD,
+  PROP_ADD_BORDERS,
+  PROP_PAD_VALUE,
+  PROP_LETTERBOX_ALIGN,
+  PROP_SHORT_SIDE,
+  PROP_MULTIPLE_OF,
+};
+
+#define DEFAULT_METHOD GST_CUDA_RESIZE_METHOD_BILINEAR
+#define DEFAULT_ADD_BORDERS FALSE
+#define DEFAULT_LETTERBOX_ALIGN GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER
+// Black, as videoscale's add-borders; YOLO models want <114,114,114>.
+#define DEFAULT_PAD_LEVEL 0
+#define DEFAULT_PAD_VALUE_COUNT 3
+constexpr guint kMaxPadValues = 4;
+
+#define OUTPUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8 }"
+
+struct ResizeSettings {
+  GstCudaResizeMethod method = DEFAULT_METHOD;
+  gboolean add_borders = DEFAULT_ADD_BORDERS;
+  // As given: 1 value grey, 2 grey + alpha, 3 R,G,B, 4 R,G,B,A.
+  gint pad_values[kMaxPadValues] = {DEFAULT_PAD_LEVEL, DEFAULT_PAD_LEVEL, DEFAULT_PAD_LEVEL};
+  guint pad_value_count = DEFAULT_PAD_VALUE_COUNT;
+  GstCudaResizeLetterboxAlign letterbox_align = DEFAULT_LETTERBOX_ALIGN;
+  gint short_side = 0;   // 0: output size from caps
+  gint multiple_of = 0;  // 0: 1
+  bool uses_size_rule() const { return short_side > 0; }
+};
+
+struct _GstCudaResize {
+  GstCudaPrepBaseTransform parent;
+  ResizeSettings settings;  // object lock
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  cudaprep::Colorimetry colorimetry;  // of the input, from its caps
+  cudaprep::ResizeParams params;      // of the frame being processed
+};
+
+G_DEFINE_TYPE(GstCudaResize, gst_cuda_resize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
+GST_ELEMENT_REGISTER_DEFINE(cudaresize, "cudaresize", GST_RANK_NONE, GST_TYPE_CUDA_RESIZE)
+
+GType gst_cuda_resize_method_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_RESIZE_METHOD_NEAREST, "Nearest neighbour (OpenCV INTER_NEAREST)", "nearest"},
+      {GST_CUDA_RESIZE_METHOD_BILINEAR,
+       "Bilinear, half-pixel centres, no antialiasing (OpenCV INTER_LINEAR)", "bilinear"},
+      {GST_CUDA_RESIZE_METHOD_BICUBIC, "Bicubic, Keys A=-0.75 (OpenCV INTER_CUBIC)", "bicubic"},
+      {GST_CUDA_RESIZE_METHOD_AREA, "Area-weighted mean (OpenCV INTER_AREA)", "area"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeMethod", values));
+  return type;
+}
+
+GType gst_cuda_resize_letterbox_align_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER,
+       "Centred; an odd pixel of padding goes right/bottom (Ultralytics' LetterBox)", "center"},
+      {GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT, "Top-left corner; all padding right/bottom",
+       "top-left"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeLetterboxAlign", values));
+  return type;
+}
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+                            GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(OUTPUT_FORMATS)));
+
+static ResizeSettings get_settings(GstCudaResize *self) {
+  GST_OBJECT_LOCK(self);
+  const ResizeSettings settings = self->settings;
+  GST_OBJECT_UNLOCK(self);
+  return settings;
+}
+
+static cudaprep::Interpolation interpolation_of(GstCudaResizeMethod method) {
+  switch (method) {
+    case GST_CUDA_RESIZE_METHOD_NEAREST:
+      return cudaprep::Interpolation::kNearest;
+    case GST_CUDA_RESIZE_METHOD_BICUBIC:
+      return cudaprep::Interpolation::kBicubic;
+    case GST_CUDA_RESIZE_METHOD_AREA:
+      return cudaprep::Interpolation::kArea;
+    case GST_CUDA_RESIZE_METHOD_BILINEAR:
+      break;
+  }
+  return cudaprep::Interpolation::kBilinear;
+}
+
+// The pad value as R, G, B, A from the 1 to 4 values given.
+static void pad_rgba(const ResizeSettings &settings, uint8_t rgba[4]) {
+  const gint *values = settings.pad_values;
+  const bool grey = settings.pad_value_count <= 2;
+  rgba[0] = static_cast<uint8_t>(values[0]);
+  rgba[1] = static_cast<uint8_t>(grey ? values[0] : values[1]);
+  rgba[2] = static_cast<uint8_t>(grey ? values[0] : values[2]);
+  const guint alpha_index = grey ? 1 : 3;
+  rgba[3] =
+      settings.pad_value_count > alpha_index ? static_cast<uint8_t>(values[alpha_index]) : 255;
+}
+
+// The output size the short-side rule derives from a width x height input.
+static bool rule_output_size(const ResizeSettings &settings, gint width, gint height,
+                             gint *out_width, gint *out_height, std::string *reason) {
+  return cudaprep::short_side_multiple_size(width, height, settings.short_side,
+                                            MAX(settings.multiple_of, 1), out_width, out_height,
+                                            reason);
+}
+
+// How the input's YUV codes map to RGB. Unknown matrix or range parts take
+// GStreamer's default for this format and size; matrices other than BT.601
+// and BT.709 are refused rather than converted wrongly.
+static bool input_colorimetry(const GstVideoInfo *info, cudaprep::Colorimetry *colorimetry,
+                              std::string *reason) {
+  *colorimetry = cudaprep::Colorimetry{};
+  if (!GST_VIDEO_INFO_IS_YUV(info)) return true;
+  GstVideoInfo default_info;
+  gst_video_info_set_format(&default_info, GST_VIDEO_INFO_FORMAT(info), GST_VIDEO_INFO_WIDTH(info),
+                            GST_VIDEO_INFO_HEIGHT(info));
+  GstVideoColorimetry given = info->colorimetry;
+  if (given.matrix == GST_VIDEO_COLOR_MATRIX_UNKNOWN)
+    given.matrix = default_info.colorimetry.matrix;
+  if (given.range == GST_VIDEO_COLOR_RANGE_UNKNOWN) given.range = default_info.colorimetry.range;
+  switch (given.matrix) {
+    case GST_VIDEO_COLOR_MATRIX_BT601:
+      colorimetry->matrix = cudaprep::ColorMatrix::kBT601;
+      break;
+    case GST_VIDEO_COLOR_MATRIX_BT709:
+      colorimetry->matrix = cudaprep::ColorMatrix::kBT709;
+      break;
+    default: {
+      gchar *name = gst_video_colorimetry_to_string(&given);
+      *reason = std::string("input colorimetry ") + (name != nullptr ? name : "(unnamed)") +
+                " uses a colour matrix cudaresize does not convert; YUV input must be BT.601 "
+                "or BT.709, full or limited range (colorimetry bt601, bt709, or their "
+                "full-range forms such as 1:3:5:1)";
+      g_free(name);
+      return false;
+    }
+  }
+  colorimetry->range = given.range == GST_VIDEO_COLOR_RANGE_0_255 ? cudaprep::ColorRange::kFull
+                                                                  : cudaprep::ColorRange::kLimited;
+  return true;
+}
+
+// A plane-less stand-in of a negotiated frame for resize_params_error(),
+// which checks formats, sizes and pitches and never reads pixels.
+static cudaprep::Image frame_shape(const GstVideoInfo *info) {
+  static uint8_t placeholder;
+  cudaprep::Image image;
+  gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &image.format);
+  image.width = GST_VIDEO_INFO_WIDTH(info);
+  image.height = GST_VIDEO_INFO_HEIGHT(info);
+  for (int plane = 0; plane < cudaprep::format_info(image.format).num_planes; ++plane) {
+    image.planes[plane].data = &placeholder;
+    image.planes[plane].pitch_bytes = cudaprep::plane_row_bytes(image.format, plane, image.width);
+  }
+  return image;
+}
+
+// The kernel parameters for the current settings and negotiated frames.
+static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in_info,
+                          const GstVideoInfo *out_info, const cudaprep::Colorimetry &colorimetry,
+                          cudaprep::ResizeParams *params, std::string *reason) {
+  const gint in_width = GST_VIDEO_INFO_WIDTH(in_info), in_height = GST_VIDEO_INFO_HEIGHT(in_info);
+  const gint out_width = GST_VIDEO_INFO_WIDTH(out_info),
+             out_height = GST_VIDEO_INFO_HEIGHT(out_info);
+  params->interpolation = interpolation_of(settings.method);
+  params->source_colorimetry = colorimetry;
+  pad_rgba(settings, params->pad_value);
+  params->dst_rect = cudaprep::PixelRect{0, 0, out_width, out_height};
+  if (settings.add_borders) {
+    cudaprep::LetterboxOptions options;
+    options.align = settings.letterbox_align == GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT
+                        ? cudaprep::LetterboxAlign::kTopLeft
+                        : cudaprep::LetterboxAlign::kCenter;
+    if (!cudaprep::letterbox_rect(in_width, in_height, out_width, out_height, options,
+                                  &params->dst_rect, reason))
+      return false;
+  }
+  *reason = cudaprep::resize_params_error(frame_shape(in_info), frame_shape(out_info), *params);
+  return reason->empty();
+}
+
+// Replaces the structure's width and height by `width` and `height` (int or
+// range values).
+static void set_size(GstStructure *structure, const GValue *width, const GValue *height) {
+  gst_structure_set_value(structure, "width", width);
+  gst_structure_set_value(structure, "height", height);
+}
+
+// Output pixels are labelled square (a missing field already means 1/1, and
+// leaving it missing keeps equal caps equal for passthrough); inputs may
+// have any pixel-aspect-ratio.
+static void label_pixel_aspect_ratio(GstStructure *structure, GstPadDirection direction) {
+  if (direction == GST_PAD_SRC)
+    gst_structure_remove_field(structure, "pixel-aspect-ratio");
+  else if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
+    gst_structure_set(structure, "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1, nullptr);
+}
+
+static const GValue *template_formats(GstStaticPadTemplate *templ) {
+  // Static caps live for the process; the field outlives this call.
+  GstCaps *caps = gst_static_caps_get(&templ->static_caps);
+  const GValue *formats = gst_structure_get_value(gst_caps_get_structure(caps, 0), "format");
+  gst_caps_unref(caps);
+  return formats;
+}
+
+// Each structure gives two on the other side: first the same format (when
+// possible there) and, without a size rule, the same size, so that fixation
+// and passthrough prefer "no change"; then every format of the other side at
+// any size. With a size rule the output gets the rule's size instead.
+static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                               GstCaps *caps, GstCaps *filter) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  const ResizeSettings settings = get_settings(self);
+  const GValue *other_formats =
+      template_formats(direction == GST_PAD_SINK ? &src_template : &sink_template);
+  GstCaps *result = gst_caps_new_empty();
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    const GstStructure *given = gst_caps_get_structure(caps, i);
+    GstCapsFeatures *features = gst_caps_get_features(caps, i);
+
+    GValue width = G_VALUE_INIT, height = G_VALUE_INIT;
+    gint given_width = 0, given_height = 0, rule_width = 0, rule_height = 0;
+    std::string reason;
+    const bool rule_sizes_output = settings.uses_size_rule() && direction == GST_PAD_SINK;
+    if (rule_sizes_output && gst_structure_get_int(given, "width", &given_width) &&
+        gst_structure_get_int(given, "height", &given_height)) {
+      // An impossible rule offers nothing; sink_event names the reason.
+      if (!rule_output_size(settings, given_width, given_height, &rule_width, &rule_height,
+                            &reason))
+        continue;
+      g_value_init(&width, G_TYPE_INT);
+      g_value_set_int(&width, rule_width);
+      g_value_init(&height, G_TYPE_INT);
+      g_value_set_int(&height, rule_height);
+    } else {
+      g_value_init(&width, GST_TYPE_INT_RANGE);
+      gst_value_set_int_range(&width, 1, G_MAXINT);
+      g_value_init(&height, GST_TYPE_INT_RANGE);
+      gst_value_set_int_range(&height, 1, G_MAXINT);
+    }
+
+    GValue same_formats = G_VALUE_INIT;
+    const GValue *given_formats = gst_structure_get_value(given, "format");
+    if (given_formats != nullptr &&
+        gst_value_intersect(&same_formats, given_formats, other_formats)) {
+      GstStructure *same = gst_structure_copy(given);
+      gst_structure_take_value(same, "format", &same_formats);
+      if (settings.uses_size_rule()) set_size(same, &width, &height);
+      label_pixel_aspect_ratio(same, direction);
+      gst_caps_append_structure_full(result, same, gst_caps_features_copy(features));
+    }
+
+    GstStructure *any = gst_structure_copy(given);
+    gst_structure_set_value(any, "format", other_formats);
+    // Colorimetry and chroma siting describe the given format only.
+    gst_structure_remove_fields(any, "colorimetry", "chroma-site", nullptr);
+    set_size(any, &width, &height);
+    label_pixel_aspect_ratio(any, direction);
+    gst_caps_append_structure_full(result, any, gst_caps_features_copy(features));
+    g_value_unset(&width);
+    g_value_unset(&height);
+  }
+  if (filter != nullptr) {
+    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref(result);
+    result = filtered;
+  }
+  GST_DEBUG_OBJECT(self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+                   direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+// Keeps what can be kept: the first structure that allows the given format,
+// that format, the given size where the other side leaves it open.
+static GstCaps *gst_cuda_resize_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                            GstCaps *caps, GstCaps *othercaps) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  if (gst_caps_is_empty(othercaps)) return othercaps;
+  const GstStructure *given = gst_caps_get_structure(caps, 0);
+  const GValue *given_format = gst_structure_get_value(given, "format");
+  guint chosen = 0;
+  for (guint i = 0; given_format != nullptr && i < gst_caps_get_size(othercaps); ++i) {
+    const GValue *formats = gst_structure_get_value(gst_caps_get_structure(othercaps, i), "format");
+    if (formats == nullptr || gst_value_can_intersect(formats, given_format)) {
+      chosen = i;
+      break;
+    }
+  }
+  GstStructure *structure = gst_structure_copy(gst_caps_get_structure(othercaps, chosen));
+  GstCaps *result = gst_caps_new_empty();
+  gst_caps_append_structure_full(result, structure,
+                                 gst_caps_features_copy(gst_caps_get_features(othercaps, chosen)));
+  gst_caps_unref(othercaps);
+
+  const gchar *format = gst_structure_get_string(given, "format");
+  if (format != nullptr) gst_structure_fixate_field_string(structure, "format", format);
+  gint width = 0, height = 0;
+  if (gst_structure_get_int(given, "width", &width))
+    gst_structure_fixate_field_nearest_int(structure, "width", width);
+  if (gst_structure_get_int(given, "height", &height))
+    gst_structure_fixate_field_nearest_int(structure, "height", height);
+  if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
+    gst_structure_fixate_field_nearest_fraction(structure, "pixel-aspect-ratio", 1, 1);
+  result = gst_caps_fixate(result);
+  GST_DEBUG_OBJECT(self, "fixated %s caps to %" GST_PTR_FORMAT,
+                   direction == GST_PAD_SINK ? "output" : "input", result);
+  return result;
+}
+
+// Problems of an input that no output can fix (an impossible size rule, an
+// unsupported colour matrix), reported when the input caps arrive rather
+// than as a bare not-negotiated.
+static gboolean gst_cuda_resize_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+    GstCaps *caps = nullptr;
+    gst_event_parse_caps(event, &caps);
+    GstVideoInfo info;
+    const ResizeSettings settings = get_settings(self);
+    std::string reason;
+    cudaprep::Colorimetry colorimetry;
+    gint width = 0, height = 0;
+    if (gst_video_info_from_caps(&info, caps) &&
+        (!input_colorimetry(&info, &colorimetry, &reason) ||
+         (settings.uses_size_rule() &&
+          !rule_output_size(settings, GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
+                            &width, &height, &reason)))) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("Impossible cudaresize settings: %s", reason.c_str()),
+                        ("input caps %" GST_PTR_FORMAT, caps));
+      gst_event_unref(event);
+      return FALSE;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->sink_event(trans, event);
+}
+
+static gboolean gst_cuda_resize_set_caps(GstBaseTransform *trans, GstCaps *incaps,
+                                         GstCaps *outcaps) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  cudaprep::PixelFormat in_format, out_format;
+  if (!gst_video_info_from_caps(&self->in_info, incaps) ||
+      !gst_video_info_from_caps(&self->out_info, outcaps) ||
+      !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->in_info), &in_format) ||
+      !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->out_info), &out_format) ||
+      !cudaprep::is_resize_source_format(in_format) ||
+      !cudaprep::is_resize_destination_format(out_format)) {
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("Unsupported conversion %s -> %s: cudaresize reads " GST_CUDA_PREP_FRAME_FORMATS
+         " and writes " OUTPUT_FORMATS,
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->in_info)),
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->out_info))),
+        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  const ResizeSettings settings = get_settings(self);
+  const gint in_width = GST_VIDEO_INFO_WIDTH(&self->in_info);
+  const gint in_height = GST_VIDEO_INFO_HEIGHT(&self->in_info);
+  const gint out_width = GST_VIDEO_INFO_WIDTH(&self->out_info);
+  const gint out_height = GST_VIDEO_INFO_HEIGHT(&self->out_info);
+  std::string reason;
+  gint rule_width = 0, rule_height = 0;
+  if (settings.uses_size_rule()) {
+    if (!rule_output_size(settings, in_width, in_height, &rule_width, &rule_height, &reason)) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("Impossible cudaresize settings: %s", reason.c_str()), (nullptr));
+      return FALSE;
+    }
+    if (rule_width != out_width || rule_height != out_height) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("Output caps %dx%d differ from the %dx%d that short-side=%d "
+                         "multiple-of=%d gives the %dx%d input",
+                         out_width, out_height, rule_width, rule_height, settings.short_side,
+                         settings.multiple_of, in_width, in_height),
+                        (nullptr));
+      return FALSE;
+    }
+  }
+  if (!input_colorimetry(&self->in_info, &self->colorimetry, &reason) ||
+      !resize_params(settings, &self->in_info, &self->out_info, self->colorimetry, &self->params,
+                     &reason)) {
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("Impossible cudaresize of %dx%d %s to %dx%d %s: %s", in_width, in_height,
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->in_info)), out_width, out_height,
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->out_info)), reason.c_str()),
+        (nullptr));
+    return FALSE;
+  }
+  GST_INFO_OBJECT(self, "%dx%d %s -> %dx%d %s, image at %dx%d+%d+%d", in_width, in_height,
+                  gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->in_info)), out_width,
+                  out_height, gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->out_info)),
+                  self->params.dst_rect.width, self->params.dst_rect.height,
+                  self->params.dst_rect.x, self->params.dst_rect.y);
+  return TRUE;
+}
+
+static GstFlowReturn gst_cuda_resize_transform(GstBaseTransform *trans, GstBuffer *inbuf,
+                                               GstBuffer *outbuf) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  // Settings that keep the caps (method, borders, pad value) apply from the
+  // next frame on.
+  std::string reason;
+  if (!resize_params(get_settings(self), &self->in_info, &self->out_info, self->colorimetry,
+                     &self->params, &reason)) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Impossible cudaresize: %s", reason.c_str()),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  gst_cuda_prep_buffer_chain_geometry(
+      inbuf, outbuf,
+      cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(&self->in_info),
+                                      GST_VIDEO_INFO_HEIGHT(&self->in_info),
+                                      self->params.dst_rect));
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->transform(trans, inbuf, outbuf);
+}
+
+static GstFlowReturn gst_cuda_resize_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
+                                             GstBuffer *outbuf) {
+  auto *self = GST_CUDA_RESIZE(base);
+  cudaprep::Image src, dst;
+  const gchar *error = nullptr;
+  if (!gst_cuda_prep_buffer_device_image(inbuf, &self->in_info, &src, &error)) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a device frame: %s", error),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_cuda_prep_buffer_device_image(outbuf, &self->out_info, &dst, &error)) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Output buffer is not a device frame: %s", error),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  const std::string reason = cudaprep::resize_params_error(src, dst, self->params);
+  if (!reason.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot resize this frame: %s", reason.c_str()),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  if (!CUDAPREP_CHECK(self, cudaprep::resize(src, dst, self->params,
+                                             gst_cuda_prep_base_transform_get_stream(base))))
+    return GST_FLOW_ERROR;
+  return GST_FLOW_OK;
+}
+
+static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const GValue *value,
+                                         GParamSpec *pspec) {
+  auto *self = GST_CUDA_RESIZE(object);
+  GST_OBJECT_LOCK(self);
+  ResizeSettings &settings = self->settings;
+  switch (prop_id) {
+    case PROP_METHOD:
+      settings.method = static_cast<GstCudaResizeMethod>(g_value_get_enum(value));
+      break;
+    case PROP_ADD_BORDERS:
+      settings.add_borders = g_value_get_boolean(value);
+      break;
+    case PROP_PAD_VALUE: {
+      const guint count = gst_value_array_get_size(value);
+      if (count < 1 || count > kMaxPadValues) {
+        g_warning(
+            "cudaresize: pad-value takes 1 to 4 values (grey, grey+alpha, R,G,B or "
+            "R,G,B,A), not %u; keeping the previous value",
+            count);
+        break;
+      }
+      for (guint i = 0; i < count; ++i)
+        settings.pad_values[i] = g_value_get_int(gst_value_array_get_value(value, i));
+      settings.pad_value_count = count;
+      break;
+    }
+    case PROP_LETTERBOX_ALIGN:
+      settings.letterbox_align = static_cast<GstCudaResizeLetterboxAlign>(g_value_get_enum(value));
+      break;
+    case PROP_SHORT_SIDE:
+      settings.short_side = g_value_get_int(value);
+      break;
+    case PROP_MULTIPLE_OF:
+      settings.multiple_of = g_value_get_int(value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(self);
+  // The derived output size may change: renegotiate.
+  if (prop_id == PROP_SHORT_SIDE || prop_id == PROP_MULTIPLE_OF)
+    gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+}
+
+static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue *value,
+                                         GParamSpec *pspec) {
+  auto *self = GST_CUDA_RESIZE(object);
+  GST_OBJECT_LOCK(self);
+  const ResizeSettings &settings = self->settings;
+  switch (prop_id) {
+    case PROP_METHOD:
+      g_value_set_enum(value, settings.method);
+      break;
+    case PROP_ADD_BORDERS:
+      g_value_set_boolean(value, settings.add_borders);
+      break;
+    case PROP_PAD_VALUE:
+      for (guint i = 0; i < settings.pad_value_count; ++i) {
+        GValue entry = G_VALUE_INIT;
+        g_value_init(&entry, G_TYPE_INT);
+        g_value_set_int(&entry, settings.pad_values[i]);
+        gst_value_array_append_and_take_value(value, &entry);
+      }
+      break;
+    case PROP_LETTERBOX_ALIGN:
+      g_value_set_enum(value, settings.letterbox_align);
+      break;
+    case PROP_SHORT_SIDE:
+      g_value_set_int(value, settings.short_side);
+      break;
+    case PROP_MULTIPLE_OF:
+      g_value_set_int(value, settings.multiple_of);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+
+  gobject_class->set_property = gst_cuda_resize_set_property;
+  gobject_class->get_property = gst_cuda_resize_get_property;
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                              GST_PARAM_MUTABLE_PLAYING);
+  g_object_class_install_property(
+      gobject_class, PROP_METHOD,
+      g_param_spec_enum("method", "Method",
+                        "Interpolation: nearest, bilinear, bicubic or area, each sampling as "
+                        "OpenCV's cv::resize does (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, "
+                        "INTER_AREA)",
+                        GST_TYPE_CUDA_RESIZE_METHOD, DEFAULT_METHOD, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_ADD_BORDERS,
+      g_param_spec_boolean("add-borders", "Add borders",
+                           "Keep the input's aspect ratio and fill the rest of the output with "
+                           "pad-value (letterbox); false stretches the input to the output size",
+                           DEFAULT_ADD_BORDERS, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_PAD_VALUE,
+      gst_param_spec_array("pad-value", "Pad value",
+                           "Colour of the letterbox borders, 0-255 per channel whatever the output "
+                           "format: <grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>; alpha defaults to "
+                           "255. Default <0,0,0> (black); YOLO models use <114,114,114>",
+                           g_param_spec_int("value", "Value", "One channel of the pad colour", 0,
+                                            255, DEFAULT_PAD_LEVEL, flags),
+                           flags));
+  g_object_class_install_property(
+      gobject_class, PROP_LETTERBOX_ALIGN,
+      g_param_spec_enum("letterbox-align", "Letterbox alignment",
+                        "Where the image sits inside the borders when add-borders is true",
+                        GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN, DEFAULT_LETTERBOX_ALIGN, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_SHORT_SIDE,
+      g_param_spec_int("short-side", "Short side",
+                       "Derive the output size from the input: keep the aspect ratio, scale the "
+                       "short side to this many pixels, then snap both sides to multiples of "
+                       "multiple-of (Depth-Anything: 518 and 14). 0: the output size comes from "
+                       "the caps",
+                       0, G_MAXINT, 0, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_MULTIPLE_OF,
+      g_param_spec_int("multiple-of", "Multiple of",
+                       "With short-side: both output sides become multiples of this, rounded to "
+                       "nearest but never below short-side. 0 or 1: no snapping",
+                       0, G_MAXINT, 0, flags));
+
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+  gst_element_class_set_static_metadata(
+      element_class, "CUDA resize", "Filter/Converter/Video/Scaler/Hardware",
+      "Resizes pitched CUDA device frames (nearest, bilinear, bicubic, area; stretch or "
+      "letterbox; size from caps or a short-side rule) and converts YUV/RGB formats to RGB, "
+      "BGR, RGBA, BGRA, RGBx, BGRx or GRAY8 in the same pass",
+      "cudaprep developers");
+
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->transform_caps = gst_cuda_resize_transform_caps;
+  trans_class->fixate_caps = gst_cuda_resize_fixate_caps;
+  trans_class->sink_event = gst_cuda_resize_sink_event;
+  trans_class->set_caps = gst_cuda_resize_set_caps;
+  trans_class->transform = gst_cuda_resize_transform;
+  GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_resize_process;
+
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN,
+                              static_cast<GstPluginAPIFlags>(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_resize_debug, "cudaresize", 0, "CUDA resize");
+}
+
+static void gst_cuda_resize_init(GstCudaResize *self) {
+  self->settings = ResizeSettings{};
+  gst_video_info_init(&self->in_info);
+  gst_video_info_init(&self->out_info);
+}

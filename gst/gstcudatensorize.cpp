@@ -1,0 +1,603 @@
+/**
+ * SECTION:element-cudatensorize
+ *
+ * Packs frames into the network's input tensor: a batch of batch-size frames
+ * in NCHW or NHWC layout, contiguous, float32, float16 or uint8, in one pass
+ * over memory per frame. Input is either the planar float frame of
+ * cudanormalize (float32/float16 tensors) or 8-bit device video (uint8
+ * tensors, the pixels unchanged, alpha dropped, channels in the source's
+ * order).
+ *
+ * Output caps:
+ *
+ *   other/x-cudaprep-tensor(memory:CUDAPitched), dtype=(string){float32,float16,uint8},
+ *     layout=(string){NCHW,NHWC}, batch=(int)N, channels=(int)C,
+ *     channel-order=(string){RGB,BGR,GRAY}, width=(int)W, height=(int)H
+ *
+ * Every output buffer carries a GstCudaPrepTensorMeta with one tensor (id
+ * "image"): shape and byte strides in layout order, dtype, device id, device
+ * pointer, the ready event to wait on (recorded after the last frame of the
+ * batch was written), and per batch item the source frame's PTS and the
+ * geometry mapping tensor pixels back to it. The buffer's PTS is the first
+ * item's.
+ *
+ * A tensor leaves every batch-size frames. At EOS (and before new input
+ * caps) a partial batch leaves with batch_filled < batch_size in its meta (its shape keeps the
+ * negotiated batch; the missing items are zeros); a flush drops a partial batch.
+ *
+ *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudanormalize ! cudatensorize batch-size=4
+ * layout=nhwc dtype=float16 ! cudatensorsink drop=true
+ */
+#include "gstcudatensorize.h"
+
+#include <gst/video/video.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "cudaprep/tensorize.h"
+#include "gstcudaprepformat.h"
+#include "gstcudaprepmemory.h"
+#include "gstcudaprepmeta.h"
+#include "gstcudapreptensorformat.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensorize_debug);
+#define GST_CAT_DEFAULT gst_cuda_tensorize_debug
+
+enum { PROP_0, PROP_LAYOUT, PROP_BATCH_SIZE, PROP_DTYPE };
+
+#define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
+#define DEFAULT_BATCH_SIZE 1
+#define DEFAULT_DTYPE cudaprep::DataType::kFloat32
+
+#define TENSORIZE_VIDEO_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
+
+struct _GstCudaTensorize {
+  GstCudaPrepBaseTransform parent;
+
+  // Properties (object lock).
+  cudaprep::TensorLayout layout;
+  guint batch_size;
+  cudaprep::DataType dtype;
+
+  // Negotiated (streaming thread).
+  gboolean planar_input;
+  GstCudaPrepPlanarInfo planar_info;
+  GstVideoInfo video_info;
+  cudaprep::ChannelOrder video_channel_order;
+  cudaprep::TensorDesc desc;
+
+  // The batch being filled (streaming thread): a pooled tensor buffer, its
+  // first `filled` items written.
+  GstBuffer *batch;
+  guint filled;
+  std::vector<GstCudaPrepTensorItem> *items;
+  GstClockTime end_time;  // of the last frame added, if known
+};
+
+G_DEFINE_TYPE(GstCudaTensorize, gst_cuda_tensorize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
+GST_ELEMENT_REGISTER_DEFINE(cudatensorize, "cudatensorize", GST_RANK_NONE, GST_TYPE_CUDA_TENSORIZE)
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+                            GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS
+                                            ";" GST_CUDA_PREP_VIDEO_CAPS(TENSORIZE_VIDEO_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
+
+// The channels of an 8-bit format, in its own order (alpha and padding
+// dropped); false for other formats.
+static gboolean video_channel_order(GstVideoFormat format, cudaprep::ChannelOrder *order) {
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_RGBx:
+      *order = cudaprep::ChannelOrder::kRGB;
+      return TRUE;
+    case GST_VIDEO_FORMAT_BGR:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_BGRx:
+      *order = cudaprep::ChannelOrder::kBGR;
+      return TRUE;
+    case GST_VIDEO_FORMAT_GRAY8:
+      *order = cudaprep::ChannelOrder::kGray;
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+// The video formats whose channels come in `order`.
+static const char *video_formats_of(cudaprep::ChannelOrder order) {
+  switch (order) {
+    case cudaprep::ChannelOrder::kRGB:
+      return "{ RGB, RGBA, RGBx }";
+    case cudaprep::ChannelOrder::kBGR:
+      return "{ BGR, BGRA, BGRx }";
+    case cudaprep::ChannelOrder::kGray:
+      return "GRAY8";
+  }
+  return TENSORIZE_VIDEO_FORMATS;
+}
+
+static void copy_fields(GstStructure *to, const GstStructure *from,
+                        std::initializer_list<const char *> fields) {
+  for (const char *field : fields) {
+    const GValue *value = gst_structure_get_value(from, field);
+    if (value != nullptr) gst_structure_set_value(to, field, value);
+  }
+}
+
+static void add_device_structure(GstCaps *caps, GstStructure *structure) {
+  gst_caps_append_structure_full(
+      caps, structure, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, nullptr));
+}
+
+// Input -> tensor with the properties' layout, batch and dtype (whether the
+// dtype suits the input is checked in set_caps, with a message); tensor ->
+// planar frames or 8-bit video of the same size and channels.
+static GstCaps *gst_cuda_tensorize_transform_caps(GstBaseTransform *trans,
+                                                  GstPadDirection direction, GstCaps *caps,
+                                                  GstCaps *filter) {
+  auto *self = GST_CUDA_TENSORIZE(trans);
+  GST_OBJECT_LOCK(self);
+  const cudaprep::TensorLayout layout = self->layout;
+  const gint batch_size = static_cast<gint>(self->batch_size);
+  const cudaprep::DataType dtype = self->dtype;
+  GST_OBJECT_UNLOCK(self);
+
+  GstCaps *result = gst_caps_new_empty();
+  const guint size = gst_caps_get_size(caps);
+  for (guint i = 0; i < size; ++i) {
+    const GstStructure *structure = gst_caps_get_structure(caps, i);
+    if (direction == GST_PAD_SINK) {
+      GstStructure *tensor = gst_structure_new(
+          GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "dtype", G_TYPE_STRING, cudaprep::data_type_name(dtype),
+          "layout", G_TYPE_STRING, cudaprep::tensor_layout_name(layout), "batch", G_TYPE_INT,
+          batch_size, nullptr);
+      copy_fields(tensor, structure, {"width", "height"});
+      if (gst_structure_has_name(structure, GST_CUDA_PREP_PLANAR_MEDIA_TYPE)) {
+        copy_fields(tensor, structure, {"channels", "channel-order"});
+      } else {
+        cudaprep::ChannelOrder order;
+        const gchar *format = gst_structure_get_string(structure, "format");
+        if (format != nullptr &&
+            video_channel_order(gst_video_format_from_string(format), &order)) {
+          gst_structure_set(tensor, "channels", G_TYPE_INT, cudaprep::channel_count(order),
+                            "channel-order", G_TYPE_STRING, cudaprep::channel_order_name(order),
+                            nullptr);
+        }
+      }
+      add_device_structure(result, tensor);
+    } else {
+      GstStructure *planar = gst_structure_new_empty(GST_CUDA_PREP_PLANAR_MEDIA_TYPE);
+      copy_fields(planar, structure, {"width", "height", "channels", "channel-order"});
+      add_device_structure(result, planar);
+
+      cudaprep::ChannelOrder order;
+      const gchar *order_name = gst_structure_get_string(structure, "channel-order");
+      const std::string video_caps =
+          std::string("video/x-raw, format=(string)") +
+          (order_name != nullptr && gst_cuda_prep_channel_order_from_string(order_name, &order)
+               ? video_formats_of(order)
+               : TENSORIZE_VIDEO_FORMATS);
+      GstCaps *video = gst_caps_from_string(video_caps.c_str());
+      GstStructure *frame = gst_structure_copy(gst_caps_get_structure(video, 0));
+      gst_caps_unref(video);
+      copy_fields(frame, structure, {"width", "height"});
+      add_device_structure(result, frame);
+    }
+  }
+  if (filter != nullptr) {
+    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref(result);
+    result = filtered;
+  }
+  GST_DEBUG_OBJECT(self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+                   direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+static gboolean gst_cuda_tensorize_set_caps(GstBaseTransform *trans, GstCaps *incaps,
+                                            GstCaps *outcaps) {
+  auto *self = GST_CUDA_TENSORIZE(trans);
+  GST_OBJECT_LOCK(self);
+  const cudaprep::TensorLayout layout = self->layout;
+  const gint batch_size = static_cast<gint>(self->batch_size);
+  const cudaprep::DataType dtype = self->dtype;
+  GST_OBJECT_UNLOCK(self);
+
+  gint width = 0, height = 0, channels = 0;
+  const GstStructure *in = gst_caps_get_structure(incaps, 0);
+  self->planar_input = gst_structure_has_name(in, GST_CUDA_PREP_PLANAR_MEDIA_TYPE);
+  if (self->planar_input) {
+    if (!gst_cuda_prep_planar_info_from_caps(&self->planar_info, incaps)) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Invalid planar input caps"),
+                        ("%" GST_PTR_FORMAT, incaps));
+      return FALSE;
+    }
+    if (dtype == cudaprep::DataType::kUInt8) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("cudatensorize dtype=uint8 needs 8-bit video input, but it receives "
+                         "normalised float frames: set dtype=float32 or float16, or remove "
+                         "cudanormalize"),
+                        (nullptr));
+      return FALSE;
+    }
+    width = self->planar_info.width;
+    height = self->planar_info.height;
+    channels = self->planar_info.channels;
+  } else {
+    if (!gst_video_info_from_caps(&self->video_info, incaps) ||
+        !video_channel_order(GST_VIDEO_INFO_FORMAT(&self->video_info),
+                             &self->video_channel_order)) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Invalid video input caps"),
+                        ("%" GST_PTR_FORMAT, incaps));
+      return FALSE;
+    }
+    if (dtype != cudaprep::DataType::kUInt8) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("cudatensorize receives 8-bit video, which gives uint8 tensors only, "
+                         "but dtype=%s: put cudanormalize before cudatensorize for float "
+                         "tensors, or set dtype=uint8",
+                         cudaprep::data_type_name(dtype)),
+                        (nullptr));
+      return FALSE;
+    }
+    width = GST_VIDEO_INFO_WIDTH(&self->video_info);
+    height = GST_VIDEO_INFO_HEIGHT(&self->video_info);
+    channels = cudaprep::channel_count(self->video_channel_order);
+  }
+  self->desc =
+      cudaprep::make_contiguous_tensor_desc(layout, batch_size, channels, height, width, dtype);
+
+  const GstStructure *out = gst_caps_get_structure(outcaps, 0);
+  gint out_batch = 0, out_channels = 0, out_width = 0, out_height = 0;
+  if (!gst_structure_get_int(out, "batch", &out_batch) || out_batch != batch_size ||
+      !gst_structure_get_int(out, "channels", &out_channels) || out_channels != channels ||
+      !gst_structure_get_int(out, "width", &out_width) || out_width != width ||
+      !gst_structure_get_int(out, "height", &out_height) || out_height != height ||
+      g_strcmp0(gst_structure_get_string(out, "dtype"), cudaprep::data_type_name(dtype)) != 0 ||
+      g_strcmp0(gst_structure_get_string(out, "layout"), cudaprep::tensor_layout_name(layout)) !=
+          0) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("Output caps do not describe the tensor cudatensorize makes"),
+                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  GST_INFO_OBJECT(self, "tensor %s %s batch %d, %d x %d x %d, %" G_GSIZE_FORMAT " bytes",
+                  cudaprep::tensor_layout_name(layout), cudaprep::data_type_name(dtype), batch_size,
+                  channels, height, width, cudaprep::tensor_span_bytes(self->desc));
+  return TRUE;
+}
+
+static gboolean gst_cuda_tensorize_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
+  auto *self = GST_CUDA_TENSORIZE(trans);
+  return gst_cuda_prep_decide_block_pool(
+      trans, query, gst_cuda_prep_base_transform_get_device_id(GST_CUDA_PREP_BASE_TRANSFORM(self)),
+      cudaprep::tensor_span_bytes(self->desc));
+}
+
+// Starts a batch: a tensor buffer from the pool, ordered after its earlier
+// readers (an application may still read it on its own stream).
+static GstFlowReturn start_batch(GstCudaTensorize *self) {
+  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
+  GstBufferPool *pool = gst_base_transform_get_buffer_pool(GST_BASE_TRANSFORM(self));
+  if (pool == nullptr) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("No tensor buffer pool: caps not negotiated"),
+                      (nullptr));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  // GstBaseTransform activates its pool only in prepare_output_buffer, which
+  // batching bypasses.
+  if (!gst_buffer_pool_is_active(pool) && !gst_buffer_pool_set_active(pool, TRUE)) {
+    gst_object_unref(pool);
+    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not activate the tensor buffer pool"),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  GstBuffer *batch = nullptr;
+  const GstFlowReturn ret = gst_buffer_pool_acquire_buffer(pool, &batch, nullptr);
+  gst_object_unref(pool);
+  if (ret != GST_FLOW_OK) return ret;
+  if (gst_buffer_n_memory(batch) != 1 ||
+      !gst_is_cuda_prep_memory(gst_buffer_peek_memory(batch, 0))) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Tensor buffer is not CUDA pitched memory"),
+                      (nullptr));
+    gst_buffer_unref(batch);
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_cuda_prep_base_transform_begin_write(base, batch)) {
+    gst_buffer_unref(batch);
+    return GST_FLOW_ERROR;
+  }
+  self->batch = batch;
+  self->filled = 0;
+  self->items->assign(self->desc.dims[0],
+                      GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, cudaprep::FrameGeometry()});
+  self->end_time = GST_CLOCK_TIME_NONE;
+  return GST_FLOW_OK;
+}
+
+// Closes the batch: zeroes missing items, records the write event after
+// the last kernel and describes the tensor. Returns the buffer to push.
+static GstBuffer *finish_batch(GstCudaTensorize *self, GstFlowReturn *ret) {
+  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
+  GstBuffer *batch = self->batch;
+  self->batch = nullptr;
+  *ret = GST_FLOW_ERROR;
+  GstMemory *memory = gst_buffer_peek_memory(batch, 0);
+  guint8 *data = gst_cuda_prep_memory_get_device_pointer(memory);
+  const gsize item_bytes = static_cast<gsize>(self->desc.strides_bytes[0]);
+  const gsize batch_size = static_cast<gsize>(self->desc.dims[0]);
+  cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
+  // A partial batch (EOS): a reused buffer still holds old frames there.
+  if (self->filled < batch_size &&
+      !CUDAPREP_CHECK(self, cudaMemsetAsync(data + self->filled * item_bytes, 0,
+                                            (batch_size - self->filled) * item_bytes, stream))) {
+    gst_buffer_unref(batch);
+    return nullptr;
+  }
+  if (!gst_cuda_prep_base_transform_end_write(base, batch)) {
+    gst_buffer_unref(batch);
+    return nullptr;
+  }
+  GstCudaPrepTensorMeta *meta = gst_buffer_add_cuda_prep_tensor_meta(batch, 1);
+  if (meta == nullptr ||
+      !gst_cuda_prep_tensor_set_from_desc(
+          meta->tensors[0], g_quark_from_static_string(GST_CUDA_TENSORIZE_TENSOR_ID), self->desc,
+          data, gst_cuda_prep_base_transform_get_device_id(base),
+          gst_cuda_prep_memory_get_ready_event(memory))) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not attach the tensor meta"), (nullptr));
+    gst_buffer_unref(batch);
+    return nullptr;
+  }
+  GstCudaPrepTensor *tensor = meta->tensors[0];
+  for (gsize i = 0; i < batch_size; ++i) tensor->items[i] = (*self->items)[i];
+  tensor->batch_filled = self->filled;
+
+  const GstClockTime first_pts = (*self->items)[0].pts;
+  GST_BUFFER_PTS(batch) = first_pts;
+  GST_BUFFER_DTS(batch) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION(batch) = GST_CLOCK_TIME_IS_VALID(first_pts) &&
+                                       GST_CLOCK_TIME_IS_VALID(self->end_time) &&
+                                       self->end_time >= first_pts
+                                   ? self->end_time - first_pts
+                                   : GST_CLOCK_TIME_NONE;
+  GST_DEBUG_OBJECT(self, "tensor of %u/%" G_GSIZE_FORMAT " frames, pts %" GST_TIME_FORMAT,
+                   self->filled, batch_size, GST_TIME_ARGS(first_pts));
+  *ret = GST_FLOW_OK;
+  return batch;
+}
+
+// Drops a partial batch (flush, stop); its write is still recorded so that
+// the memory's next user orders after the kernels already queued.
+static void drop_batch(GstCudaTensorize *self) {
+  if (self->batch == nullptr) return;
+  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
+  if (cudaSetDevice(gst_cuda_prep_base_transform_get_device_id(base)) == cudaSuccess)
+    gst_cuda_prep_base_transform_end_write(base, self->batch);
+  gst_clear_buffer(&self->batch);
+  self->filled = 0;
+}
+
+// Writes `frame` into the next item of the batch.
+static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
+  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
+  if (!CUDAPREP_CHECK(self, cudaSetDevice(gst_cuda_prep_base_transform_get_device_id(base))))
+    return GST_FLOW_ERROR;
+  if (self->batch == nullptr) {
+    const GstFlowReturn ret = start_batch(self);
+    if (ret != GST_FLOW_OK) return ret;
+  }
+  void *tensor_data =
+      gst_cuda_prep_memory_get_device_pointer(gst_buffer_peek_memory(self->batch, 0));
+  const int index = static_cast<int>(self->filled);
+  cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
+  const gchar *error = nullptr;
+  const char *invalid = nullptr;
+  cudaprep::PlanarImage planar;
+  cudaprep::Image image;
+  if (self->planar_input) {
+    if (!gst_cuda_prep_buffer_planar_image(frame, &self->planar_info, &planar, &error)) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a planar frame: %s", error),
+                        (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    invalid = cudaprep::validate_tensorize_planar(planar, tensor_data, self->desc, index);
+  } else {
+    if (!gst_cuda_prep_buffer_device_image(frame, &self->video_info, &image, &error)) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a device frame: %s", error),
+                        (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    invalid = cudaprep::validate_tensorize_interleaved(image, self->video_channel_order,
+                                                       tensor_data, self->desc, index);
+  }
+  if (invalid != nullptr) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("Cannot write this frame into the tensor: %s", invalid), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_cuda_prep_base_transform_begin_read(base, frame)) return GST_FLOW_ERROR;
+  const cudaError_t launched =
+      self->planar_input
+          ? cudaprep::tensorize_planar(planar, tensor_data, self->desc, index, stream)
+          : cudaprep::tensorize_interleaved(image, self->video_channel_order, tensor_data,
+                                            self->desc, index, stream);
+  if (!CUDAPREP_CHECK(self, launched) || !gst_cuda_prep_base_transform_end_read(base, frame))
+    return GST_FLOW_ERROR;
+
+  GstCudaPrepTensorItem &item = (*self->items)[index];
+  item.pts = GST_BUFFER_PTS(frame);
+  GstCudaPrepGeometryMeta *geometry = gst_buffer_get_cuda_prep_geometry_meta(frame);
+  item.geometry = geometry != nullptr ? geometry->geometry : cudaprep::FrameGeometry();
+  self->end_time = GST_BUFFER_PTS_IS_VALID(frame) && GST_BUFFER_DURATION_IS_VALID(frame)
+                       ? GST_BUFFER_PTS(frame) + GST_BUFFER_DURATION(frame)
+                       : GST_BUFFER_PTS(frame);
+  self->filled++;
+  return GST_FLOW_OK;
+}
+
+// The default submit_input_buffer negotiates and queues the frame in
+// queued_buf; here each frame goes into the batch, and a full batch leaves.
+static GstFlowReturn gst_cuda_tensorize_generate_output(GstBaseTransform *trans,
+                                                        GstBuffer **outbuf) {
+  auto *self = GST_CUDA_TENSORIZE(trans);
+  *outbuf = nullptr;
+  GstBuffer *frame = trans->queued_buf;
+  trans->queued_buf = nullptr;
+  if (frame == nullptr) return GST_FLOW_OK;
+  GstFlowReturn ret = add_frame(self, frame);
+  gst_buffer_unref(frame);
+  if (ret == GST_FLOW_OK && self->filled == static_cast<guint>(self->desc.dims[0]))
+    *outbuf = finish_batch(self, &ret);
+  return ret;
+}
+
+// Pushes a partial batch downstream: at EOS, and before new caps (its frames
+// belong to the old ones).
+static GstFlowReturn push_partial_batch(GstCudaTensorize *self) {
+  if (self->batch == nullptr) return GST_FLOW_OK;
+  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
+  if (!CUDAPREP_CHECK(self, cudaSetDevice(gst_cuda_prep_base_transform_get_device_id(base))))
+    return GST_FLOW_ERROR;
+  GstFlowReturn ret;
+  GstBuffer *batch = finish_batch(self, &ret);
+  if (batch == nullptr) return ret;
+  return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), batch);
+}
+
+static gboolean gst_cuda_tensorize_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  auto *self = GST_CUDA_TENSORIZE(trans);
+  switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS: {
+      const GstFlowReturn ret = push_partial_batch(self);
+      if (ret != GST_FLOW_OK)
+        GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(ret));
+      break;
+    }
+    case GST_EVENT_FLUSH_STOP:
+      drop_batch(self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)->sink_event(trans, event);
+}
+
+static gboolean gst_cuda_tensorize_stop(GstBaseTransform *trans) {
+  drop_batch(GST_CUDA_TENSORIZE(trans));
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)->stop(trans);
+}
+
+static void gst_cuda_tensorize_set_property(GObject *object, guint prop_id, const GValue *value,
+                                            GParamSpec *pspec) {
+  auto *self = GST_CUDA_TENSORIZE(object);
+  GST_OBJECT_LOCK(self);
+  switch (prop_id) {
+    case PROP_LAYOUT:
+      self->layout = static_cast<cudaprep::TensorLayout>(g_value_get_enum(value));
+      break;
+    case PROP_BATCH_SIZE:
+      self->batch_size = g_value_get_uint(value);
+      break;
+    case PROP_DTYPE:
+      self->dtype = static_cast<cudaprep::DataType>(g_value_get_enum(value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_cuda_tensorize_get_property(GObject *object, guint prop_id, GValue *value,
+                                            GParamSpec *pspec) {
+  auto *self = GST_CUDA_TENSORIZE(object);
+  GST_OBJECT_LOCK(self);
+  switch (prop_id) {
+    case PROP_LAYOUT:
+      g_value_set_enum(value, static_cast<gint>(self->layout));
+      break;
+    case PROP_BATCH_SIZE:
+      g_value_set_uint(value, self->batch_size);
+      break;
+    case PROP_DTYPE:
+      g_value_set_enum(value, static_cast<gint>(self->dtype));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_cuda_tensorize_finalize(GObject *object) {
+  delete GST_CUDA_TENSORIZE(object)->items;
+  G_OBJECT_CLASS(gst_cuda_tensorize_parent_class)->finalize(object);
+}
+
+static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+
+  gobject_class->set_property = gst_cuda_tensorize_set_property;
+  gobject_class->get_property = gst_cuda_tensorize_get_property;
+  gobject_class->finalize = gst_cuda_tensorize_finalize;
+
+  // Read when caps are set: changes apply from the next negotiation.
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                              GST_PARAM_MUTABLE_READY);
+  g_object_class_install_property(
+      gobject_class, PROP_LAYOUT,
+      g_param_spec_enum("layout", "Layout", "Order of the tensor's axes in memory",
+                        GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<gint>(DEFAULT_LAYOUT),
+                        flags));
+  g_object_class_install_property(
+      gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint("batch-size", "Batch size",
+                        "Frames per tensor (its N): a tensor leaves every batch-size frames; at "
+                        "EOS a partial batch leaves with its real count in the tensor meta "
+                        "(batch_filled)",
+                        1, GST_CUDA_PREP_TENSOR_MAX_BATCH, DEFAULT_BATCH_SIZE, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_DTYPE,
+      g_param_spec_enum("dtype", "Data type",
+                        "Element type of the tensor: float32 or float16 from cudanormalize's "
+                        "frames (converted, round to nearest even), uint8 from 8-bit video "
+                        "(pixels unchanged)",
+                        GST_TYPE_CUDA_PREP_TENSOR_DTYPE, static_cast<gint>(DEFAULT_DTYPE), flags));
+
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+  gst_element_class_set_static_metadata(
+      element_class, "CUDA tensorize", "Filter/Converter/Video/Hardware",
+      "Packs CUDA device frames into batched NCHW or NHWC float32, float16 or uint8 tensors "
+      "carrying a GstCudaPrepTensorMeta (shape, strides, ready event, per-frame PTS and "
+      "geometry)",
+      "cudaprep developers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_caps = gst_cuda_tensorize_transform_caps;
+  trans_class->set_caps = gst_cuda_tensorize_set_caps;
+  trans_class->decide_allocation = gst_cuda_tensorize_decide_allocation;
+  trans_class->generate_output = gst_cuda_tensorize_generate_output;
+  trans_class->sink_event = gst_cuda_tensorize_sink_event;
+  trans_class->stop = gst_cuda_tensorize_stop;
+
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_DTYPE, static_cast<GstPluginAPIFlags>(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_tensorize_debug, "cudatensorize", 0, "CUDA tensorize");
+}
+
+static void gst_cuda_tensorize_init(GstCudaTensorize *self) {
+  self->layout = DEFAULT_LAYOUT;
+  self->batch_size = DEFAULT_BATCH_SIZE;
+  self->dtype = DEFAULT_DTYPE;
+  self->items = new std::vector<GstCudaPrepTensorItem>();
+  gst_video_info_init(&self->video_info);
+}

@@ -1,0 +1,890 @@
+// cudaresize: properties, caps maths (any size, the short-side rule, format
+// conversion, fixation, passthrough) and clear errors at caps time, all
+// without a GPU; on a GPU, upload ! cudaresize ! download and
+// upload ! cudacrop ! cudaresize ! download against the CPU reference
+// (cudaprep::ref) within +-1 per value, letterbox borders exact, and the
+// geometry meta mapping tensor points back to the source frame.
+#include <gst/base/gstbasetransform.h>
+#include <gst/check/gstharness.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
+#include "cudaprep/resize.h"
+#include "gstcudaprepformat.h"
+#include "gstcudaprepmeta.h"
+#include "reference/color_ref.h"
+#include "reference/resize_ref.h"
+
+namespace {
+
+using namespace cudaprep::test;
+using cudaprep::PixelFormat;
+using cudaprep::PixelRect;
+using cudaprep::ref::HostFrame;
+
+const char *const kOutputFormats[] = {"RGB", "BGR", "RGBA", "BGRA", "RGBx", "BGRx", "GRAY8"};
+
+// A cudaresize configured as on a gst-launch line, e.g. "short-side=518".
+GstElement *make_resize(const std::string &properties) {
+  GError *error = nullptr;
+  GstElement *element = gst_parse_launch(("cudaresize " + properties).c_str(), &error);
+  EXPECT_EQ(error, nullptr) << properties << ": " << (error != nullptr ? error->message : "");
+  if (error != nullptr) g_error_free(error);
+  return element;
+}
+
+// Whether `caps` allow the fixed caps `wanted` (which may leave fields open).
+bool caps_has(GstCaps *caps, const std::string &wanted_text) {
+  GstCaps *wanted = gst_caps_from_string(wanted_text.c_str());
+  const bool result = gst_caps_can_intersect(wanted, caps);
+  gst_caps_unref(wanted);
+  return result;
+}
+
+std::string to_string(const GstCaps *caps) {
+  gchar *text = gst_caps_to_string(caps);
+  std::string result = text != nullptr ? text : "(null)";
+  g_free(text);
+  return result;
+}
+
+// --- Properties -------------------------------------------------------------
+
+std::vector<int> pad_value_of(GstElement *resize) {
+  GValue property = G_VALUE_INIT;
+  g_object_get_property(G_OBJECT(resize), "pad-value", &property);
+  std::vector<int> values;
+  for (guint i = 0; i < gst_value_array_get_size(&property); ++i)
+    values.push_back(g_value_get_int(gst_value_array_get_value(&property, i)));
+  g_value_unset(&property);
+  return values;
+}
+
+TEST(ResizeProperties, AreDocumentedWithRangesAndDefaults) {
+  GstElement *resize = gst_element_factory_make("cudaresize", nullptr);
+  ASSERT_NE(resize, nullptr) << "cudaresize is not registered";
+  for (const char *name :
+       {"method", "add-borders", "pad-value", "letterbox-align", "short-side", "multiple-of"}) {
+    GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(resize), name);
+    ASSERT_NE(pspec, nullptr) << name;
+    EXPECT_GT(strlen(g_param_spec_get_blurb(pspec)), 20u) << name;
+  }
+  auto property_string = [&](const char *name) {
+    GValue property = G_VALUE_INIT;
+    g_object_get_property(G_OBJECT(resize), name, &property);
+    gchar *text = gst_value_serialize(&property);
+    g_value_unset(&property);
+    return text;
+  };
+  gchar *method = property_string("method");
+  gchar *align = property_string("letterbox-align");
+  EXPECT_STREQ(method, "bilinear");
+  EXPECT_STREQ(align, "center");
+  EXPECT_EQ(pad_value_of(resize), std::vector<int>({0, 0, 0}));
+  g_free(method);
+  g_free(align);
+
+  gboolean add_borders = TRUE;
+  gint short_side = -1, multiple_of = -1;
+  g_object_get(resize, "add-borders", &add_borders, "short-side", &short_side, "multiple-of",
+               &multiple_of, nullptr);
+  EXPECT_FALSE(add_borders);
+  EXPECT_EQ(short_side, 0);
+  EXPECT_EQ(multiple_of, 0);
+  for (const char *name : {"short-side", "multiple-of"}) {
+    auto *spec = G_PARAM_SPEC_INT(g_object_class_find_property(G_OBJECT_GET_CLASS(resize), name));
+    EXPECT_EQ(spec->minimum, 0) << name;
+    EXPECT_EQ(spec->maximum, G_MAXINT) << name;
+  }
+  GEnumClass *methods = G_ENUM_CLASS(g_type_class_ref(
+      G_PARAM_SPEC_VALUE_TYPE(g_object_class_find_property(G_OBJECT_GET_CLASS(resize), "method"))));
+  for (const char *nick : {"nearest", "bilinear", "bicubic", "area"})
+    EXPECT_NE(g_enum_get_value_by_nick(methods, nick), nullptr) << nick;
+  g_type_class_unref(methods);
+  gst_object_unref(resize);
+}
+
+TEST(ResizeProperties, PadValueTakesOneToFourChannelValues) {
+  GstElement *resize = gst_element_factory_make("cudaresize", nullptr);
+  gst_util_set_object_arg(G_OBJECT(resize), "pad-value", "<114,114,114>");
+  EXPECT_EQ(pad_value_of(resize), std::vector<int>({114, 114, 114}));
+  gst_util_set_object_arg(G_OBJECT(resize), "pad-value", "<7>");
+  EXPECT_EQ(pad_value_of(resize), std::vector<int>({7}));
+  gst_util_set_object_arg(G_OBJECT(resize), "pad-value", "<1,2,3,4>");
+  EXPECT_EQ(pad_value_of(resize), std::vector<int>({1, 2, 3, 4}));
+  // Five values, or a value outside 0..255, are refused with a warning.
+  gst_util_set_object_arg(G_OBJECT(resize), "pad-value", "<1,2,3,4,5>");
+  EXPECT_EQ(pad_value_of(resize), std::vector<int>({1, 2, 3, 4}));
+  gst_util_set_object_arg(G_OBJECT(resize), "pad-value", "<300>");
+  EXPECT_EQ(pad_value_of(resize), std::vector<int>({1, 2, 3, 4}));
+  gst_object_unref(resize);
+}
+
+// --- Caps -------------------------------------------------------------------
+
+TEST(ResizeCaps, ShortSideRuleGivesDepthAnythingsSize) {
+  GstElement *resize = make_resize("short-side=518 multiple-of=14");
+  GstCaps *out = caps_downstream_of(resize, caps_string("NV12", 1920, 1080, true).c_str());
+  ASSERT_FALSE(gst_caps_is_empty(out));
+  for (guint i = 0; i < gst_caps_get_size(out); ++i) {
+    gint width = 0, height = 0;
+    const GstStructure *structure = gst_caps_get_structure(out, i);
+    EXPECT_TRUE(gst_structure_get_int(structure, "width", &width) &&
+                gst_structure_get_int(structure, "height", &height))
+        << to_string(out);
+    EXPECT_EQ(width, 924) << to_string(out);
+    EXPECT_EQ(height, 518) << to_string(out);
+  }
+  EXPECT_TRUE(caps_has(out, caps_string("RGB", 924, 518, true))) << to_string(out);
+  EXPECT_FALSE(caps_has(out, caps_string("RGB", 640, 640, true))) << to_string(out);
+  gst_caps_unref(out);
+  gst_object_unref(resize);
+}
+
+TEST(ResizeCaps, WithoutARuleAnySizeIsOfferedSameFormatAndSizeFirst) {
+  GstElement *resize = make_resize("");
+  GstCaps *out = caps_downstream_of(resize, caps_string("RGBA", 1920, 1080, true).c_str());
+  for (const auto &size : {std::pair{640, 640}, std::pair{1, 1}, std::pair{4000, 3}})
+    EXPECT_TRUE(caps_has(out, caps_string("RGB", size.first, size.second, true)))
+        << size.first << "x" << size.second << " not in " << to_string(out);
+  ASSERT_GT(gst_caps_get_size(out), 0u);
+  const GstStructure *first = gst_caps_get_structure(out, 0);
+  gint width = 0, height = 0;
+  EXPECT_STREQ(gst_structure_get_string(first, "format"), "RGBA") << to_string(out);
+  EXPECT_TRUE(gst_structure_get_int(first, "width", &width) && width == 1920) << to_string(out);
+  EXPECT_TRUE(gst_structure_get_int(first, "height", &height) && height == 1080) << to_string(out);
+  gst_caps_unref(out);
+  gst_object_unref(resize);
+}
+
+TEST(ResizeCaps, EveryOutputFormatIsOfferedForEveryInputFormat) {
+  GstElement *resize = make_resize("");
+  for (const char *input :
+       {"RGBA", "BGRA", "RGBx", "BGRx", "RGB", "BGR", "GRAY8", "NV12", "I420", "YUY2"}) {
+    GstCaps *out = caps_downstream_of(resize, caps_string(input, 320, 240, true).c_str());
+    for (const char *output : kOutputFormats)
+      EXPECT_TRUE(caps_has(out, caps_string(output, 300, 300, true)))
+          << input << " -> " << output << " not in " << to_string(out);
+    for (const char *not_output : {"NV12", "I420", "YUY2"})
+      EXPECT_FALSE(caps_has(out, caps_string(not_output, 320, 240, true)))
+          << not_output << " is not an output format: " << to_string(out);
+    gst_caps_unref(out);
+  }
+  gst_object_unref(resize);
+}
+
+// What the element accepts upstream of a fixed downstream size: any input.
+TEST(ResizeCaps, AFixedOutputAcceptsAnyInput) {
+  GstElement *resize = make_resize("");
+  GstCaps *downstream = gst_caps_from_string(caps_string("RGB", 640, 640, true).c_str());
+  GstPadTemplate *templ = gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, downstream);
+  GstPad *peer = gst_pad_new_from_template(templ, "downstream");
+  GstPad *src = gst_element_get_static_pad(resize, "src");
+  GstPad *sink = gst_element_get_static_pad(resize, "sink");
+  ASSERT_EQ(gst_pad_link(src, peer), GST_PAD_LINK_OK);
+  GstCaps *accepted = gst_pad_query_caps(sink, nullptr);
+  for (const char *input : {"NV12", "YUY2", "RGBA", "GRAY8"})
+    EXPECT_TRUE(caps_has(accepted, caps_string(input, 1920, 1080, true)))
+        << input << " not in " << to_string(accepted);
+  gst_caps_unref(accepted);
+  gst_pad_unlink(src, peer);
+  gst_object_unref(sink);
+  gst_object_unref(src);
+  gst_object_unref(peer);
+  gst_object_unref(templ);
+  gst_caps_unref(downstream);
+  gst_object_unref(resize);
+}
+
+// The output caps the element settles on for `input` when downstream accepts
+// `downstream` (NULL: anything), done as GstBaseTransform does it: offered
+// caps, intersected with downstream's, then fixate_caps. No GPU needed.
+std::string negotiated_output(GstElement *element, const std::string &input,
+                              const char *downstream = nullptr) {
+  GstCaps *offered = caps_downstream_of(element, input.c_str());
+  if (downstream != nullptr) {
+    GstCaps *peer = gst_caps_from_string(downstream);
+    GstCaps *both = gst_caps_intersect_full(offered, peer, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref(peer);
+    gst_caps_unref(offered);
+    offered = both;
+  }
+  if (gst_caps_is_empty(offered)) {
+    gst_caps_unref(offered);
+    return "EMPTY";
+  }
+  GstCaps *in_caps = gst_caps_from_string(input.c_str());
+  GstCaps *fixed = GST_BASE_TRANSFORM_GET_CLASS(element)->fixate_caps(
+      GST_BASE_TRANSFORM(element), GST_PAD_SINK, in_caps, offered);
+  const std::string result = to_string(fixed);
+  gst_caps_unref(fixed);
+  gst_caps_unref(in_caps);
+  return result;
+}
+
+bool caps_equal(const std::string &actual, const std::string &expected) {
+  GstCaps *a = gst_caps_from_string(actual.c_str());
+  GstCaps *b = gst_caps_from_string(expected.c_str());
+  const bool equal = a != nullptr && b != nullptr && gst_caps_is_equal(a, b);
+  if (a != nullptr) gst_caps_unref(a);
+  if (b != nullptr) gst_caps_unref(b);
+  return equal;
+}
+
+// Equal caps on both sides are what makes GstBaseTransform pass through.
+TEST(ResizeNegotiation, OpenDownstreamKeepsFormatAndSize) {
+  GstElement *resize = make_resize("add-borders=true");
+  for (const std::string &input :
+       {caps_string("RGBA", 320, 240, true),
+        caps_string("BGR", 33, 17, true) + ",pixel-aspect-ratio=1/1,colorimetry=sRGB"}) {
+    const std::string output = negotiated_output(resize, input);
+    EXPECT_TRUE(caps_equal(output, input)) << input << " -> " << output;
+  }
+  gst_object_unref(resize);
+}
+
+// Output pixels are square whatever the input's: the resize works on pixel
+// grids, and tensors have no pixel aspect ratio.
+TEST(ResizeNegotiation, OutputPixelsAreLabelledSquare) {
+  GstElement *resize = make_resize("");
+  const std::string output =
+      negotiated_output(resize, caps_string("RGBA", 720, 576, true) + ",pixel-aspect-ratio=16/15");
+  EXPECT_TRUE(caps_equal(output, caps_string("RGBA", 720, 576, true) + ",pixel-aspect-ratio=1/1"))
+      << output;
+  gst_object_unref(resize);
+}
+
+TEST(ResizeNegotiation, DownstreamChoosesSizeAndFormat) {
+  GstElement *resize = make_resize("add-borders=true");
+  const std::string output = negotiated_output(resize, caps_string("NV12", 1920, 1080, true),
+                                               caps_string("RGB", 640, 640, true).c_str());
+  EXPECT_TRUE(caps_equal(output, caps_string("RGB", 640, 640, true))) << output;
+  gst_object_unref(resize);
+}
+
+TEST(ResizeNegotiation, DownstreamFixingOnlyTheFormatKeepsTheSize) {
+  GstElement *resize = make_resize("");
+  const std::string output =
+      negotiated_output(resize, caps_string("YUY2", 720, 576, true) + ",colorimetry=bt601",
+                        "video/x-raw(memory:CUDAPitched),format=BGR");
+  EXPECT_TRUE(caps_equal(output, caps_string("BGR", 720, 576, true))) << output;
+  gst_object_unref(resize);
+}
+
+TEST(ResizeNegotiation, ShortSideRuleFixesTheSizeAndYuvBecomesRgb) {
+  GstElement *resize = make_resize("method=bicubic short-side=518 multiple-of=14");
+  const std::string output = negotiated_output(resize, caps_string("NV12", 1920, 1080, true));
+  EXPECT_TRUE(caps_equal(output, caps_string("RGB", 924, 518, true))) << output;
+  // A capsfilter asking for another size cannot be met.
+  EXPECT_EQ(negotiated_output(resize, caps_string("NV12", 1920, 1080, true),
+                              caps_string("RGB", 640, 640, true).c_str()),
+            "EMPTY");
+  gst_object_unref(resize);
+}
+
+// --- Errors -----------------------------------------------------------------
+
+// The error `element` posts while `step` runs (empty if none).
+template <class Step>
+std::string posted_error(GstElement *element, Step step) {
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(element, bus);
+  step();
+  std::string text;
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  if (message != nullptr) {
+    GError *error = nullptr;
+    gst_message_parse_error(message, &error, nullptr);
+    text = error->message;
+    g_error_free(error);
+    gst_message_unref(message);
+  }
+  gst_element_set_bus(element, nullptr);
+  gst_object_unref(bus);
+  return text;
+}
+
+// The caps event's way into the element (its sink_event), without starting
+// it: the element's checks run as when upstream sends caps.
+std::string caps_event_error(GstElement *element, const std::string &input, bool *accepted) {
+  return posted_error(element, [&]() {
+    GstCaps *caps = gst_caps_from_string(input.c_str());
+    *accepted = GST_BASE_TRANSFORM_GET_CLASS(element)->sink_event(GST_BASE_TRANSFORM(element),
+                                                                  gst_event_new_caps(caps));
+    gst_caps_unref(caps);
+  });
+}
+
+TEST(ResizeErrors, AnImpossibleShortSideIsNamedAtCapsTime) {
+  GstElement *resize = make_resize("short-side=2000000 multiple-of=14");
+  const std::string input = caps_string("RGBA", 1920, 1080, true);
+  GstCaps *offered = caps_downstream_of(resize, input.c_str());
+  EXPECT_TRUE(gst_caps_is_empty(offered)) << to_string(offered);
+  gst_caps_unref(offered);
+  bool accepted = true;
+  const std::string error = caps_event_error(resize, input, &accepted);
+  EXPECT_FALSE(accepted);
+  EXPECT_NE(error.find("Impossible cudaresize settings"), std::string::npos) << error;
+  EXPECT_NE(error.find("1920x1080"), std::string::npos) << error;
+  EXPECT_NE(error.find("2000000"), std::string::npos) << error;
+  gst_object_unref(resize);
+}
+
+TEST(ResizeErrors, AnUnsupportedColourMatrixIsNamed) {
+  GstElement *resize = make_resize("");
+  bool accepted = true;
+  const std::string error = caps_event_error(
+      resize, caps_string("NV12", 1280, 720, true) + ",colorimetry=bt2020", &accepted);
+  EXPECT_FALSE(accepted);
+  EXPECT_NE(error.find("bt2020"), std::string::npos) << error;
+  EXPECT_NE(error.find("BT.601 or BT.709"), std::string::npos) << error;
+  gst_object_unref(resize);
+}
+
+// resize_params_error()'s reason reaches the user when the caps are set:
+// here an output taller than one kernel launch covers.
+TEST(ResizeErrors, KernelLimitsAreNamedAtCapsTime) {
+  GstElement *resize = make_resize("add-borders=true");
+  GstCaps *in_caps = gst_caps_from_string(caps_string("RGBA", 64, 64, true).c_str());
+  GstCaps *out_caps = gst_caps_from_string(caps_string("RGB", 1, 600000, true).c_str());
+  gboolean configured = TRUE;
+  const std::string error = posted_error(resize, [&]() {
+    configured = GST_BASE_TRANSFORM_GET_CLASS(resize)->set_caps(GST_BASE_TRANSFORM(resize), in_caps,
+                                                                out_caps);
+  });
+  EXPECT_FALSE(configured);
+  EXPECT_NE(error.find("64x64 RGBA to 1x600000 RGB"), std::string::npos) << error;
+  EXPECT_NE(error.find("destination height 600000"), std::string::npos) << error;
+  gst_caps_unref(out_caps);
+  gst_caps_unref(in_caps);
+  gst_object_unref(resize);
+}
+
+TEST(ResizeErrors, OutputCapsOtherThanTheRulesSizeAreRefused) {
+  GstElement *resize = make_resize("short-side=518 multiple-of=14");
+  GstCaps *in_caps = gst_caps_from_string(caps_string("NV12", 1920, 1080, true).c_str());
+  GstCaps *out_caps = gst_caps_from_string(caps_string("RGB", 640, 640, true).c_str());
+  gboolean configured = TRUE;
+  const std::string error = posted_error(resize, [&]() {
+    configured = GST_BASE_TRANSFORM_GET_CLASS(resize)->set_caps(GST_BASE_TRANSFORM(resize), in_caps,
+                                                                out_caps);
+  });
+  EXPECT_FALSE(configured);
+  EXPECT_NE(error.find("640x640 differ from the 924x518"), std::string::npos) << error;
+  gst_caps_unref(out_caps);
+  gst_caps_unref(in_caps);
+  gst_object_unref(resize);
+}
+
+TEST(ResizeErrors, AnImpossibleRuleStopsAPipelineWithItsNumbers) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string error = pipeline_error(
+      "videotestsrc num-buffers=2 ! video/x-raw,width=1920,height=1080 ! cudaframeupload ! "
+      "cudaresize short-side=2000000 ! cudaframedownload ! fakesink");
+  EXPECT_NE(error.find("Impossible cudaresize settings"), std::string::npos) << error;
+  EXPECT_NE(error.find("2000000"), std::string::npos) << error;
+}
+
+// --- On the GPU: pixels against the CPU reference ----------------------------
+
+GstVideoInfo video_info(const std::string &caps_text) {
+  GstVideoInfo info;
+  GstCaps *caps = gst_caps_from_string(caps_text.c_str());
+  EXPECT_TRUE(gst_video_info_from_caps(&info, caps)) << caps_text;
+  gst_caps_unref(caps);
+  return info;
+}
+
+PixelFormat pixel_format(const GstVideoInfo &info) {
+  PixelFormat format = PixelFormat::kRGBA;
+  EXPECT_TRUE(gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&info), &format));
+  return format;
+}
+
+// The visible pixels of a system-memory frame as a compact HostFrame.
+HostFrame host_frame(GstBuffer *buffer, const GstVideoInfo &info) {
+  HostFrame frame(pixel_format(info), GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info));
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane)
+    frame.planes[plane] = plane_bytes(buffer, info, plane);
+  return frame;
+}
+
+// The width x height window of `frame` at (left, top) (even for 4:2:0).
+HostFrame crop_frame(const HostFrame &frame, int left, int top, int width, int height) {
+  HostFrame out(frame.format, width, height);
+  const cudaprep::FormatInfo format = cudaprep::format_info(frame.format);
+  for (int plane = 0; plane < format.num_planes; ++plane) {
+    const cudaprep::PlaneLayout layout = format.planes[plane];
+    const size_t column = static_cast<size_t>(left / layout.pixels_per_unit) * layout.unit_bytes;
+    for (int y = 0; y < cudaprep::plane_height(frame.format, plane, height); ++y)
+      std::memcpy(out.row(plane, y), frame.row(plane, top / layout.height_divisor + y) + column,
+                  cudaprep::plane_row_bytes(frame.format, plane, width));
+  }
+  return out;
+}
+
+// Compares a downloaded RGB-family/GRAY8 frame with the reference: within
+// +-1 inside `image` (the resampled rectangle), exact in the borders.
+// Returns a description of the first bad value, empty if none.
+std::string compare(const std::vector<guint8> &actual, const HostFrame &expected,
+                    const PixelRect &image) {
+  const size_t row_bytes = cudaprep::plane_row_bytes(expected.format, 0, expected.width);
+  const int bytes_per_pixel = static_cast<int>(row_bytes / expected.width);
+  if (actual.size() != row_bytes * expected.height)
+    return "output has " + std::to_string(actual.size()) + " bytes, expected " +
+           std::to_string(row_bytes * expected.height);
+  int worst = 0;
+  for (int y = 0; y < expected.height; ++y) {
+    for (size_t byte = 0; byte < row_bytes; ++byte) {
+      const int x = static_cast<int>(byte) / bytes_per_pixel;
+      const bool inside =
+          x >= image.x && x < image.x + image.width && y >= image.y && y < image.y + image.height;
+      const int got = actual[y * row_bytes + byte];
+      const int want = expected.row(0, y)[byte];
+      worst = std::max(worst, std::abs(got - want));
+      if (std::abs(got - want) > (inside ? 1 : 0)) {
+        std::ostringstream message;
+        message << "first bad value at pixel (" << x << ", " << y << ") channel "
+                << byte % bytes_per_pixel << (inside ? " (image)" : " (border)") << ": got " << got
+                << ", reference " << want;
+        return message.str();
+      }
+    }
+  }
+  return {};
+}
+
+struct ResizeCase {
+  const char *name;
+  const char *input_format;
+  int width, height;
+  const char *colorimetry;  // caps colorimetry; nullptr leaves it unset
+  cudaprep::Colorimetry expected_colorimetry;
+  const char *output_format;
+  int out_width, out_height;
+  const char *properties;  // cudaresize's
+  cudaprep::Interpolation method;
+  PixelRect image;      // where the source lands; 0x0 = the whole output
+  uint8_t pad_rgba[4];  // the pad value the properties mean, as R,G,B,A
+};
+
+constexpr cudaprep::Colorimetry kBt601Limited{cudaprep::ColorMatrix::kBT601,
+                                              cudaprep::ColorRange::kLimited};
+constexpr cudaprep::Colorimetry kBt709Limited{cudaprep::ColorMatrix::kBT709,
+                                              cudaprep::ColorRange::kLimited};
+constexpr cudaprep::Colorimetry kBt709Full{cudaprep::ColorMatrix::kBT709,
+                                           cudaprep::ColorRange::kFull};
+
+std::string input_caps(const ResizeCase &c) {
+  std::string caps = caps_string(c.input_format, c.width, c.height);
+  if (c.colorimetry != nullptr) caps += std::string(",colorimetry=") + c.colorimetry;
+  return caps;
+}
+
+// The whole output when the case gives no rectangle.
+PixelRect image_rect(const ResizeCase &c) {
+  return c.image.width > 0 ? c.image : PixelRect{0, 0, c.out_width, c.out_height};
+}
+
+HostFrame reference(const HostFrame &source, const ResizeCase &c) {
+  cudaprep::ResizeParams params;
+  params.interpolation = c.method;
+  params.source_colorimetry = c.expected_colorimetry;
+  params.dst_rect = image_rect(c);
+  std::memcpy(params.pad_value, c.pad_rgba, 4);
+  const GstVideoInfo out_info = video_info(caps_string(c.output_format, c.out_width, c.out_height));
+  return cudaprep::ref::resize_reference(source, pixel_format(out_info), c.out_width, c.out_height,
+                                         params);
+}
+
+// Checks that the geometry meta maps tensor points back to where the test
+// computes them: corners and centre of the image rectangle land on the
+// source window [left, left + source_width) x [top, top + source_height).
+void expect_geometry(GstBuffer *output, const PixelRect &image, double left, double top,
+                     double source_width, double source_height, const std::string &what) {
+  GstCudaPrepGeometryMeta *meta = gst_buffer_get_cuda_prep_geometry_meta(output);
+  ASSERT_NE(meta, nullptr) << what << ": output has no geometry meta";
+  for (const auto &[fx, fy] :
+       {std::pair{0.0, 0.0}, std::pair{1.0, 1.0}, std::pair{0.5, 0.5}, std::pair{0.25, 0.75}}) {
+    double source_x = 0, source_y = 0;
+    meta->geometry.to_source(image.x + fx * image.width, image.y + fy * image.height, &source_x,
+                             &source_y);
+    EXPECT_NEAR(source_x, left + fx * source_width, 0.5) << what << " at fraction " << fx;
+    EXPECT_NEAR(source_y, top + fy * source_height, 0.5) << what << " at fraction " << fy;
+  }
+}
+
+class ResizePixels : public ::testing::TestWithParam<ResizeCase> {};
+
+TEST_P(ResizePixels, MatchTheCpuReference) {
+  CUDAPREP_REQUIRE_GPU();
+  const ResizeCase c = GetParam();
+  const GstVideoInfo in_info = video_info(input_caps(c));
+  const std::string out_caps = caps_string(c.output_format, c.out_width, c.out_height);
+  const GstVideoInfo out_info = video_info(out_caps);
+  const std::string description =
+      std::string("cudaframeupload ! cudaresize ") + c.properties + " ! cudaframedownload";
+  GstHarness *harness = gst_harness_new_parse(description.c_str());
+  gst_harness_set_src_caps_str(harness, input_caps(c).c_str());
+  gst_harness_set_sink_caps_str(harness, out_caps.c_str());
+  std::mt19937 rng(c.width * 7919 + c.out_width);
+  for (int frame = 0; frame < 2; ++frame) {
+    GstBuffer *input = random_frame(in_info, rng);
+    const HostFrame expected = reference(host_frame(input, in_info), c);
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK) << c.name;
+    GstBuffer *output = gst_harness_pull(harness);
+    ASSERT_NE(output, nullptr) << c.name;
+    const std::string mismatch = compare(plane_bytes(output, out_info, 0), expected, image_rect(c));
+    EXPECT_TRUE(mismatch.empty()) << c.name << " (" << input_caps(c) << " -> " << out_caps << ", "
+                                  << c.properties << ", frame " << frame << "): " << mismatch;
+    expect_geometry(output, image_rect(c), 0, 0, c.width, c.height, c.name);
+    gst_buffer_unref(output);
+  }
+  gst_harness_teardown(harness);
+}
+
+std::vector<ResizeCase> resize_cases() {
+  using cudaprep::Interpolation;
+  std::vector<ResizeCase> cases;
+  const std::pair<const char *, Interpolation> methods[] = {
+      {"method=nearest", Interpolation::kNearest},
+      {"method=bilinear", Interpolation::kBilinear},
+      {"method=bicubic", Interpolation::kBicubic},
+      {"method=area", Interpolation::kArea}};
+  // Every method, shrinking and enlarging, from RGB-family, grey and YUV
+  // sources (BT.709 limited caps), to several output formats.
+  struct Source {
+    const char *format;
+    const char *colorimetry;
+    cudaprep::Colorimetry expected;
+    const char *output;
+  } const sources[] = {{"RGBA", nullptr, {}, "RGB"},
+                       {"BGRx", nullptr, {}, "BGRA"},
+                       {"RGB", nullptr, {}, "BGR"},
+                       {"GRAY8", nullptr, {}, "RGBx"},
+                       {"NV12", "bt709", kBt709Limited, "RGB"},
+                       {"I420", "bt709", kBt709Limited, "BGR"},
+                       {"YUY2", "bt709", kBt709Limited, "GRAY8"}};
+  for (const auto &[properties, method] : methods)
+    for (const Source &source : sources) {
+      cases.push_back({"shrink",
+                       source.format,
+                       333,
+                       201,
+                       source.colorimetry,
+                       source.expected,
+                       source.output,
+                       160,
+                       96,
+                       properties,
+                       method,
+                       {},
+                       {0, 0, 0, 255}});
+      cases.push_back({"enlarge",
+                       source.format,
+                       47,
+                       31,
+                       source.colorimetry,
+                       source.expected,
+                       source.output,
+                       101,
+                       77,
+                       properties,
+                       method,
+                       {},
+                       {0, 0, 0, 255}});
+    }
+  // Colorimetry from the caps: unset (GStreamer: BT.601 for SD, BT.709 for
+  // HD, limited range), explicit BT.601, full-range BT.709.
+  cases.push_back({"unset_sd",
+                   "NV12",
+                   640,
+                   480,
+                   nullptr,
+                   kBt601Limited,
+                   "RGB",
+                   320,
+                   240,
+                   "",
+                   Interpolation::kBilinear,
+                   {},
+                   {0, 0, 0, 255}});
+  cases.push_back({"unset_hd",
+                   "I420",
+                   1280,
+                   720,
+                   nullptr,
+                   kBt709Limited,
+                   "RGB",
+                   320,
+                   180,
+                   "method=area",
+                   Interpolation::kArea,
+                   {},
+                   {0, 0, 0, 255}});
+  cases.push_back({"bt601",
+                   "YUY2",
+                   1280,
+                   720,
+                   "bt601",
+                   kBt601Limited,
+                   "RGBA",
+                   300,
+                   200,
+                   "",
+                   Interpolation::kBilinear,
+                   {},
+                   {0, 0, 0, 255}});
+  cases.push_back({"bt709_full",
+                   "NV12",
+                   640,
+                   360,
+                   "1:3:5:1",
+                   kBt709Full,
+                   "BGRx",
+                   200,
+                   100,
+                   "",
+                   Interpolation::kBilinear,
+                   {},
+                   {0, 0, 0, 255}});
+  // Letterbox: Ultralytics' rectangles worked out by hand; borders exact.
+  cases.push_back({"letterbox_yolo",
+                   "RGBA",
+                   1920,
+                   1080,
+                   nullptr,
+                   {},
+                   "RGB",
+                   640,
+                   640,
+                   "add-borders=true pad-value=<114,114,114>",
+                   Interpolation::kBilinear,
+                   {0, 140, 640, 360},
+                   {114, 114, 114, 255}});
+  cases.push_back({"letterbox_top_left",
+                   "NV12",
+                   1920,
+                   1080,
+                   "bt709",
+                   kBt709Limited,
+                   "RGB",
+                   640,
+                   640,
+                   "add-borders=true letterbox-align=top-left pad-value=<114,114,114>",
+                   Interpolation::kBilinear,
+                   {0, 0, 640, 360},
+                   {114, 114, 114, 255}});
+  cases.push_back({"letterbox_rgb_pad",
+                   "NV12",
+                   640,
+                   480,
+                   nullptr,
+                   kBt601Limited,
+                   "BGR",
+                   320,
+                   320,
+                   "method=nearest add-borders=true pad-value=<1,2,3>",
+                   Interpolation::kNearest,
+                   {0, 40, 320, 240},
+                   {1, 2, 3, 255}});
+  cases.push_back({"letterbox_portrait_alpha",
+                   "GRAY8",
+                   100,
+                   200,
+                   nullptr,
+                   {},
+                   "RGBA",
+                   64,
+                   64,
+                   "method=bicubic add-borders=true pad-value=<10,20,30,40>",
+                   Interpolation::kBicubic,
+                   {16, 0, 32, 64},
+                   {10, 20, 30, 40}});
+  cases.push_back({"letterbox_grey_pad",
+                   "I420",
+                   300,
+                   100,
+                   nullptr,
+                   kBt601Limited,
+                   "BGRx",
+                   90,
+                   90,
+                   "method=area add-borders=true pad-value=<50>",
+                   Interpolation::kArea,
+                   {0, 30, 90, 30},
+                   {50, 50, 50, 255}});
+  cases.push_back({"letterbox_grey_out",
+                   "RGBx",
+                   160,
+                   90,
+                   nullptr,
+                   {},
+                   "GRAY8",
+                   64,
+                   64,
+                   "add-borders=true pad-value=<200,100,50>",
+                   Interpolation::kBilinear,
+                   {0, 14, 64, 36},
+                   {200, 100, 50, 255}});
+  // Depth-Anything: size derived from the input, no capsfilter needed for it.
+  cases.push_back({"depth_anything",
+                   "NV12",
+                   1920,
+                   1080,
+                   "bt709",
+                   kBt709Limited,
+                   "RGB",
+                   924,
+                   518,
+                   "method=bicubic short-side=518 multiple-of=14",
+                   Interpolation::kBicubic,
+                   {},
+                   {0, 0, 0, 255}});
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<ResizeCase> &info) {
+  const ResizeCase &c = info.param;
+  std::string name =
+      std::to_string(info.index) + "_" + c.name + "_" + c.input_format + "_to_" + c.output_format;
+  for (char &ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ResizePixels, ::testing::ValuesIn(resize_cases()), case_name);
+
+// Equal caps on both sides: buffers pass through untouched, no kernel runs.
+TEST(ResizePassthrough, EqualCapsPassBuffersThrough) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  const GstVideoInfo info = video_info(caps);
+  GstHarness *harness = gst_harness_new_parse(
+      "cudaframeupload ! cudaresize name=resize add-borders=true ! cudaframedownload");
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  gst_harness_set_sink_caps_str(harness, caps.c_str());
+  std::mt19937 rng(1);
+  GstBuffer *input = random_frame(info, rng);
+  const std::vector<guint8> expected = plane_bytes(input, info, 0);
+  ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+  GstBuffer *output = gst_harness_pull(harness);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(plane_bytes(output, info, 0), expected);
+  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
+  ASSERT_NE(resize, nullptr);
+  EXPECT_TRUE(gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(resize)));
+  gst_object_unref(resize);
+  gst_buffer_unref(output);
+  gst_harness_teardown(harness);
+}
+
+struct CropResizeCase {
+  const char *format;
+  int width, height;
+  int left, top, right, bottom;  // even: no chroma rounding
+  const char *method;
+  cudaprep::Interpolation interpolation;
+};
+
+class CropThenResize : public ::testing::TestWithParam<CropResizeCase> {};
+
+// cudacrop hands cudaresize a zero-copy view (offsets into the uploaded
+// frame); the result equals cropping then resizing on the CPU, and the
+// geometry meta maps tensor points into the crop window of the source.
+TEST_P(CropThenResize, EqualsTheReferenceOfTheCrop) {
+  CUDAPREP_REQUIRE_GPU();
+  const CropResizeCase c = GetParam();
+  const int crop_width = c.width - c.left - c.right, crop_height = c.height - c.top - c.bottom;
+  const int out_width = 224, out_height = 160;
+  const std::string in_caps = caps_string(c.format, c.width, c.height);
+  const std::string out_caps = caps_string("RGB", out_width, out_height);
+  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
+  gchar *description = g_strdup_printf(
+      "cudaframeupload ! cudacrop left=%d top=%d right=%d bottom=%d ! cudaresize name=resize "
+      "method=%s ! cudaframedownload",
+      c.left, c.top, c.right, c.bottom, c.method);
+  GstHarness *harness = gst_harness_new_parse(description);
+  g_free(description);
+
+  // What reaches cudaresize: a view whose plane 0 starts inside the frame.
+  struct SeenView {
+    gsize offset = 0;
+    gint stride = 0;
+    guint width = 0;
+  } seen;
+  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
+  ASSERT_NE(resize, nullptr);
+  GstPad *resize_sink = gst_element_get_static_pad(resize, "sink");
+  gst_pad_add_probe(
+      resize_sink, GST_PAD_PROBE_TYPE_BUFFER,
+      [](GstPad *, GstPadProbeInfo *info, gpointer data) {
+        GstVideoMeta *meta = gst_buffer_get_video_meta(GST_PAD_PROBE_INFO_BUFFER(info));
+        if (meta != nullptr)
+          *static_cast<SeenView *>(data) = {meta->offset[0], meta->stride[0], meta->width};
+        return GST_PAD_PROBE_OK;
+      },
+      &seen, nullptr);
+  gst_object_unref(resize_sink);
+  gst_object_unref(resize);
+
+  gst_harness_set_src_caps_str(harness, in_caps.c_str());
+  gst_harness_set_sink_caps_str(harness, out_caps.c_str());
+  std::mt19937 rng(c.left * 31 + c.top);
+  GstBuffer *input = random_frame(in_info, rng);
+  const HostFrame source = host_frame(input, in_info);
+  ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+  GstBuffer *output = gst_harness_pull(harness);
+  ASSERT_NE(output, nullptr);
+
+  const cudaprep::PlaneLayout luma = cudaprep::format_info(source.format).planes[0];
+  EXPECT_EQ(seen.width, static_cast<guint>(crop_width));
+  EXPECT_EQ(seen.offset, static_cast<gsize>(c.top) * seen.stride +
+                             static_cast<gsize>(c.left / luma.pixels_per_unit) * luma.unit_bytes)
+      << "cudaresize did not get a zero-copy view of the crop";
+
+  cudaprep::ResizeParams params;
+  params.interpolation = c.interpolation;
+  params.source_colorimetry = kBt601Limited;  // GStreamer's default for these SD sizes
+  const HostFrame expected =
+      cudaprep::ref::resize_reference(crop_frame(source, c.left, c.top, crop_width, crop_height),
+                                      PixelFormat::kRGB, out_width, out_height, params);
+  const PixelRect whole{0, 0, out_width, out_height};
+  const std::string mismatch = compare(plane_bytes(output, out_info, 0), expected, whole);
+  EXPECT_TRUE(mismatch.empty()) << c.format << " crop l" << c.left << " t" << c.top << " r"
+                                << c.right << " b" << c.bottom << " " << c.method << ": "
+                                << mismatch;
+  expect_geometry(output, whole, c.left, c.top, crop_width, crop_height, "crop then resize");
+  gst_buffer_unref(output);
+  gst_harness_teardown(harness);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CropThenResize,
+    ::testing::Values(CropResizeCase{"RGBA", 640, 480, 100, 50, 37, 21, "bilinear",
+                                     cudaprep::Interpolation::kBilinear},
+                      CropResizeCase{"RGB", 321, 243, 11, 7, 0, 100, "area",
+                                     cudaprep::Interpolation::kArea},
+                      CropResizeCase{"NV12", 640, 480, 120, 60, 200, 20, "bicubic",
+                                     cudaprep::Interpolation::kBicubic},
+                      CropResizeCase{"I420", 352, 288, 32, 16, 0, 0, "nearest",
+                                     cudaprep::Interpolation::kNearest},
+                      CropResizeCase{"YUY2", 400, 300, 50, 33, 50, 3, "bilinear",
+                                     cudaprep::Interpolation::kBilinear}),
+    [](const ::testing::TestParamInfo<CropResizeCase> &info) {
+      return std::to_string(info.index) + "_" + info.param.format + "_" + info.param.method;
+    });
+
+}  // namespace
