@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
   gst_caps_set_simple(caps, "framerate", GST_TYPE_FRACTION, 0, 1, nullptr);
   const std::string description =
       ours ? "appsrc name=src format=time max-buffers=4 block=true ! cudaframeupload ! " + w.ours +
-                 " ! cudatensorsink name=sink max-buffers=4"
+                 " ! cudatensorsink name=sink max-buffers=4 sync=false"
            : "appsrc name=src format=time max-buffers=4 block=true ! " + w.cpu +
                  " ! appsink name=sink max-buffers=4 sync=false";
   GError *error = nullptr;

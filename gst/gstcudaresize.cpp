@@ -286,12 +286,12 @@ static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDi
     gint given_width = 0, given_height = 0, rule_width = 0, rule_height = 0;
     std::string reason;
     const bool rule_sizes_output = settings.uses_size_rule() && direction == GST_PAD_SINK;
+    // An impossible rule offers any size, so that the caps reach sink_event,
+    // which names the reason (offering nothing gives a bare not-negotiated).
     if (rule_sizes_output && gst_structure_get_int(given, "width", &given_width) &&
-        gst_structure_get_int(given, "height", &given_height)) {
-      // An impossible rule offers nothing; sink_event names the reason.
-      if (!rule_output_size(settings, given_width, given_height, &rule_width, &rule_height,
-                            &reason))
-        continue;
+        gst_structure_get_int(given, "height", &given_height) &&
+        rule_output_size(settings, given_width, given_height, &rule_width, &rule_height,
+                         &reason)) {
       g_value_init(&width, G_TYPE_INT);
       g_value_set_int(&width, rule_width);
       g_value_init(&height, G_TYPE_INT);

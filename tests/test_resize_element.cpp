@@ -330,9 +330,8 @@ std::string caps_event_error(GstElement *element, const std::string &input, bool
 TEST(ResizeErrors, AnImpossibleShortSideIsNamedAtCapsTime) {
   GstElement *resize = make_resize("short-side=2000000 multiple-of=14");
   const std::string input = caps_string("RGBA", 1920, 1080, true);
-  GstCaps *offered = caps_downstream_of(resize, input.c_str());
-  EXPECT_TRUE(gst_caps_is_empty(offered)) << to_string(offered);
-  gst_caps_unref(offered);
+  // The caps are let through (any size) so that the caps event, not a bare
+  // not-negotiated upstream, reports the problem.
   bool accepted = true;
   const std::string error = caps_event_error(resize, input, &accepted);
   EXPECT_FALSE(accepted);

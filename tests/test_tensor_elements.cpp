@@ -381,12 +381,14 @@ TEST_P(TensorOutput, EqualsTheCpuReferenceInBatchesOfThree) {
   const int width = 37, height = 23, batch = 3, frames = 7;
   const std::string caps = caps_string(param.format, width, height);
   const bool uint8_path = strcmp(param.dtype, "uint8") == 0;
-  const std::string normalize = uint8_path
-                                    ? std::string()
-                                    : std::string(
-                                          "cudanormalize mean=\"<0.485,0.456,0.406>\" "
-                                          "std=\"<0.229,0.224,0.225>\" channel-order=") +
-                                          param.channel_order + " dtype=" + param.dtype + " ! ";
+  // One mean/std per output channel: gray takes the first of kMean/kStd.
+  const bool gray = strcmp(param.channel_order, "gray") == 0;
+  const std::string mean = gray ? "<0.485>" : "<0.485,0.456,0.406>";
+  const std::string std_dev = gray ? "<0.229>" : "<0.229,0.224,0.225>";
+  const std::string normalize =
+      uint8_path ? std::string()
+                 : "cudanormalize mean=\"" + mean + "\" std=\"" + std_dev +
+                       "\" channel-order=" + param.channel_order + " dtype=" + param.dtype + " ! ";
   TensorPipeline run(
       normalize + "cudatensorize batch-size=3 layout=" + param.layout + " dtype=" + param.dtype,
       caps);
@@ -550,8 +552,9 @@ TEST(TensorElementsGpu, NpyFilesEqualThePulledTensors) {
   ASSERT_NE(dir, nullptr);
   const std::string pattern = std::string(dir) + "/tensor-%05d.npy";
   const std::string caps = caps_string("BGRA", 19, 7);
-  TensorPipeline run("cudanormalize dtype=float16 ! cudatensorize batch-size=2 layout=nhwc", caps,
-                     "location=\"" + pattern + "\"");
+  TensorPipeline run(
+      "cudanormalize dtype=float16 ! cudatensorize batch-size=2 layout=nhwc dtype=float16", caps,
+      "location=\"" + pattern + "\"");
   ASSERT_NE(run.pipeline, nullptr);
   GstVideoInfo info;
   GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
