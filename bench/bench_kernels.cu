@@ -104,19 +104,20 @@ Stats time_it(const std::function<void(cudaStream_t)> &work, cudaStream_t stream
           samples[samples.size() * 9 / 10]};
 }
 
-Stats time_graph(const std::function<void(cudaStream_t)> &work, cudaStream_t stream,
-                 int iterations) {
+// `work` captured `repeats` times into one graph; the times are per repeat.
+Stats time_graph(const std::function<void(cudaStream_t)> &work, cudaStream_t stream, int iterations,
+                 int repeats = 1) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  work(stream);
+  for (int i = 0; i < repeats; ++i) work(stream);
   CHECK(cudaStreamEndCapture(stream, &graph));
   CHECK(cudaGraphInstantiate(&exec, graph, 0));
   const Stats stats =
       time_it([&](cudaStream_t s) { CHECK(cudaGraphLaunch(exec, s)); }, stream, iterations);
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
-  return stats;
+  return {stats.median_us / repeats, stats.p10_us / repeats, stats.p90_us / repeats};
 }
 
 // Device copy bandwidth, counting bytes read plus written.
@@ -132,6 +133,25 @@ double copy_bandwidth_gbs(cudaStream_t stream) {
   CHECK(cudaFree(a));
   CHECK(cudaFree(b));
   return 2.0 * bytes / (stats.median_us * 1e3);
+}
+
+__global__ void empty_kernel() {}
+
+// What the timing itself costs: one empty kernel, and three back to back
+// (the chain's launch count), each between a pair of events.
+void print_launch_floor(cudaStream_t stream, int iterations) {
+  auto launch = [](cudaStream_t s) {
+    empty_kernel<<<1, 32, 0, s>>>();
+    CHECK(cudaGetLastError());
+  };
+  const Stats one = time_it(launch, stream, iterations);
+  const Stats three = time_it(
+      [&](cudaStream_t s) {
+        for (int i = 0; i < 3; ++i) launch(s);
+      },
+      stream, iterations);
+  std::printf("launch floor: 1 empty kernel %.1f us, 3 empty kernels %.1f us\n", one.median_us,
+              three.median_us);
 }
 
 struct Workload {
@@ -202,6 +222,12 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
   const Stats tensorize_stats = time_it(tensorize_step, stream, iterations);
   const Stats chain_stats = time_it(chain, stream, iterations);
   const Stats graph_stats = time_graph(chain, stream, iterations);
+  // GPU time without launch gaps: 10 back-to-back copies in one graph, per copy.
+  constexpr int kRepeats = 10;
+  const Stats resize_gpu = time_graph(resize_step, stream, iterations, kRepeats);
+  const Stats normalize_gpu = time_graph(normalize_step, stream, iterations, kRepeats);
+  const Stats tensorize_gpu = time_graph(tensorize_step, stream, iterations, kRepeats);
+  const Stats chain_gpu = time_graph(chain, stream, iterations, kRepeats);
 
   // The fewest bytes any implementation must move: the source pixels it
   // samples (at most the whole view) read once, the tensor written once.
@@ -216,6 +242,11 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
       w.name.c_str(), source.width, source.height, out_width, out_height, resize_stats.median_us,
       normalize_stats.median_us, tensorize_stats.median_us, chain_stats.median_us,
       chain_stats.p10_us, chain_stats.p90_us, graph_stats.median_us, floor_us);
+  std::printf(
+      "%-28s %25s  GPU only (x%d in one graph): resize %6.1f  normalize %6.1f  tensorize %6.1f  "
+      "chain %6.1f us\n",
+      "", "", kRepeats, resize_gpu.median_us, normalize_gpu.median_us, tensorize_gpu.median_us,
+      chain_gpu.median_us);
   CHECK(cudaFree(tensor));
   CHECK(cudaFree(normalized.planes[0]));
   CHECK(cudaFree(resized.planes[0].data));
@@ -238,6 +269,7 @@ int main(int argc, char **argv) {
       "GPU %s, driver API %d, device copy %.0f GB/s (read+write), %d iterations, "
       "times are medians per frame\n",
       prop.name, driver, bandwidth, iterations);
+  print_launch_floor(stream, iterations);
   const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
   const float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
   const float zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};

@@ -56,7 +56,7 @@ Workload workload(const std::string &name) {
             "cudaresize method=bicubic short-side=518 multiple-of=14 ! "
             "video/x-raw(memory:CUDAPitched),format=RGB ! cudanormalize " +
                 imagenet + " ! cudatensorize layout=nchw dtype=float32",
-            "videoscale method=bicubic n-threads=0 ! videoconvert n-threads=0 ! "
+            "videoscale method=catrom n-threads=0 ! videoconvert n-threads=0 ! "
             "video/x-raw,format=RGB,width=924,height=518",
             924,
             518,
@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
                  " ! appsink name=sink max-buffers=4 sync=false";
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
-  if (pipeline == nullptr) {
+  if (pipeline == nullptr || error != nullptr) {  // a bad property still gives a pipeline
     std::fprintf(stderr, "pipeline: %s\n", error->message);
     return 1;
   }
@@ -199,15 +199,35 @@ int main(int argc, char **argv) {
   });
 
   const double cpu_start = cpu_seconds();
-  for (int i = 0; i < frames; ++i) {
-    GstBuffer *buffer = gst_buffer_copy(ring[i % ring.size()]);  // shares the pinned memory
-    GST_BUFFER_PTS(buffer) = i * GST_MSECOND;  // the frame's index, read back at the sink
-    pushed[i] = Clock::now();
-    if (gst_app_src_push_buffer(GST_APP_SRC(src), buffer) != GST_FLOW_OK) break;
+  std::thread producer([&] {
+    for (int i = 0; i < frames; ++i) {
+      GstBuffer *buffer = gst_buffer_copy(ring[i % ring.size()]);  // shares the pinned memory
+      GST_BUFFER_PTS(buffer) = i * GST_MSECOND;  // the frame's index, read back at the sink
+      pushed[i] = Clock::now();
+      if (gst_app_src_push_buffer(GST_APP_SRC(src), buffer) != GST_FLOW_OK) break;
+    }
+    gst_app_src_end_of_stream(GST_APP_SRC(src));
+  });
+  // An error stops the pipeline, which unblocks the producer and the consumer.
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *message = gst_bus_timed_pop_filtered(
+      bus, GST_CLOCK_TIME_NONE, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  bool failed = GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR;
+  if (failed) {
+    GError *bus_error = nullptr;
+    gchar *debug = nullptr;
+    gst_message_parse_error(message, &bus_error, &debug);
+    std::fprintf(stderr, "error: %s (%s)\n", bus_error->message, debug ? debug : "");
+    g_clear_error(&bus_error);
+    g_free(debug);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
   }
-  gst_app_src_end_of_stream(GST_APP_SRC(src));
+  gst_message_unref(message);
+  gst_object_unref(bus);
+  producer.join();
   consumer.join();
   const double cpu_used = cpu_seconds() - cpu_start;
+  if (failed) return 1;
 
   // Latencies after a warm-up of a tenth of the frames.
   std::vector<double> latency_us;
@@ -226,6 +246,7 @@ int main(int argc, char **argv) {
       1e6 * cpu_used / frames);
   if (ours) std::printf(", PCIe limit %.0f frames/s", pcie_frames_per_second(info.size));
   std::printf("\n");
+  std::fflush(stdout);
 
   gst_element_set_state(pipeline, GST_STATE_NULL);
   for (GstBuffer *buffer : ring) gst_buffer_unref(buffer);

@@ -8,15 +8,17 @@ on PyTorch's current stream (which then waits for the tensor on the GPU)
 and wraps it with torch.utils.dlpack.from_dlpack(): the torch tensor's
 storage is the pipeline's device memory. When torch frees it, the DLPack
 deleter records torch's reads and gives the buffer back to the pipeline.
+The sink also writes each tensor as .npy; every torch tensor is checked
+against its file and against the device pointer it was exported from.
 
     python3 examples/dlpack_consumer.py build/gst
-
-Status: written against the C API and PyTorch's documented DLPack capsule
-protocol, but not yet run on a GPU machine with PyTorch.
 """
 import ctypes
 import os
 import sys
+import tempfile
+
+import numpy
 
 import torch
 import torch.utils.dlpack
@@ -48,6 +50,7 @@ def main():
     capsule_new.restype = ctypes.py_object
     capsule_new.argtypes = [vp, ctypes.c_char_p, vp]
 
+    npy_dir = tempfile.mkdtemp(prefix="cudaprep-dlpack-")
     gst.gst_init(None, None)
     gst.gst_registry_scan_path(gst.gst_registry_get(), lib_dir.encode())
     pipeline = gst.gst_parse_launch(
@@ -55,7 +58,7 @@ def main():
         b" ! cudaframeupload"
         b' ! cudanormalize mean="<0.485,0.456,0.406>" std="<0.229,0.224,0.225>"'
         b" ! cudatensorize batch-size=4 layout=nchw dtype=float32"
-        b" ! cudatensorsink name=sink",
+        b" ! cudatensorsink name=sink location=" + npy_dir.encode() + b"/tensor-%05d.npy",
         None,
     )
     if not pipeline:
@@ -73,10 +76,16 @@ def main():
         gst.gst_mini_object_unref(sample)  # the DLPack tensor keeps the buffer
         if not managed:
             sys.exit("DLPack export failed")
+        exported_pointer = ctypes.c_void_p.from_address(managed).value  # dl_tensor.data
         tensor = torch.utils.dlpack.from_dlpack(capsule_new(managed, b"dltensor", None))
         means = tensor.mean(dim=(0, 2, 3))  # runs on `stream`, after the tensor is ready
+        from_file = torch.from_numpy(numpy.load(f"{npy_dir}/tensor-{count:05d}.npy"))
+        zero_copy = tensor.data_ptr() == exported_pointer
+        equal = torch.equal(tensor.cpu(), from_file)
         print(f"tensor {count}: {tuple(tensor.shape)} {tensor.dtype} on {tensor.device}, "
-              f"channel means {means.tolist()}")
+              f"zero-copy {zero_copy}, equals its .npy {equal}, channel means {means.tolist()}")
+        if not (zero_copy and equal):
+            sys.exit("the DLPack tensor differs from what the pipeline produced")
         del tensor  # the deleter runs: the buffer goes back to the pipeline
         count += 1
 

@@ -2,26 +2,86 @@
 
 #include <cmath>
 
-#include "tensor_launch.cuh"
 #include "normalize_ops.cuh"
+#include "tensor_launch.cuh"
 
 namespace cudaprep {
 namespace {
 
-template <typename Out>
+// Each thread normalises a run of ops::kRunLength pixels of a row: one wide
+// load of their bytes and, per output channel, one wide store (when the
+// views are aligned for them; byte loads and element stores otherwise and
+// for the last, partial run of a row). The channel maps and constants are
+// indexed with compile-time channel numbers only, so they stay in registers
+// and the kernel parameter space (no per-thread stack copy).
+template <typename Out, int kBytesPerPixel, int kChannels>
 __global__ void normalize_kernel(const uint8_t *src, size_t src_pitch_bytes,
                                  InterleavedChannelMap map, PlanarImage dst,
-                                 ops::ChannelNormalization norm) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+                                 ops::ChannelNormalization norm, bool wide_loads,
+                                 bool wide_stores) {
+  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * ops::kRunLength;
   if (x >= dst.width) return;
+  const int valid = min(ops::kRunLength, dst.width - x);
+  const bool whole_run = valid == ops::kRunLength;
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < dst.height; y += gridDim.y * blockDim.y) {
-    const uint8_t *pixel = src + y * src_pitch_bytes + x * map.bytes_per_pixel;
+    const ops::PixelRun<kBytesPerPixel> run = ops::load_pixel_run<kBytesPerPixel>(
+        src + y * src_pitch_bytes + x * kBytesPerPixel, wide_loads && whole_run, valid);
     const int64_t dst_offset = y * dst.pitch_bytes + x * sizeof(Out);
-    for (int c = 0; c < map.num_channels; ++c) {
-      const float value = ops::normalize_value(ops::load_interleaved_channel(pixel, map, c),
-                                               norm.scale, norm.mean[c], norm.std[c]);
-      ops::store_element(dst.planes[c], dst_offset, ops::from_float<Out>(value));
+#pragma unroll
+    for (int c = 0; c < kChannels; ++c) {
+      Out values[ops::kRunLength];
+#pragma unroll
+      for (int i = 0; i < ops::kRunLength; ++i) {
+        const float byte = ops::byte_to_float(ops::run_byte(run, i, map.source_offset[c]));
+        values[i] =
+            ops::from_float<Out>(ops::normalize_value(byte, norm.scale, norm.mean[c], norm.std[c]));
+      }
+      Out *const out = ops::byte_offset<Out>(dst.planes[c], dst_offset);
+      if (wide_stores && whole_run) {
+        ops::store_run(out, values);
+      } else {
+#pragma unroll
+        for (int i = 0; i < ops::kRunLength; ++i) {
+          if (i < valid) out[i] = values[i];
+        }
+      }
     }
+  }
+}
+
+template <typename Out, int kBytesPerPixel, int kChannels>
+void launch_normalize(const Image &src, const PlanarImage &dst, const InterleavedChannelMap &map,
+                      const ops::ChannelNormalization &norm, cudaStream_t stream) {
+  const ImagePlane &plane = src.planes[0];
+  const bool wide_loads = is_aligned(plane.data, static_cast<int64_t>(plane.pitch_bytes),
+                                     ops::pixel_run_alignment(kBytesPerPixel));
+  bool wide_stores = true;
+  for (int c = 0; c < kChannels; ++c) {
+    wide_stores = wide_stores && is_aligned(dst.planes[c], static_cast<int64_t>(dst.pitch_bytes),
+                                            ops::kRunLength * sizeof(Out));
+  }
+  const LaunchShape shape = launch_shape_2d(dst.width, dst.height, ops::kRunLength);
+  normalize_kernel<Out, kBytesPerPixel, kChannels><<<shape.grid, shape.block, 0, stream>>>(
+      plane.data, plane.pitch_bytes, map, dst, norm, wide_loads, wide_stores);
+}
+
+template <typename Out>
+void launch_normalize(const Image &src, const PlanarImage &dst, const InterleavedChannelMap &map,
+                      const ops::ChannelNormalization &norm, cudaStream_t stream) {
+  switch (map.bytes_per_pixel) {
+    case 4:
+      launch_normalize<Out, 4, 3>(src, dst, map, norm, stream);
+      break;
+    case 3:
+      launch_normalize<Out, 3, 3>(src, dst, map, norm, stream);
+      break;
+    default:  // GRAY8: one channel, or its luma in all three
+      if (map.num_channels == 1) {
+        launch_normalize<Out, 1, 1>(src, dst, map, norm, stream);
+      } else {
+        launch_normalize<Out, 1, 3>(src, dst, map, norm, stream);
+      }
+      break;
   }
 }
 
@@ -61,13 +121,10 @@ cudaError_t normalize(const Image &src, const PlanarImage &dst, const NormalizeP
     norm.mean[c] = params.mean[c];
     norm.std[c] = params.std[c];
   }
-  const LaunchShape shape = launch_shape_2d(dst.width, dst.height);
   if (dst.dtype == DataType::kFloat32) {
-    normalize_kernel<float><<<shape.grid, shape.block, 0, stream>>>(
-        src.planes[0].data, src.planes[0].pitch_bytes, map, dst, norm);
+    launch_normalize<float>(src, dst, map, norm, stream);
   } else {
-    normalize_kernel<__half><<<shape.grid, shape.block, 0, stream>>>(
-        src.planes[0].data, src.planes[0].pitch_bytes, map, dst, norm);
+    launch_normalize<__half>(src, dst, map, norm, stream);
   }
   return cudaGetLastError();
 }

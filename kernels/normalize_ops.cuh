@@ -36,11 +36,74 @@ __device__ __forceinline__ const T *byte_offset(const void *base, int64_t offset
   return reinterpret_cast<const T *>(static_cast<const uint8_t *>(base) + offset_bytes);
 }
 
-// Output channel `channel` of the 8-bit interleaved pixel at `pixel`.
-__device__ __forceinline__ float load_interleaved_channel(const uint8_t *pixel,
-                                                          const InterleavedChannelMap &map,
-                                                          int channel) {
-  return static_cast<float>(pixel[map.source_offset[channel]]);
+// Pixels (or elements) one thread of normalize and tensorize handles along a
+// row: a run of four makes its loads and stores 4 elements wide.
+constexpr int kRunLength = 4;
+
+// A run of kRunLength 8-bit pixels of kBytesPerPixel bytes, as the
+// kBytesPerPixel little-endian 32-bit words that hold them.
+template <int kBytesPerPixel>
+struct PixelRun {
+  uint32_t words[kBytesPerPixel];
+};
+
+// Alignment of the run's address that load_pixel_run() needs for its wide
+// loads: 16 bytes for one 16-byte load, else 4 for 32-bit loads.
+constexpr size_t pixel_run_alignment(int bytes_per_pixel) {
+  return bytes_per_pixel == 4 ? 16 : 4;
+}
+
+// The `valid` (<= kRunLength) pixels at `pixels`: with `wide`, all
+// kRunLength of them in the widest loads pixel_run_alignment() allows, else
+// byte by byte (any alignment; bytes past `valid` pixels read as 0 and are
+// never touched in memory).
+template <int kBytesPerPixel>
+__device__ __forceinline__ PixelRun<kBytesPerPixel> load_pixel_run(const uint8_t *pixels, bool wide,
+                                                                   int valid) {
+  PixelRun<kBytesPerPixel> run;
+  if (wide) {
+    if constexpr (kBytesPerPixel == 4) {
+      const uint4 words = __ldg(reinterpret_cast<const uint4 *>(pixels));
+      run.words[0] = words.x;
+      run.words[1] = words.y;
+      run.words[2] = words.z;
+      run.words[3] = words.w;
+    } else {
+#pragma unroll
+      for (int w = 0; w < kBytesPerPixel; ++w) {
+        run.words[w] = __ldg(reinterpret_cast<const uint32_t *>(pixels) + w);
+      }
+    }
+    return run;
+  }
+#pragma unroll
+  for (int w = 0; w < kBytesPerPixel; ++w) run.words[w] = 0;
+#pragma unroll
+  for (int b = 0; b < kRunLength * kBytesPerPixel; ++b) {
+    if (b < valid * kBytesPerPixel) {
+      run.words[b / 4] |= static_cast<uint32_t>(__ldg(pixels + b)) << (8 * (b % 4));
+    }
+  }
+  return run;
+}
+
+// Byte `offset` (0..3, known at run time) of pixel `pixel` (a compile-time
+// constant once unrolled) of the run; constant word indices keep the run in
+// registers.
+template <int kBytesPerPixel>
+__device__ __forceinline__ uint32_t run_byte(const PixelRun<kBytesPerPixel> &run, int pixel,
+                                             int offset) {
+  const int first = pixel * kBytesPerPixel;  // byte index of the pixel in the run
+  const uint32_t low = run.words[first / 4];
+  const uint32_t high = first / 4 + 1 < kBytesPerPixel ? run.words[first / 4 + 1] : 0u;
+  return __byte_perm(low, high, static_cast<unsigned>(first % 4 + offset)) & 0xffu;
+}
+
+// Exact float of an 8-bit value: 2^23 + byte has the byte as its low
+// mantissa bits, so one subtraction (exact) gives it, at full rate, without
+// the quarter-rate integer-to-float conversion.
+__device__ __forceinline__ float byte_to_float(uint32_t byte) {
+  return __uint_as_float(0x4b000000u | byte) - 8388608.0f;
 }
 
 // y = (x * scale - mean) / std with each operation rounded to nearest in
@@ -74,6 +137,35 @@ __device__ __forceinline__ float to_float(__half value) {
 template <typename T>
 __device__ __forceinline__ void store_element(void *base, int64_t offset_bytes, T value) {
   *byte_offset<T>(base, offset_bytes) = value;
+}
+
+// kRunLength consecutive elements at `address`, aligned to kRunLength *
+// sizeof(T): one 16-byte (float) or 8-byte (half) store.
+__device__ __forceinline__ void store_run(float *address, const float (&values)[kRunLength]) {
+  *reinterpret_cast<float4 *>(address) = make_float4(values[0], values[1], values[2], values[3]);
+}
+__device__ __forceinline__ void store_run(__half *address, const __half (&values)[kRunLength]) {
+  const auto pair = [&](int i) {
+    return static_cast<uint32_t>(__half_as_ushort(values[i])) |
+           static_cast<uint32_t>(__half_as_ushort(values[i + 1])) << 16;
+  };
+  *reinterpret_cast<uint2 *>(address) = make_uint2(pair(0), pair(2));
+}
+
+// kRunLength consecutive elements from `address`, aligned as for store_run.
+__device__ __forceinline__ void load_run(const float *address, float (&values)[kRunLength]) {
+  const float4 run = __ldg(reinterpret_cast<const float4 *>(address));
+  values[0] = run.x;
+  values[1] = run.y;
+  values[2] = run.z;
+  values[3] = run.w;
+}
+__device__ __forceinline__ void load_run(const __half *address, __half (&values)[kRunLength]) {
+  const uint2 run = __ldg(reinterpret_cast<const uint2 *>(address));
+  values[0] = __ushort_as_half(static_cast<unsigned short>(run.x & 0xffffu));
+  values[1] = __ushort_as_half(static_cast<unsigned short>(run.x >> 16));
+  values[2] = __ushort_as_half(static_cast<unsigned short>(run.y & 0xffffu));
+  values[3] = __ushort_as_half(static_cast<unsigned short>(run.y >> 16));
 }
 
 // Byte offset of element (batch, channel, y, x) of a tensor.

@@ -1,5 +1,5 @@
 // Launch side of resize(): validates the views, picks the source reader and
-// the sampler at compile time (6 readers x 4 methods), one thread per
+// the sampler at compile time (7 readers x 4 methods), one thread per
 // destination pixel. The per-pixel maths lives in pixel_ops.cuh.
 #include "cudaprep/resize.h"
 
@@ -119,6 +119,19 @@ cudaError_t launch(const Source &source, const Image &dst, const ResizeParams &p
   return cudaGetLastError();
 }
 
+// The 32-bit reader of a 4-byte format whose view allows it.
+pixel_ops::Packed32Source packed32_source(const Image &src) {
+  const DestinationLayout layout = pixel_ops::destination_layout(src.format);
+  return {src.planes[0].data, src.planes[0].pitch_bytes,
+          src.width,          src.height,
+          layout.r_index,     layout.g_index,
+          layout.b_index,     layout.alpha_filler ? -1 : layout.alpha_index};
+}
+
+bool is_aligned(const ImagePlane &plane, size_t alignment) {
+  return (reinterpret_cast<uintptr_t>(plane.data) | plane.pitch_bytes) % alignment == 0;
+}
+
 pixel_ops::InterleavedRgbSource interleaved_source(const Image &src) {
   pixel_ops::InterleavedRgbSource source;
   source.data = src.planes[0].data;
@@ -209,6 +222,8 @@ cudaError_t resize(const Image &src, const Image &dst, const ResizeParams &param
     case PixelFormat::kBGRA:
     case PixelFormat::kRGBx:
     case PixelFormat::kBGRx:
+      if (is_aligned(src.planes[0], 4)) return launch(packed32_source(src), dst, params, stream);
+      return launch(interleaved_source(src), dst, params, stream);
     case PixelFormat::kRGB:
     case PixelFormat::kBGR:
       return launch(interleaved_source(src), dst, params, stream);
