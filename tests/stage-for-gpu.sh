@@ -15,5 +15,10 @@ for dir in examples bench; do
   [ -d "$build/$dir" ] && find "$build/$dir" -maxdepth 1 -type f -executable -exec cp {} "$stage/$dir/" \;
 done
 strip --strip-debug "$stage"/tests/* "$stage"/gst/*.so* 2>/dev/null || true
-"$(dirname "$0")/../../shared/tools/gst-bundle.sh" .gst-bundle "$stage"/tests/* "$stage"/gst/libgstcudaprep.so
+plugins=/usr/lib/$(gcc -dumpmachine)/gstreamer-1.0
+# GStreamer 1.22 ships videoconvert and videoscale as one plugin, which the
+# shared bundle script does not name; the CPU peer of the benchmark needs it.
+"$(dirname "$0")/../../shared/tools/gst-bundle.sh" .gst-bundle "$stage"/tests/* \
+  "$stage"/gst/libgstcudaprep.so "$stage"/bench/* "$plugins/libgstvideoconvertscale.so"
+cp -L "$plugins/libgstvideoconvertscale.so" .gst-bundle/plugins/
 du -sh "$stage"

@@ -154,10 +154,8 @@ TEST_P(CropPixels, DownloadedCropEqualsTheReference) {
     const std::vector<guint8> expected = reference_crop(input, in_info, c, plane);
     const std::vector<guint8> actual = plane_bytes(output, out_info, plane);
     ASSERT_EQ(actual.size(), expected.size());
-    size_t first_mismatch = expected.size();
-    for (size_t i = 0; i < expected.size() && first_mismatch == expected.size(); ++i)
-      if (actual[i] != expected[i]) first_mismatch = i;
-    EXPECT_EQ(first_mismatch, expected.size())
+    const size_t first_mismatch = first_difference(actual, expected);
+    EXPECT_EQ(first_mismatch, SIZE_MAX)
         << c.format << " plane " << plane << " first differs at byte " << first_mismatch;
   }
   GstCudaPrepGeometryMeta *geometry = gst_buffer_get_cuda_prep_geometry_meta(output);

@@ -169,10 +169,8 @@ TEST_P(RoundTrip, IsBitExact) {
       const std::vector<guint8> expected = plane_bytes(input, info, plane);
       const std::vector<guint8> actual = plane_bytes(output, info, plane);
       ASSERT_EQ(actual.size(), expected.size());
-      size_t first_mismatch = expected.size();
-      for (size_t i = 0; i < expected.size() && first_mismatch == expected.size(); ++i)
-        if (actual[i] != expected[i]) first_mismatch = i;
-      EXPECT_EQ(first_mismatch, expected.size())
+      const size_t first_mismatch = first_difference(actual, expected);
+      EXPECT_EQ(first_mismatch, SIZE_MAX)
           << param.format << " " << param.width << "x" << param.height << " plane " << plane
           << " differs first at byte " << first_mismatch;
     }

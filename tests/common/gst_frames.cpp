@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "gstcudaprepformat.h"
 
 namespace cudaprep::test {
@@ -21,6 +24,13 @@ GstBuffer *random_frame(const GstVideoInfo &info, std::mt19937 &rng) {
   for (gsize i = 0; i < map.size; ++i) map.data[i] = static_cast<guint8>(byte(rng));
   gst_buffer_unmap(buffer, &map);
   return buffer;
+}
+
+size_t first_difference(const std::vector<guint8> &actual, const std::vector<guint8> &expected) {
+  const size_t common = std::min(actual.size(), expected.size());
+  for (size_t i = 0; i < common; ++i)
+    if (actual[i] != expected[i]) return i;
+  return actual.size() == expected.size() ? SIZE_MAX : common;
 }
 
 // Visible bytes of plane `plane`, row after row (no stride padding).

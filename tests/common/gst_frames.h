@@ -16,6 +16,10 @@ std::string caps_string(const char *format, int width, int height, bool device =
 // A system-memory frame of random bytes in GStreamer's default layout.
 GstBuffer *random_frame(const GstVideoInfo &info, std::mt19937 &rng);
 
+// Index of the first byte where `actual` and `expected` differ; the size of
+// the shorter when one is a prefix of the other, SIZE_MAX when equal.
+size_t first_difference(const std::vector<guint8> &actual, const std::vector<guint8> &expected);
+
 // Visible bytes of `plane`, row after row, without stride padding.
 std::vector<guint8> plane_bytes(GstBuffer *buffer, const GstVideoInfo &info, guint plane);
 
