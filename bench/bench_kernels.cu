@@ -1,8 +1,10 @@
 // Kernel-level benchmark of the four workloads of the benchmark issue, input
 // already on the device: GPU time per frame of the whole chain (resize with
-// colour conversion -> normalize -> tensorize), each kernel alone, and the
-// chain replayed as a CUDA graph (no launch gaps). CUDA events, warm-up,
-// medians and spread; the bandwidth roofline from a measured device copy.
+// colour conversion -> normalize -> tensorize), each kernel alone, the chain
+// replayed as a CUDA graph (no launch gaps), and the fused preprocess (the
+// whole chain in one kernel), which is also checked to write the chain's
+// bytes. CUDA events, warm-up, medians and spread; the bandwidth roofline
+// from a measured device copy.
 //   bench_kernels [iterations]
 #include <cuda_runtime_api.h>
 
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "cudaprep/normalize.h"
+#include "cudaprep/preprocess.h"
 #include "cudaprep/resize.h"
 #include "cudaprep/resize_geometry.h"
 #include "cudaprep/tensorize.h"
@@ -204,6 +207,8 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
       make_contiguous_tensor_desc(TensorLayout::kNCHW, 1, 3, out_height, out_width, w.dtype);
   void *tensor = nullptr;
   CHECK(cudaMalloc(&tensor, tensor_span_bytes(desc)));
+  void *fused_tensor = nullptr;
+  CHECK(cudaMalloc(&fused_tensor, tensor_span_bytes(desc)));
 
   auto resize_step = [&](cudaStream_t s) { CHECK(resize(source, resized, resize_params, s)); };
   auto normalize_step = [&](cudaStream_t s) {
@@ -217,17 +222,34 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
     normalize_step(s);
     tensorize_step(s);
   };
+  auto fused_step = [&](cudaStream_t s) {
+    CHECK(preprocess(source, resize_params, normalize_params, fused_tensor, desc, 0, s));
+  };
   const Stats resize_stats = time_it(resize_step, stream, iterations);
   const Stats normalize_stats = time_it(normalize_step, stream, iterations);
   const Stats tensorize_stats = time_it(tensorize_step, stream, iterations);
   const Stats chain_stats = time_it(chain, stream, iterations);
   const Stats graph_stats = time_graph(chain, stream, iterations);
+  const Stats fused_stats = time_it(fused_step, stream, iterations);
   // GPU time without launch gaps: 10 back-to-back copies in one graph, per copy.
   constexpr int kRepeats = 10;
   const Stats resize_gpu = time_graph(resize_step, stream, iterations, kRepeats);
   const Stats normalize_gpu = time_graph(normalize_step, stream, iterations, kRepeats);
   const Stats tensorize_gpu = time_graph(tensorize_step, stream, iterations, kRepeats);
   const Stats chain_gpu = time_graph(chain, stream, iterations, kRepeats);
+  const Stats fused_gpu = time_graph(fused_step, stream, iterations, kRepeats);
+
+  // The fused kernel must write exactly the chain's tensor (tests prove it on
+  // small frames; this checks it on the workload itself).
+  std::vector<uint8_t> chain_bytes(tensor_span_bytes(desc)), fused_bytes(chain_bytes.size());
+  CHECK(cudaStreamSynchronize(stream));
+  CHECK(cudaMemcpy(chain_bytes.data(), tensor, chain_bytes.size(), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(fused_bytes.data(), fused_tensor, fused_bytes.size(), cudaMemcpyDeviceToHost));
+  size_t differing_bytes = 0;
+  for (size_t i = 0; i < chain_bytes.size(); ++i)
+    differing_bytes += chain_bytes[i] != fused_bytes[i];
+  const std::string fused_verdict =
+      differing_bytes == 0 ? "yes" : "NO, " + std::to_string(differing_bytes) + " bytes differ";
 
   // The fewest bytes any implementation must move: the source pixels it
   // samples (at most the whole view) read once, the tensor written once.
@@ -238,15 +260,18 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
   const double floor_us = (source_bytes + tensor_span_bytes(desc)) / (bandwidth_gbs * 1e3);
   std::printf(
       "%-28s %4dx%-4d -> %4dx%-4d  resize %6.1f  normalize %6.1f  tensorize %6.1f  "
-      "chain %6.1f [p10 %6.1f p90 %6.1f]  graph %6.1f us  roofline %5.1f us\n",
+      "chain %6.1f [p10 %6.1f p90 %6.1f]  graph %6.1f  fused %6.1f [p10 %6.1f p90 %6.1f] us  "
+      "roofline %5.1f us\n",
       w.name.c_str(), source.width, source.height, out_width, out_height, resize_stats.median_us,
       normalize_stats.median_us, tensorize_stats.median_us, chain_stats.median_us,
-      chain_stats.p10_us, chain_stats.p90_us, graph_stats.median_us, floor_us);
+      chain_stats.p10_us, chain_stats.p90_us, graph_stats.median_us, fused_stats.median_us,
+      fused_stats.p10_us, fused_stats.p90_us, floor_us);
   std::printf(
       "%-28s %25s  GPU only (x%d in one graph): resize %6.1f  normalize %6.1f  tensorize %6.1f  "
-      "chain %6.1f us\n",
+      "chain %6.1f  fused %6.1f us  fused == chain: %s\n",
       "", "", kRepeats, resize_gpu.median_us, normalize_gpu.median_us, tensorize_gpu.median_us,
-      chain_gpu.median_us);
+      chain_gpu.median_us, fused_gpu.median_us, fused_verdict.c_str());
+  CHECK(cudaFree(fused_tensor));
   CHECK(cudaFree(tensor));
   CHECK(cudaFree(normalized.planes[0]));
   CHECK(cudaFree(resized.planes[0].data));

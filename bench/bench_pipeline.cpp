@@ -11,6 +11,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -105,6 +106,27 @@ double pcie_frames_per_second(size_t frame_bytes) {
   return 1000.0 / ms[ms.size() / 2];
 }
 
+// Host resident memory and device memory in use, to show both stay flat
+// over long runs.
+struct MemoryUse {
+  double host_mb = 0, device_mb = 0;
+};
+
+MemoryUse memory_use() {
+  MemoryUse use;
+  std::FILE *statm = std::fopen("/proc/self/statm", "r");
+  long total_pages = 0, resident_pages = 0;
+  if (statm != nullptr) {
+    if (std::fscanf(statm, "%ld %ld", &total_pages, &resident_pages) != 2) resident_pages = 0;
+    std::fclose(statm);
+  }
+  use.host_mb = resident_pages * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1 << 20);
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
+    use.device_mb = static_cast<double>(total_bytes - free_bytes) / (1 << 20);
+  return use;
+}
+
 double cpu_seconds() {
   rusage usage;
   getrusage(RUSAGE_SELF, &usage);
@@ -173,6 +195,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "could not start the pipeline\n");
     return 1;
   }
+  std::vector<MemoryUse> memory_series;  // at every tenth of the frames
   std::thread consumer([&] {
     std::vector<float> tensor(3 * w.out_width * w.out_height);
     for (;;) {
@@ -194,6 +217,8 @@ int main(int argc, char **argv) {
         gst_video_frame_unmap(&frame);
       }
       if (index >= 0 && index < frames) done[index] = Clock::now();
+      if (frames >= 10 && index > 0 && index % (frames / 10) == 0)
+        memory_series.push_back(memory_use());
       gst_sample_unref(sample);
     }
   });
@@ -246,6 +271,12 @@ int main(int argc, char **argv) {
       1e6 * cpu_used / frames);
   if (ours) std::printf(", PCIe limit %.0f frames/s", pcie_frames_per_second(info.size));
   std::printf("\n");
+  if (frames >= 100000) {  // a soak run: host and device memory at each tenth
+    std::printf("memory (host MB / device MB) at each tenth:");
+    for (const MemoryUse &use : memory_series)
+      std::printf(" %.1f/%.1f", use.host_mb, use.device_mb);
+    std::printf("\n");
+  }
   std::fflush(stdout);
 
   gst_element_set_state(pipeline, GST_STATE_NULL);

@@ -110,7 +110,7 @@ static gboolean compute_rect(const CropSettings &settings, GstVideoFormat video_
 }
 
 // Maps one width/height caps field through the crop.
-static gboolean transform_dimension(const GValue *value, GValue *result, gint removed,
+static gboolean transform_dimension(const GValue *value, GValue *result, gint64 removed,
                                     gint region_size, GstPadDirection direction) {
   if (region_size > 0 && direction == GST_PAD_SINK) {
     g_value_init(result, G_TYPE_INT);
@@ -118,8 +118,7 @@ static gboolean transform_dimension(const GValue *value, GValue *result, gint re
     return TRUE;
   }
   // Input sizes grow by what is removed; output sizes shrink by it.
-  const gint64 delta = direction == GST_PAD_SINK ? -static_cast<gint64>(removed) : removed;
-  auto shift = [delta](gint64 size) { return CLAMP(size + delta, 1, G_MAXINT); };
+  const gint64 delta = direction == GST_PAD_SINK ? -removed : removed;
   if (G_VALUE_HOLDS_INT(value)) {
     const gint64 size = g_value_get_int(value) + delta;
     if (size < 1 || size > G_MAXINT) return FALSE;
@@ -128,12 +127,17 @@ static gboolean transform_dimension(const GValue *value, GValue *result, gint re
     return TRUE;
   }
   if (GST_VALUE_HOLDS_INT_RANGE(value)) {
-    const gint64 min = gst_value_get_int_range_min(value) + delta;
-    const gint64 max = gst_value_get_int_range_max(value) + delta;
-    if (max < 1) return FALSE;
-    g_value_init(result, GST_TYPE_INT_RANGE);
-    gst_value_set_int_range(result, static_cast<gint>(shift(min - delta)),
-                            static_cast<gint>(shift(max - delta)));
+    const gint64 min = MAX(gst_value_get_int_range_min(value) + delta, 1);
+    const gint64 max = MIN(gst_value_get_int_range_max(value) + delta, G_MAXINT);
+    if (min > max) return FALSE;
+    // A range needs min < max; one size left is a plain int.
+    if (min == max) {
+      g_value_init(result, G_TYPE_INT);
+      g_value_set_int(result, static_cast<gint>(min));
+    } else {
+      g_value_init(result, GST_TYPE_INT_RANGE);
+      gst_value_set_int_range(result, static_cast<gint>(min), static_cast<gint>(max));
+    }
     return TRUE;
   }
   return FALSE;
@@ -147,8 +151,9 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
     GstStructure *structure = gst_structure_copy(gst_caps_get_structure(caps, i));
     const bool region = settings.uses_region();
-    gint removed_x = region ? 0 : settings.left + settings.right;
-    gint removed_y = region ? 0 : settings.top + settings.bottom;
+    // 64-bit: two G_MAXINT edges must not wrap into a negative crop.
+    gint64 removed_x = region ? 0 : static_cast<gint64>(settings.left) + settings.right;
+    gint64 removed_y = region ? 0 : static_cast<gint64>(settings.top) + settings.bottom;
     if (region && direction == GST_PAD_SRC) {
       // Any input at least as large as the region's far corner.
       removed_x = settings.x;
@@ -159,10 +164,14 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
                                             removed_x, region ? settings.width : 0, direction) &&
                         transform_dimension(gst_structure_get_value(structure, "height"), &height,
                                             removed_y, region ? settings.height : 0, direction);
-    if (ok) {
+    const gint64 region_right = static_cast<gint64>(settings.x) + settings.width;
+    const gint64 region_bottom = static_cast<gint64>(settings.y) + settings.height;
+    // A region reaching past G_MAXINT fits no frame.
+    const gboolean fits = !region || (region_right <= G_MAXINT && region_bottom <= G_MAXINT);
+    if (ok && fits) {
       if (region && direction == GST_PAD_SRC) {
-        gst_value_set_int_range(&width, settings.x + settings.width, G_MAXINT);
-        gst_value_set_int_range(&height, settings.y + settings.height, G_MAXINT);
+        gst_value_set_int_range(&width, static_cast<gint>(region_right), G_MAXINT);
+        gst_value_set_int_range(&height, static_cast<gint>(region_bottom), G_MAXINT);
       }
       gst_structure_take_value(structure, "width", &width);
       gst_structure_take_value(structure, "height", &height);
@@ -170,6 +179,7 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
                                      gst_caps_features_copy(gst_caps_get_features(caps, i)));
     } else {
       if (G_IS_VALUE(&width)) g_value_unset(&width);
+      if (G_IS_VALUE(&height)) g_value_unset(&height);
       gst_structure_free(structure);
     }
   }
@@ -203,8 +213,11 @@ static gboolean gst_cuda_crop_sink_event(GstBaseTransform *trans, GstEvent *even
     GstVideoInfo info;
     CropRect rect;
     gchar *reason = nullptr;
-    if (gst_video_info_from_caps(&info, caps) &&
-        !compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&info), GST_VIDEO_INFO_WIDTH(&info),
+    if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), caps, &info)) {
+      gst_event_unref(event);
+      return FALSE;
+    }
+    if (!compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&info), GST_VIDEO_INFO_WIDTH(&info),
                       GST_VIDEO_INFO_HEIGHT(&info), &rect, &reason)) {
       GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Impossible crop: %s", reason), (nullptr));
       g_free(reason);
@@ -217,12 +230,9 @@ static gboolean gst_cuda_crop_sink_event(GstBaseTransform *trans, GstEvent *even
 
 static gboolean gst_cuda_crop_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
   auto *self = GST_CUDA_CROP(trans);
-  if (!gst_video_info_from_caps(&self->in_info, incaps) ||
-      !gst_video_info_from_caps(&self->out_info, outcaps)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Invalid caps"),
-                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+  if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->in_info) ||
+      !gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), outcaps, &self->out_info))
     return FALSE;
-  }
   gchar *reason = nullptr;
   if (!compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&self->in_info),
                     GST_VIDEO_INFO_WIDTH(&self->in_info), GST_VIDEO_INFO_HEIGHT(&self->in_info),

@@ -122,12 +122,9 @@ static GstCaps *gst_cuda_frame_upload_transform_caps(GstBaseTransform *trans,
 static gboolean gst_cuda_frame_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps,
                                                GstCaps *outcaps) {
   auto *self = GST_CUDA_FRAME_UPLOAD(trans);
-  if (!gst_video_info_from_caps(&self->in_info, incaps) ||
-      !gst_video_info_from_caps(&self->out_info, outcaps)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Invalid caps"),
-                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+  if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->in_info) ||
+      !gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), outcaps, &self->out_info))
     return FALSE;
-  }
   free_staging(self);
   const gboolean passthrough = gst_cuda_prep_caps_are_device(incaps);
   gst_base_transform_set_passthrough(trans, passthrough);

@@ -249,9 +249,10 @@ static GstCaps *gst_cuda_normalize_transform_caps(GstBaseTransform *trans,
 static gboolean gst_cuda_normalize_set_caps(GstBaseTransform *trans, GstCaps *incaps,
                                             GstCaps *outcaps) {
   auto *self = GST_CUDA_NORMALIZE(trans);
-  if (!gst_video_info_from_caps(&self->in_info, incaps) ||
-      !gst_cuda_prep_planar_info_from_caps(&self->out_info, outcaps)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Invalid caps"),
+  if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->in_info)) return FALSE;
+  if (!gst_cuda_prep_planar_info_from_caps(&self->out_info, outcaps)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("Invalid planar output caps: %s", GST_CUDA_PREP_PLANAR_CAPS_RULES),
                       ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }

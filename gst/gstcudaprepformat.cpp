@@ -40,6 +40,48 @@ gboolean gst_cuda_prep_pixel_format(GstVideoFormat video_format, cudaprep::Pixel
   }
 }
 
+gboolean gst_cuda_prep_frame_info_from_caps(GstElement *element, const GstCaps *caps,
+                                            GstVideoInfo *info) {
+  const GstStructure *structure =
+      caps != nullptr && gst_caps_is_fixed(caps) ? gst_caps_get_structure(caps, 0) : nullptr;
+  const gchar *format =
+      structure != nullptr ? gst_structure_get_string(structure, "format") : nullptr;
+  gint width = 0, height = 0;
+  if (format == nullptr || !gst_structure_get_int(structure, "width", &width) ||
+      !gst_structure_get_int(structure, "height", &height)) {
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                      ("Invalid video caps: they need a fixed format, width and height"),
+                      ("caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  cudaprep::PixelFormat pixel_format;
+  if (!gst_cuda_prep_pixel_format(gst_video_format_from_string(format), &pixel_format)) {
+    GST_ELEMENT_ERROR(
+        element, CORE, NEGOTIATION,
+        ("Unsupported video format %s: cudaprep handles " GST_CUDA_PREP_FRAME_FORMATS, format),
+        ("caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  if (width < 1 || height < 1) {
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                      ("Frames of %dx%d %s have no pixels: width and height must be at least 1",
+                       width, height, format),
+                      ("caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  GstVideoInfo device_info;
+  if (!gst_video_info_from_caps(info, caps) ||
+      !gst_cuda_prep_device_video_info(info, &device_info)) {
+    GST_ELEMENT_ERROR(element, CORE, NEGOTIATION,
+                      ("Frames of %dx%d %s are too large: each plane of a frame must fit in 2 GiB "
+                       "with its rows padded to %d bytes",
+                       width, height, format, GST_CUDA_PREP_PITCH_ALIGNMENT),
+                      ("caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean gst_cuda_prep_caps_are_device(const GstCaps *caps) {
   if (caps == nullptr || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) return FALSE;
   GstCapsFeatures *features = gst_caps_get_features(caps, 0);

@@ -25,6 +25,13 @@ G_END_DECLS
 // Maps a GStreamer video format to the kernels' format; false if unsupported.
 gboolean gst_cuda_prep_pixel_format(GstVideoFormat video_format, cudaprep::PixelFormat *format);
 
+// Fills `info` from fixed video caps of frames cudaprep can hold: a format of
+// GST_CUDA_PREP_FRAME_FORMATS, at least 1x1, whose pitched device layout fits
+// (gst_cuda_prep_device_video_info). Otherwise posts a GST_ELEMENT_ERROR
+// naming the format and size and what is wrong with them, and returns FALSE.
+gboolean gst_cuda_prep_frame_info_from_caps(GstElement *element, const GstCaps *caps,
+                                            GstVideoInfo *info);
+
 // Whether caps carry the memory:CUDAPitched feature.
 gboolean gst_cuda_prep_caps_are_device(const GstCaps *caps);
 

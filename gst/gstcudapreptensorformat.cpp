@@ -104,7 +104,7 @@ gboolean gst_cuda_prep_planar_info_set(GstCudaPrepPlanarInfo *info, gint width, 
   const guint64 pitch_bytes = (row_bytes + GST_CUDA_PREP_PITCH_ALIGNMENT - 1) /
                               GST_CUDA_PREP_PITCH_ALIGNMENT * GST_CUDA_PREP_PITCH_ALIGNMENT;
   const gint channels = cudaprep::channel_count(channel_order);
-  if (pitch_bytes > static_cast<guint64>(G_MAXSSIZE) / height / channels) return FALSE;
+  if (pitch_bytes > static_cast<guint64>(G_MAXUINT) / height / channels) return FALSE;
   info->width = width;
   info->height = height;
   info->channel_order = channel_order;

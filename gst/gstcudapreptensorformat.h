@@ -66,8 +66,14 @@ struct GstCudaPrepPlanarInfo {
   gsize size = 0;         // plane_bytes * channels
 };
 
+// What gst_cuda_prep_planar_info_from_caps() requires, for error messages.
+#define GST_CUDA_PREP_PLANAR_CAPS_RULES                                                  \
+  "fixed width, height, channel-order, channels matching it, dtype float32 or float16, " \
+  "and frames of at most 4 GiB"
+
 // Fills the layout of a frame of this size, order and type. False if the
-// sizes overflow or dtype is not a float type.
+// frame is larger than a pool's buffers can be (G_MAXUINT bytes) or dtype is
+// not a float type.
 gboolean gst_cuda_prep_planar_info_set(GstCudaPrepPlanarInfo *info, gint width, gint height,
                                        cudaprep::ChannelOrder channel_order,
                                        cudaprep::DataType dtype);

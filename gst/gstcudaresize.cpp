@@ -402,10 +402,11 @@ static gboolean gst_cuda_resize_sink_event(GstBaseTransform *trans, GstEvent *ev
 static gboolean gst_cuda_resize_set_caps(GstBaseTransform *trans, GstCaps *incaps,
                                          GstCaps *outcaps) {
   auto *self = GST_CUDA_RESIZE(trans);
+  if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->in_info) ||
+      !gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), outcaps, &self->out_info))
+    return FALSE;
   cudaprep::PixelFormat in_format, out_format;
-  if (!gst_video_info_from_caps(&self->in_info, incaps) ||
-      !gst_video_info_from_caps(&self->out_info, outcaps) ||
-      !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->in_info), &in_format) ||
+  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->in_info), &in_format) ||
       !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->out_info), &out_format) ||
       !cudaprep::is_resize_source_format(in_format) ||
       !cudaprep::is_resize_destination_format(out_format)) {

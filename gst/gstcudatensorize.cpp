@@ -213,7 +213,8 @@ static gboolean gst_cuda_tensorize_set_caps(GstBaseTransform *trans, GstCaps *in
   self->planar_input = gst_structure_has_name(in, GST_CUDA_PREP_PLANAR_MEDIA_TYPE);
   if (self->planar_input) {
     if (!gst_cuda_prep_planar_info_from_caps(&self->planar_info, incaps)) {
-      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Invalid planar input caps"),
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("Invalid planar input caps: %s", GST_CUDA_PREP_PLANAR_CAPS_RULES),
                         ("%" GST_PTR_FORMAT, incaps));
       return FALSE;
     }
@@ -229,10 +230,13 @@ static gboolean gst_cuda_tensorize_set_caps(GstBaseTransform *trans, GstCaps *in
     height = self->planar_info.height;
     channels = self->planar_info.channels;
   } else {
-    if (!gst_video_info_from_caps(&self->video_info, incaps) ||
-        !video_channel_order(GST_VIDEO_INFO_FORMAT(&self->video_info),
+    if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->video_info))
+      return FALSE;
+    if (!video_channel_order(GST_VIDEO_INFO_FORMAT(&self->video_info),
                              &self->video_channel_order)) {
-      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Invalid video input caps"),
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("cudatensorize reads " TENSORIZE_VIDEO_FORMATS " video, not %s",
+                         GST_VIDEO_INFO_NAME(&self->video_info)),
                         ("%" GST_PTR_FORMAT, incaps));
       return FALSE;
     }
@@ -248,6 +252,19 @@ static gboolean gst_cuda_tensorize_set_caps(GstBaseTransform *trans, GstCaps *in
     width = GST_VIDEO_INFO_WIDTH(&self->video_info);
     height = GST_VIDEO_INFO_HEIGHT(&self->video_info);
     channels = cudaprep::channel_count(self->video_channel_order);
+  }
+  // A buffer pool's buffers hold at most G_MAXUINT bytes.
+  guint64 tensor_bytes = cudaprep::data_type_size(dtype);
+  if (!g_uint64_checked_mul(&tensor_bytes, tensor_bytes, batch_size) ||
+      !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, channels) ||
+      !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, height) ||
+      !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, width) || tensor_bytes > G_MAXUINT) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("A %s tensor of batch-size=%d x %d channel(s) x %dx%d is too large: a "
+                       "tensor buffer holds at most 4 GiB; lower batch-size or the frame size",
+                       cudaprep::data_type_name(dtype), batch_size, channels, width, height),
+                      (nullptr));
+    return FALSE;
   }
   self->desc =
       cudaprep::make_contiguous_tensor_desc(layout, batch_size, channels, height, width, dtype);

@@ -1,7 +1,5 @@
 #include "cudaprep/normalize.h"
 
-#include <cmath>
-
 #include "normalize_ops.cuh"
 #include "tensor_launch.cuh"
 
@@ -32,9 +30,8 @@ __global__ void normalize_kernel(const uint8_t *src, size_t src_pitch_bytes,
       Out values[ops::kRunLength];
 #pragma unroll
       for (int i = 0; i < ops::kRunLength; ++i) {
-        const float byte = ops::byte_to_float(ops::run_byte(run, i, map.source_offset[c]));
         values[i] =
-            ops::from_float<Out>(ops::normalize_value(byte, norm.scale, norm.mean[c], norm.std[c]));
+            ops::normalized_element<Out>(ops::run_byte(run, i, map.source_offset[c]), norm, c);
       }
       Out *const out = ops::byte_offset<Out>(dst.planes[c], dst_offset);
       if (wide_stores && whole_run) {
@@ -101,13 +98,7 @@ const char *validate_normalize(const Image &src, const PlanarImage &dst,
     return "the normalized frame's channel count does not match the channel order (RGB/BGR: 3, "
            "GRAY: 1)";
   }
-  if (!std::isfinite(params.scale)) return "scale is not a finite number";
-  for (int c = 0; c < map.num_channels; ++c) {
-    if (!std::isfinite(params.mean[c])) return "a mean is not a finite number";
-    if (!std::isfinite(params.std[c])) return "a std is not a finite number";
-    if (params.std[c] == 0.0f) return "a std is 0 (it divides)";
-  }
-  return nullptr;
+  return normalize_constants_error(params);
 }
 
 cudaError_t normalize(const Image &src, const PlanarImage &dst, const NormalizeParams &params,
@@ -115,12 +106,7 @@ cudaError_t normalize(const Image &src, const PlanarImage &dst, const NormalizeP
   if (validate_normalize(src, dst, params) != nullptr) return cudaErrorInvalidValue;
   InterleavedChannelMap map;
   interleaved_channel_map(src.format, params.channel_order, &map);
-  ops::ChannelNormalization norm = {};
-  norm.scale = params.scale;
-  for (int c = 0; c < kMaxChannels; ++c) {
-    norm.mean[c] = params.mean[c];
-    norm.std[c] = params.std[c];
-  }
+  const ops::ChannelNormalization norm = channel_normalization(params);
   if (dst.dtype == DataType::kFloat32) {
     launch_normalize<float>(src, dst, map, norm, stream);
   } else {

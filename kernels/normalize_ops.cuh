@@ -127,6 +127,16 @@ __device__ __forceinline__ __half from_float<__half>(float value) {
   return __float2half_rn(value);
 }
 
+// Output channel `channel` of an 8-bit value as normalize stores it. Keep
+// `channel` a compile-time constant (unrolled loops) so that `norm` stays in
+// the kernel's parameter space.
+template <typename Out>
+__device__ __forceinline__ Out normalized_element(uint32_t byte, const ChannelNormalization &norm,
+                                                  int channel) {
+  return from_float<Out>(
+      normalize_value(byte_to_float(byte), norm.scale, norm.mean[channel], norm.std[channel]));
+}
+
 __device__ __forceinline__ float to_float(float value) {
   return value;
 }

@@ -1,8 +1,16 @@
 // Per-pixel device maths of resize and colour conversion, kept apart from
 // launch code so that a fused kernel can compose them: a *source* loads one
 // pixel at integer coordinates as RGBA floats in [0, 255], a *sampler* maps
-// an output pixel to a weighted sum of source loads, and store_pixel() writes
+// an output pixel to a weighted sum of source loads, resized_value() places
+// the resampled rectangle in the padded destination, and store_pixel() writes
 // the result in a destination format. Nothing here knows about grids.
+//
+// Rounding is pinned: every float product is __fmul_rn or part of an
+// explicit __fmaf_rn, so neither nvcc nor ptxas can contract a multiply and
+// an add into an FMA differently in different kernels. resize() and the
+// fused preprocess() inline these functions into different kernels and must
+// still compute the same bits (preprocess == resize -> normalize ->
+// tensorize, bit for bit).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -61,17 +69,17 @@ CUDAPREP_HD YuvToRgbMatrix yuv_to_rgb_matrix(Colorimetry colorimetry) {
 
 // Clamped so that resampling sees what a uint8 RGB image would hold.
 __device__ __forceinline__ Rgba yuv_to_rgb(float y, float u, float v, const YuvToRgbMatrix &m) {
-  const float luma = (y - m.y_offset) * m.y_gain;
-  const float cb = (u - 128.0f) * m.chroma_gain;
-  const float cr = (v - 128.0f) * m.chroma_gain;
-  return make_float4(clamp_channel(luma + m.r_from_v * cr),
-                     clamp_channel(luma + m.g_from_u * cb + m.g_from_v * cr),
-                     clamp_channel(luma + m.b_from_u * cb), 255.0f);
+  const float luma = __fmul_rn(y - m.y_offset, m.y_gain);
+  const float cb = __fmul_rn(u - 128.0f, m.chroma_gain);
+  const float cr = __fmul_rn(v - 128.0f, m.chroma_gain);
+  return make_float4(clamp_channel(__fmaf_rn(m.r_from_v, cr, luma)),
+                     clamp_channel(__fmaf_rn(m.g_from_v, cr, __fmaf_rn(m.g_from_u, cb, luma))),
+                     clamp_channel(__fmaf_rn(m.b_from_u, cb, luma)), 255.0f);
 }
 
 // cv::cvtColor(COLOR_RGB2GRAY) weights.
 __device__ __forceinline__ float luma_bt601(const Rgba &rgba) {
-  return 0.299f * rgba.x + 0.587f * rgba.y + 0.114f * rgba.z;
+  return __fmaf_rn(0.114f, rgba.z, __fmaf_rn(0.587f, rgba.y, __fmul_rn(0.299f, rgba.x)));
 }
 
 // ---------------------------------------------------------------------------
@@ -196,11 +204,16 @@ struct Yuy2Source {
 // ---------------------------------------------------------------------------
 // Samplers. Output pixel d of an axis resized from src_size to dst_size.
 
-__device__ __forceinline__ Rgba operator*(float weight, const Rgba &value) {
-  return make_float4(weight * value.x, weight * value.y, weight * value.z, weight * value.w);
+// weight * value, each channel rounded once.
+__device__ __forceinline__ Rgba weighted(float weight, const Rgba &value) {
+  return make_float4(__fmul_rn(weight, value.x), __fmul_rn(weight, value.y),
+                     __fmul_rn(weight, value.z), __fmul_rn(weight, value.w));
 }
-__device__ __forceinline__ Rgba operator+(const Rgba &a, const Rgba &b) {
-  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+
+// sum + weight * value, each channel one FMA.
+__device__ __forceinline__ Rgba add_weighted(const Rgba &sum, float weight, const Rgba &value) {
+  return make_float4(__fmaf_rn(weight, value.x, sum.x), __fmaf_rn(weight, value.y, sum.y),
+                     __fmaf_rn(weight, value.z, sum.z), __fmaf_rn(weight, value.w, sum.w));
 }
 
 // OpenCV's INTER_NEAREST index, bit for bit: floor(d * (1 / (dst / src)))
@@ -212,7 +225,7 @@ __device__ __forceinline__ int nearest_index(int d, double src_per_dst, int src_
 // Continuous source coordinate of output pixel d's centre, in the frame where
 // source pixel i's centre is i (half-pixel centres, align_corners = false).
 __device__ __forceinline__ float centre_source_coordinate(int d, float src_per_dst) {
-  return (static_cast<float>(d) + 0.5f) * src_per_dst - 0.5f;
+  return __fmaf_rn(static_cast<float>(d) + 0.5f, src_per_dst, -0.5f);
 }
 
 template <class Source>
@@ -231,9 +244,9 @@ __device__ __forceinline__ Rgba sample_bilinear(const Source &src, float sx, flo
   const int x1 = clamp_index(static_cast<int>(floor_x) + 1, src.width);
   const int y0 = clamp_index(static_cast<int>(floor_y), src.height);
   const int y1 = clamp_index(static_cast<int>(floor_y) + 1, src.height);
-  const Rgba top = (1.0f - tx) * src.load(x0, y0) + tx * src.load(x1, y0);
-  const Rgba bottom = (1.0f - tx) * src.load(x0, y1) + tx * src.load(x1, y1);
-  return (1.0f - ty) * top + ty * bottom;
+  const Rgba top = add_weighted(weighted(1.0f - tx, src.load(x0, y0)), tx, src.load(x1, y0));
+  const Rgba bottom = add_weighted(weighted(1.0f - tx, src.load(x0, y1)), tx, src.load(x1, y1));
+  return add_weighted(weighted(1.0f - ty, top), ty, bottom);
 }
 
 // Keys cubic convolution weights (A = -0.75, OpenCV's INTER_CUBIC) of the
@@ -242,9 +255,11 @@ __device__ __forceinline__ void cubic_weights(float t, float weights[4]) {
   constexpr float kA = -0.75f;
   const float t1 = t + 1.0f;  // distance to tap floor - 1, in (1, 2]
   const float u = 1.0f - t;   // distance to tap floor + 1, in (0, 1]
-  weights[0] = ((kA * t1 - 5.0f * kA) * t1 + 8.0f * kA) * t1 - 4.0f * kA;
-  weights[1] = ((kA + 2.0f) * t - (kA + 3.0f)) * t * t + 1.0f;
-  weights[2] = ((kA + 2.0f) * u - (kA + 3.0f)) * u * u + 1.0f;
+  // Horner form of the Keys polynomials, one FMA per step; the constants
+  // (kA + 2, 5 kA, ...) are exact.
+  weights[0] = __fmaf_rn(__fmaf_rn(__fmaf_rn(kA, t1, -5.0f * kA), t1, 8.0f * kA), t1, -4.0f * kA);
+  weights[1] = __fmaf_rn(__fmul_rn(__fmaf_rn(kA + 2.0f, t, -(kA + 3.0f)), t), t, 1.0f);
+  weights[2] = __fmaf_rn(__fmul_rn(__fmaf_rn(kA + 2.0f, u, -(kA + 3.0f)), u), u, 1.0f);
   weights[3] = 1.0f - weights[0] - weights[1] - weights[2];
 }
 
@@ -265,9 +280,9 @@ __device__ __forceinline__ Rgba sample_bicubic(const Source &src, float sx, floa
     const int row = clamp_index(static_cast<int>(floor_y) - 1 + tap_y, src.height);
     Rgba row_sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int tap_x = 0; tap_x < 4; ++tap_x) {
-      row_sum = row_sum + weights_x[tap_x] * src.load(columns[tap_x], row);
+      row_sum = add_weighted(row_sum, weights_x[tap_x], src.load(columns[tap_x], row));
     }
-    sum = sum + weights_y[tap_y] * row_sum;
+    sum = add_weighted(sum, weights_y[tap_y], row_sum);
   }
   return sum;
 }
@@ -286,7 +301,7 @@ struct AreaSpan {
   __device__ __forceinline__ float weight(int i) const {
     const long long overlap = min(end, static_cast<long long>(i + 1) * dst_size) -
                               max(begin, static_cast<long long>(i) * dst_size);
-    return static_cast<float>(overlap) * inverse_length;
+    return __fmul_rn(static_cast<float>(overlap), inverse_length);
   }
 };
 
@@ -308,9 +323,9 @@ __device__ __forceinline__ Rgba sample_area(const Source &src, const AreaSpan &s
   for (int row = span_y.first; row <= span_y.last; ++row) {
     Rgba row_sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int column = span_x.first; column <= span_x.last; ++column) {
-      row_sum = row_sum + span_x.weight(column) * src.load(column, row);
+      row_sum = add_weighted(row_sum, span_x.weight(column), src.load(column, row));
     }
-    sum = sum + span_y.weight(row) * row_sum;
+    sum = add_weighted(sum, span_y.weight(row), row_sum);
   }
   return sum;
 }
@@ -357,6 +372,26 @@ __device__ __forceinline__ Rgba resample(const Source &src, int x, int y,
   }
 }
 
+// Where the resampled source lies in the destination and what fills the
+// rest; built once per frame on the host.
+struct ResizeMapping {
+  PixelRect rect;     // the resampled source, in destination pixels
+  ResampleAxes axes;  // source -> rect
+  Rgba pad;           // every destination pixel outside rect
+};
+
+// The unrounded value of destination pixel (x, y): what resize() rounds
+// into its destination format.
+template <Interpolation kMethod, class Source>
+__device__ __forceinline__ Rgba resized_value(const Source &src, int x, int y,
+                                              const ResizeMapping &mapping) {
+  const int rect_x = x - mapping.rect.x;
+  const int rect_y = y - mapping.rect.y;
+  const bool inside =
+      rect_x >= 0 && rect_y >= 0 && rect_x < mapping.rect.width && rect_y < mapping.rect.height;
+  return inside ? resample<kMethod>(src, rect_x, rect_y, mapping.axes) : mapping.pad;
+}
+
 // ---------------------------------------------------------------------------
 // Destinations
 
@@ -395,11 +430,16 @@ __device__ __forceinline__ uint8_t to_byte(float value) {
   return static_cast<uint8_t>(min(max(__float2int_rn(value), 0), 255));
 }
 
+// The byte a GRAY8 destination holds for `value`.
+__device__ __forceinline__ uint8_t gray_byte(const Rgba &value) {
+  return to_byte(luma_bt601(value));
+}
+
 __device__ __forceinline__ void store_pixel(uint8_t *row, int x, const Rgba &value,
                                             const DestinationLayout &layout) {
   uint8_t *pixel = row + static_cast<size_t>(x) * layout.bytes_per_pixel;
   if (layout.gray) {
-    pixel[0] = to_byte(luma_bt601(value));
+    pixel[0] = gray_byte(value);
     return;
   }
   pixel[layout.r_index] = to_byte(value.x);

@@ -95,39 +95,6 @@ __global__ void tensorize_interleaved_kernel(const uint8_t *src, size_t src_pitc
   }
 }
 
-// Why item `batch_index` of the tensor cannot receive a width x height frame
-// of `channels` channels, or nullptr.
-const char *validate_tensor_item(const void *tensor_data, const TensorDesc &desc, int batch_index,
-                                 int width, int height, int channels) {
-  if (tensor_data == nullptr) return "the tensor has no memory";
-  const size_t element_bytes = data_type_size(desc.dtype);
-  if (element_bytes == 0) return "the tensor's dtype is unknown";
-  if (reinterpret_cast<uintptr_t>(tensor_data) % element_bytes != 0) {
-    return "the tensor's memory is not aligned to its element size";
-  }
-  for (int axis = 0; axis < kTensorRank; ++axis) {
-    if (desc.dims[axis] <= 0) return "a tensor dimension is not positive";
-    if (desc.strides_bytes[axis] < 0 ||
-        desc.strides_bytes[axis] % static_cast<int64_t>(element_bytes) != 0) {
-      return "a tensor stride is negative or not a multiple of the element size";
-    }
-  }
-  const TensorShape shape = tensor_shape(desc);
-  if (batch_index < 0 || batch_index >= shape.batch) {
-    return "the batch index is outside the tensor's batch";
-  }
-  if (shape.width != width || shape.height != height) {
-    return "the frame's size differs from the tensor's width and height";
-  }
-  if (shape.channels != channels) return "the frame's channel count differs from the tensor's";
-  return nullptr;
-}
-
-ops::TensorStrides logical_strides(const TensorDesc &desc) {
-  const TensorShape strides = tensor_strides_bytes(desc);
-  return {strides.batch, strides.channels, strides.height, strides.width};
-}
-
 // The widest way runs of `channels` channels of `Out` can be stored into
 // item `batch_index` of the tensor.
 template <typename Out>

@@ -798,6 +798,13 @@ struct CropResizeCase {
   cudaprep::Interpolation interpolation;
 };
 
+// Without it gtest prints a case's raw bytes, struct padding included (which
+// valgrind rightly reports as uninitialised).
+void PrintTo(const CropResizeCase &c, std::ostream *os) {
+  *os << c.format << " " << c.width << "x" << c.height << " crop left " << c.left << " top "
+      << c.top << " right " << c.right << " bottom " << c.bottom << " " << c.method;
+}
+
 class CropThenResize : public ::testing::TestWithParam<CropResizeCase> {};
 
 // cudacrop hands cudaresize a zero-copy view (offsets into the uploaded

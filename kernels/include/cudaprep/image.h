@@ -74,7 +74,8 @@ CUDAPREP_HD size_t plane_row_bytes(PixelFormat format, int plane, int width) {
 
 CUDAPREP_HD int plane_height(PixelFormat format, int plane, int height) {
   const int divisor = format_info(format).planes[plane].height_divisor;
-  return (height + divisor - 1) / divisor;
+  // Not (height + divisor - 1) / divisor: that overflows at INT_MAX.
+  return height / divisor + (height % divisor != 0);
 }
 
 // True for formats whose crop offsets must stay even (4:2:0 / 4:2:2 chroma).

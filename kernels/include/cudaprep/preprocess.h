@@ -1,0 +1,52 @@
+// The fused preprocess: resize (with colour conversion and letterbox),
+// normalize and tensorize of one frame in ONE kernel, which reads the source
+// once and writes the tensor item once, with no intermediate frames.
+//
+// preprocess(src, resize_params, normalize_params, tensor, desc, i, stream)
+// writes into item i of the tensor exactly the bytes, bit for bit, that this
+// chain writes there:
+//
+//   resize(src, R, resize_params)        R: desc's width x height, 8-bit RGB
+//                                        (GRAY8 when normalize_params.
+//                                        channel_order is kGray)
+//   normalize(R, P, normalize_params)    P: planar, desc.dtype
+//   tensorize_planar(P, tensor, desc, i)
+//
+// In particular each sampled value is rounded to 8 bits exactly as resize()
+// stores it before it is normalised, so the definitions of resize.h and
+// normalize.h (and their tolerances against OpenCV and the CPU references)
+// hold unchanged. It touches no other byte of the tensor.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "cudaprep/image.h"
+#include "cudaprep/resize.h"
+#include "cudaprep/tensor.h"
+
+namespace cudaprep {
+
+// Why preprocess() cannot run with these arguments, in words a user can act
+// on, or an empty string when it can. `src` is any resize() source view (any
+// format of image.h, any offset and pitch: a crop is a view); the output
+// size is the tensor's height x width, into which resize_params.dst_rect
+// must fit; the tensor has dtype float32 or float16, non-negative byte
+// strides that are multiples of the element size (NCHW or NHWC, typically
+// contiguous), channel_count(normalize_params.channel_order) channels, and
+// 0 <= batch_index < its batch. Cheap when valid: call it at configure time.
+std::string preprocess_params_error(const Image &src, const ResizeParams &resize_params,
+                                    const NormalizeParams &normalize_params,
+                                    const void *tensor_data, const TensorDesc &desc,
+                                    int batch_index);
+
+// Enqueues the fused kernel on `stream` and returns without waiting.
+// cudaErrorInvalidValue (nothing launched) when preprocess_params_error() is
+// not empty, otherwise the launch's result. Allocates nothing; `src` and the
+// tensor must not overlap.
+cudaError_t preprocess(const Image &src, const ResizeParams &resize_params,
+                       const NormalizeParams &normalize_params, void *tensor_data,
+                       const TensorDesc &desc, int batch_index, cudaStream_t stream);
+
+}  // namespace cudaprep

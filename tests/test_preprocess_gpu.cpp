@@ -1,0 +1,605 @@
+// preprocess() (one fused kernel) against
+//  1. the unfused chain resize -> normalize -> tensorize run on the GPU:
+//     bit for bit, over the whole tensor allocation plus guard bytes, so a
+//     different value, a missed element or a write into another batch item
+//     or past the end all show (both tensors are poisoned with 0xff bytes,
+//     a NaN in float32 and float16, which no normalised value equals);
+//  2. the CPU reference composition (reference/resize_ref, then
+//     reference/normalize_ref): resize is defined to within +-1 of its
+//     reference per 8-bit value, so a fused element need not equal the
+//     reference's. The bound it must meet: with b' the reference's byte and
+//     N(b) the reference's normalisation of byte b (float32, then float16
+//     when the tensor is), the fused element lies between N(b' - 1) and
+//     N(b' + 1) (bytes saturated to [0, 255]). That holds because N is
+//     monotonic in b: every step of (b * scale - mean) / std and the float16
+//     rounding is a monotonic function correctly rounded, and rounding
+//     preserves order. In numbers, |fused - N(b')| <= |scale / std[c]| plus
+//     the rounding of the two values (a few ulps): with ImageNet constants,
+//     1/255/0.224 = 0.0175 at most.
+// Cases: formats x methods x letterbox on/off x float32/float16 x NCHW/NHWC,
+// RGB/BGR/GRAY orders, crops at odd offsets (even for 4:2:0 chroma) of
+// oddly pitched frames, 4-byte aligned RGBA/BGRx views (the 32-bit reader),
+// batch index > 0. Failures name the case and the first bad element.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/cuda_test.h"
+#include "cudaprep/normalize.h"
+#include "cudaprep/preprocess.h"
+#include "cudaprep/resize.h"
+#include "cudaprep/resize_geometry.h"
+#include "cudaprep/tensorize.h"
+#include "reference/color_ref.h"
+#include "reference/normalize_ref.h"
+#include "reference/resize_ref.h"
+
+namespace cudaprep {
+namespace {
+
+using ref::HostFrame;
+
+constexpr uint8_t kPoison = 0xff;
+constexpr size_t kGuardBytes = 256;
+
+const char *format_name(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kRGBA:
+      return "RGBA";
+    case PixelFormat::kBGRA:
+      return "BGRA";
+    case PixelFormat::kRGBx:
+      return "RGBx";
+    case PixelFormat::kBGRx:
+      return "BGRx";
+    case PixelFormat::kRGB:
+      return "RGB";
+    case PixelFormat::kBGR:
+      return "BGR";
+    case PixelFormat::kGRAY8:
+      return "GRAY8";
+    case PixelFormat::kNV12:
+      return "NV12";
+    case PixelFormat::kI420:
+      return "I420";
+    case PixelFormat::kYUY2:
+      return "YUY2";
+  }
+  return "?";
+}
+
+const char *method_name(Interpolation method) {
+  switch (method) {
+    case Interpolation::kNearest:
+      return "nearest";
+    case Interpolation::kBilinear:
+      return "bilinear";
+    case Interpolation::kBicubic:
+      return "bicubic";
+    case Interpolation::kArea:
+      return "area";
+  }
+  return "?";
+}
+
+// Device allocations of one case, freed at its end.
+class DeviceAllocations {
+ public:
+  ~DeviceAllocations() {
+    for (void *pointer : pointers_) EXPECT_EQ(cudaSuccess, cudaFree(pointer));
+  }
+  cudaError_t allocate(size_t bytes, uint8_t **pointer) {
+    const cudaError_t err = cudaMalloc(reinterpret_cast<void **>(pointer), bytes);
+    if (err == cudaSuccess) pointers_.push_back(*pointer);
+    return err;
+  }
+
+ private:
+  std::vector<void *> pointers_;
+};
+
+struct Case {
+  PixelFormat format = PixelFormat::kRGBA;
+  int src_width = 0, src_height = 0;
+  int crop_left = 0, crop_top = 0;  // where the view starts in its parent frame
+  size_t extra_pitch_bytes = 13;    // 13: unaligned rows; 16: 4-byte aligned
+  ResizeParams resize;
+  bool letterbox = false;
+  NormalizeParams normalize;
+  DataType dtype = DataType::kFloat32;
+  TensorLayout layout = TensorLayout::kNCHW;
+  int out_width = 0, out_height = 0;
+  int batch = 3, batch_index = 1;
+};
+
+std::string describe(const Case &c) {
+  std::ostringstream out;
+  out << format_name(c.format) << " " << c.src_width << "x" << c.src_height << " view at ("
+      << c.crop_left << ", " << c.crop_top << ") pitch +" << c.extra_pitch_bytes << " -> "
+      << c.out_width << "x" << c.out_height << " " << method_name(c.resize.interpolation)
+      << (c.letterbox ? ", letterbox" : "") << ", " << channel_order_name(c.normalize.channel_order)
+      << " " << data_type_name(c.dtype) << " " << tensor_layout_name(c.layout) << ", item "
+      << c.batch_index << " of " << c.batch;
+  const PixelRect &rect = c.resize.dst_rect;
+  if (c.letterbox) {
+    out << " (rect " << rect.width << "x" << rect.height << " at " << rect.x << "," << rect.y
+        << ")";
+  }
+  return out.str();
+}
+
+// The width x height window of `frame` at (left, top), as a compact frame.
+HostFrame window(const HostFrame &frame, int left, int top, int width, int height) {
+  HostFrame out(frame.format, width, height);
+  for (int plane = 0; plane < format_info(frame.format).num_planes; ++plane) {
+    const PlaneLayout layout = format_info(frame.format).planes[plane];
+    const size_t column = static_cast<size_t>(left / layout.pixels_per_unit) * layout.unit_bytes;
+    const int first_row = top / layout.height_divisor;
+    for (int y = 0; y < plane_height(frame.format, plane, height); ++y) {
+      std::memcpy(out.row(plane, y), frame.row(plane, first_row + y) + column,
+                  plane_row_bytes(frame.format, plane, width));
+    }
+  }
+  return out;
+}
+
+// A random parent frame on the device and the case's view of it; `visible`
+// is what the view shows, for the reference.
+void make_source(const Case &c, unsigned seed, DeviceAllocations *allocations, Image *view,
+                 HostFrame *visible) {
+  HostFrame parent(c.format, c.src_width + c.crop_left + 5, c.src_height + c.crop_top + 3,
+                   c.extra_pitch_bytes);
+  std::mt19937 generator(seed);
+  for (auto &plane : parent.planes) {
+    for (uint8_t &value : plane) value = static_cast<uint8_t>(generator());
+  }
+  *visible = window(parent, c.crop_left, c.crop_top, c.src_width, c.src_height);
+  view->format = c.format;
+  view->width = c.src_width;
+  view->height = c.src_height;
+  for (int plane = 0; plane < format_info(c.format).num_planes; ++plane) {
+    const PlaneLayout layout = format_info(c.format).planes[plane];
+    uint8_t *base = nullptr;
+    CUDA_ASSERT_OK(allocations->allocate(parent.planes[plane].size(), &base));
+    CUDA_ASSERT_OK(cudaMemcpy(base, parent.planes[plane].data(), parent.planes[plane].size(),
+                              cudaMemcpyHostToDevice));
+    view->planes[plane].data =
+        base + (c.crop_top / layout.height_divisor) * parent.pitch_bytes[plane] +
+        static_cast<size_t>(c.crop_left / layout.pixels_per_unit) * layout.unit_bytes;
+    view->planes[plane].pitch_bytes = parent.pitch_bytes[plane];
+  }
+}
+
+// resize's destination format in the chain preprocess() is defined by.
+PixelFormat intermediate_format(ChannelOrder order) {
+  return order == ChannelOrder::kGray ? PixelFormat::kGRAY8 : PixelFormat::kRGB;
+}
+
+float element_value(const std::vector<uint8_t> &bytes, int64_t offset, DataType dtype) {
+  if (dtype == DataType::kFloat32) {
+    float value;
+    std::memcpy(&value, &bytes[offset], sizeof(value));
+    return value;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, &bytes[offset], sizeof(bits));
+  return reference::half_to_float(bits);
+}
+
+std::string element_text(const std::vector<uint8_t> &bytes, int64_t offset, DataType dtype) {
+  std::ostringstream text;
+  text.precision(9);
+  uint32_t bits = 0;
+  std::memcpy(&bits, &bytes[offset], data_type_size(dtype));
+  text << element_value(bytes, offset, dtype) << " (0x" << std::hex << bits << ")";
+  return text.str();
+}
+
+// Where byte `offset` of the tensor allocation lies, in words.
+std::string tensor_location(const TensorDesc &desc, size_t offset) {
+  std::ostringstream text;
+  if (offset >= tensor_span_bytes(desc)) {
+    text << "guard byte " << offset - tensor_span_bytes(desc) << " after the tensor";
+    return text.str();
+  }
+  const char *names = desc.layout == TensorLayout::kNCHW ? "NCHW" : "NHWC";
+  int64_t rest = static_cast<int64_t>(offset);
+  for (int axis = 0; axis < kTensorRank; ++axis) {
+    text << names[axis] << "=" << rest / desc.strides_bytes[axis] << " ";
+    rest %= desc.strides_bytes[axis];
+  }
+  return text.str();
+}
+
+struct ElementIndex {
+  int64_t batch, channel, y, x;
+};
+
+// The logical indices of the element at byte `offset` (inside the span).
+ElementIndex element_index(const TensorDesc &desc, int64_t offset) {
+  int64_t index[kTensorRank];
+  for (int axis = 0; axis < kTensorRank; ++axis) {
+    index[axis] = offset / desc.strides_bytes[axis];
+    offset %= desc.strides_bytes[axis];
+  }
+  const TensorAxes axes = tensor_axes(desc.layout);
+  return {index[axes.batch], index[axes.channel], index[axes.height], index[axes.width]};
+}
+
+// `image` with every byte moved by `step` (+1 or -1), saturated.
+reference::HostImage shifted(const reference::HostImage &image, int step) {
+  reference::HostImage out = image;
+  for (uint8_t &byte : out.bytes) byte = static_cast<uint8_t>(std::clamp(byte + step, 0, 255));
+  return out;
+}
+
+// Item `batch_index` of a tensor holding the reference's normalisation of
+// `image`, as the tensor's bytes.
+std::vector<uint8_t> reference_tensor(const reference::HostImage &image, const Case &c,
+                                      const TensorDesc &desc, size_t bytes) {
+  std::vector<uint8_t> tensor(bytes, kPoison);
+  reference::tensorize(reference::normalize(image, c.normalize),
+                       channel_count(c.normalize.channel_order), image.height, image.width, desc,
+                       c.batch_index, &tensor);
+  return tensor;
+}
+
+struct Stats {
+  int cases = 0;
+  long long elements = 0;
+  long long differing_from_reference = 0;  // resize's byte 1 off the reference's
+  double worst_step_fraction = 0.0;        // max |fused - N(b')| / |scale / std[c]|
+};
+
+void run_case(const Case &c, cudaStream_t stream, Stats *stats) {
+  const std::string what = describe(c);
+  SCOPED_TRACE(what);
+  DeviceAllocations allocations;
+  Image source;
+  HostFrame visible;
+  make_source(c, 7919u * c.src_width + 31u * c.src_height + static_cast<unsigned>(c.format),
+              &allocations, &source, &visible);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+
+  const ChannelOrder order = c.normalize.channel_order;
+  const int channels = channel_count(order);
+  const TensorDesc desc =
+      make_contiguous_tensor_desc(c.layout, c.batch, channels, c.out_height, c.out_width, c.dtype);
+  const size_t tensor_bytes = tensor_span_bytes(desc) + kGuardBytes;
+  uint8_t *fused = nullptr, *chained = nullptr;
+  CUDA_ASSERT_OK(allocations.allocate(tensor_bytes, &fused));
+  CUDA_ASSERT_OK(allocations.allocate(tensor_bytes, &chained));
+  CUDA_ASSERT_OK(cudaMemsetAsync(fused, kPoison, tensor_bytes, stream));
+  CUDA_ASSERT_OK(cudaMemsetAsync(chained, kPoison, tensor_bytes, stream));
+
+  // The fused kernel.
+  ASSERT_EQ("", preprocess_params_error(source, c.resize, c.normalize, fused, desc, c.batch_index));
+  CUDA_ASSERT_OK(preprocess(source, c.resize, c.normalize, fused, desc, c.batch_index, stream));
+
+  // The chain it must equal: resize into an 8-bit frame, normalize into a
+  // planar frame of the tensor's dtype, tensorize that into the item.
+  Image resized;
+  resized.format = intermediate_format(order);
+  resized.width = c.out_width;
+  resized.height = c.out_height;
+  resized.planes[0].pitch_bytes = plane_row_bytes(resized.format, 0, c.out_width) + 3;
+  CUDA_ASSERT_OK(
+      allocations.allocate(resized.planes[0].pitch_bytes * c.out_height, &resized.planes[0].data));
+  PlanarImage planar;
+  planar.width = c.out_width;
+  planar.height = c.out_height;
+  planar.channels = channels;
+  planar.dtype = c.dtype;
+  planar.pitch_bytes = (c.out_width + 4) * data_type_size(c.dtype);
+  uint8_t *planes = nullptr;
+  CUDA_ASSERT_OK(allocations.allocate(planar.pitch_bytes * c.out_height * channels, &planes));
+  for (int channel = 0; channel < channels; ++channel) {
+    planar.planes[channel] = planes + channel * planar.pitch_bytes * c.out_height;
+  }
+  CUDA_ASSERT_OK(resize(source, resized, c.resize, stream));
+  CUDA_ASSERT_OK(normalize(resized, planar, c.normalize, stream));
+  CUDA_ASSERT_OK(tensorize_planar(planar, chained, desc, c.batch_index, stream));
+  CUDA_ASSERT_OK(cudaStreamSynchronize(stream));
+
+  std::vector<uint8_t> fused_bytes(tensor_bytes), chained_bytes(tensor_bytes);
+  CUDA_ASSERT_OK(cudaMemcpy(fused_bytes.data(), fused, tensor_bytes, cudaMemcpyDeviceToHost));
+  CUDA_ASSERT_OK(cudaMemcpy(chained_bytes.data(), chained, tensor_bytes, cudaMemcpyDeviceToHost));
+  reference::HostImage gpu_resized;
+  gpu_resized.format = resized.format;
+  gpu_resized.width = c.out_width;
+  gpu_resized.height = c.out_height;
+  gpu_resized.pitch_bytes = plane_row_bytes(resized.format, 0, c.out_width);
+  gpu_resized.bytes.resize(gpu_resized.pitch_bytes * c.out_height);
+  CUDA_ASSERT_OK(cudaMemcpy2D(gpu_resized.bytes.data(), gpu_resized.pitch_bytes,
+                              resized.planes[0].data, resized.planes[0].pitch_bytes,
+                              gpu_resized.pitch_bytes, c.out_height, cudaMemcpyDeviceToHost));
+
+  // 1. Bit for bit with the chain.
+  size_t differing = 0, first = tensor_bytes;
+  for (size_t i = 0; i < tensor_bytes; ++i) {
+    if (fused_bytes[i] != chained_bytes[i] && differing++ == 0) first = i;
+  }
+  if (differing > 0) {
+    const size_t element = first - first % data_type_size(c.dtype);
+    std::ostringstream failure;
+    failure << differing << " of " << tensor_bytes
+            << " bytes differ from resize -> normalize -> tensorize; the first at byte " << first
+            << ", " << tensor_location(desc, first);
+    if (element + data_type_size(c.dtype) <= tensor_span_bytes(desc)) {
+      failure << ": fused " << element_text(fused_bytes, element, c.dtype) << ", chain "
+              << element_text(chained_bytes, element, c.dtype);
+      const ElementIndex at = element_index(desc, static_cast<int64_t>(element));
+      if (at.batch == c.batch_index) {
+        // Tells a sampling difference (fused = N(byte +- 1)) from a
+        // normalisation one.
+        failure << "; the chain's resize wrote byte "
+                << int(reference::channel_value(gpu_resized, order, static_cast<int>(at.channel),
+                                                static_cast<int>(at.x), static_cast<int>(at.y)))
+                << " for that channel and pixel";
+      }
+    }
+    FAIL() << failure.str();
+  }
+
+  // 2. Within one 8-bit step of the CPU reference composition.
+  const HostFrame expected =
+      ref::resize_reference(visible, resized.format, c.out_width, c.out_height, c.resize);
+  reference::HostImage reference_resized;
+  reference_resized.format = resized.format;
+  reference_resized.width = c.out_width;
+  reference_resized.height = c.out_height;
+  reference_resized.pitch_bytes = expected.pitch_bytes[0];
+  reference_resized.bytes = expected.planes[0];
+  const std::vector<uint8_t> exact = reference_tensor(reference_resized, c, desc, tensor_bytes);
+  const std::vector<uint8_t> below =
+      reference_tensor(shifted(reference_resized, -1), c, desc, tensor_bytes);
+  const std::vector<uint8_t> above =
+      reference_tensor(shifted(reference_resized, +1), c, desc, tensor_bytes);
+  for (int channel = 0; channel < channels; ++channel) {
+    const double step = std::fabs(c.normalize.scale / c.normalize.std[channel]);
+    for (int y = 0; y < c.out_height; ++y) {
+      for (int x = 0; x < c.out_width; ++x) {
+        const int64_t offset = reference::element_offset(desc, c.batch_index, channel, y, x);
+        const float value = element_value(fused_bytes, offset, c.dtype);
+        const float low = element_value(below, offset, c.dtype);
+        const float high = element_value(above, offset, c.dtype);
+        const float middle = element_value(exact, offset, c.dtype);
+        ++stats->elements;
+        if (value != middle) ++stats->differing_from_reference;
+        stats->worst_step_fraction =
+            std::max(stats->worst_step_fraction, std::fabs(value - middle) / step);
+        if (!(value >= std::min(low, high) && value <= std::max(low, high))) {
+          const uint8_t reference_byte =
+              reference::channel_value(reference_resized, order, channel, x, y);
+          const uint8_t gpu_byte = reference::channel_value(gpu_resized, order, channel, x, y);
+          FAIL() << "fused element (c " << channel << ", y " << y << ", x " << x << ") = " << value
+                 << " is not within one 8-bit step of the reference: reference byte "
+                 << int(reference_byte) << " (GPU resize byte " << int(gpu_byte)
+                 << ") normalises to " << middle << ", its neighbours to " << low << " and "
+                 << high;
+        }
+      }
+    }
+  }
+  ++stats->cases;
+}
+
+class PreprocessGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CUDAPREP_REQUIRE_GPU();
+    // A blocking stream: it waits for the uploads on the legacy default stream.
+    CUDA_ASSERT_OK(cudaStreamCreate(&stream_));
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) {
+      EXPECT_EQ(cudaSuccess, cudaStreamDestroy(stream_));
+    }
+  }
+  cudaStream_t stream_ = nullptr;
+};
+
+void print_stats(const char *name, const Stats &stats) {
+  std::printf(
+      "[ %s ] %d cases, %lld elements, %lld differ from the CPU reference (its byte 1 off), "
+      "largest difference %.3f of |scale/std|\n",
+      name, stats.cases, stats.elements, stats.differing_from_reference, stats.worst_step_fraction);
+}
+
+void use_letterbox(Case *c) {
+  c->letterbox = true;
+  LetterboxOptions options;
+  std::string error;
+  ASSERT_TRUE(letterbox_rect(c->src_width, c->src_height, c->out_width, c->out_height, options,
+                             &c->resize.dst_rect, &error))
+      << error;
+  const uint8_t pad[4] = {114, 20, 250, 77};  // distinct channels: a swapped order shows
+  std::copy(pad, pad + 4, c->resize.pad_value);
+}
+
+NormalizeParams imagenet(ChannelOrder order) {
+  NormalizeParams params;
+  params.channel_order = order;
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+  for (int channel = 0; channel < 3; ++channel) {
+    params.mean[channel] = mean[channel];
+    params.std[channel] = std[channel];
+  }
+  return params;
+}
+
+struct SizePair {
+  int src_width, src_height, out_width, out_height;
+};
+
+TEST_F(PreprocessGpu, EqualsTheUnfusedChainOverEveryCombination) {
+  const PixelFormat formats[] = {PixelFormat::kRGBA, PixelFormat::kRGB,  PixelFormat::kBGRx,
+                                 PixelFormat::kNV12, PixelFormat::kI420, PixelFormat::kYUY2,
+                                 PixelFormat::kGRAY8};
+  const Interpolation methods[] = {Interpolation::kNearest, Interpolation::kBilinear,
+                                   Interpolation::kBicubic, Interpolation::kArea};
+  // Down, up, and mixed non-integer ratios with odd sides.
+  const SizePair sizes[] = {{61, 37, 29, 23}, {19, 13, 41, 33}, {45, 22, 31, 40}};
+  const ChannelOrder orders[] = {ChannelOrder::kRGB, ChannelOrder::kBGR, ChannelOrder::kGray};
+  const Colorimetry colorimetries[] = {{ColorMatrix::kBT601, ColorRange::kLimited},
+                                       {ColorMatrix::kBT709, ColorRange::kLimited},
+                                       {ColorMatrix::kBT709, ColorRange::kFull}};
+  Stats stats;
+  int index = 0;
+  for (const PixelFormat format : formats) {
+    for (const Interpolation method : methods) {
+      for (const bool letterbox : {false, true}) {
+        for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+          for (const TensorLayout layout : {TensorLayout::kNCHW, TensorLayout::kNHWC}) {
+            const SizePair &size = sizes[index % 3];
+            Case c;
+            c.format = format;
+            c.src_width = size.src_width;
+            c.src_height = size.src_height;
+            c.out_width = size.out_width;
+            c.out_height = size.out_height;
+            // Odd offsets where the format allows them (4:2:0 chroma needs
+            // even ones, 4:2:2 an even left); every other case a 4-byte
+            // aligned pitch, so 4-byte formats take the 32-bit reader.
+            c.crop_left = is_chroma_subsampled(format) ? 2 : 3;
+            c.crop_top = format == PixelFormat::kNV12 || format == PixelFormat::kI420 ? 2 : 1;
+            c.extra_pitch_bytes = index % 2 == 0 ? 13 : 16;
+            c.resize.interpolation = method;
+            c.resize.source_colorimetry = colorimetries[index % 3];
+            c.normalize = imagenet(orders[(index / 2) % 3]);
+            c.dtype = dtype;
+            c.layout = layout;
+            c.batch_index = 1 + index % 2;
+            if (letterbox) {
+              ASSERT_NO_FATAL_FAILURE(use_letterbox(&c));
+            }
+            run_case(c, stream_, &stats);
+            if (HasFatalFailure()) return;
+            ++index;
+          }
+        }
+      }
+    }
+  }
+  print_stats("every combination", stats);
+}
+
+// Frames of the benchmark's workloads: wide grids, large coordinates.
+TEST_F(PreprocessGpu, CameraSizedFrames) {
+  Stats stats;
+  Case detector;  // W1: NV12 1080p -> 640x640 letterbox, float32 NCHW
+  detector.format = PixelFormat::kNV12;
+  detector.src_width = 1920;
+  detector.src_height = 1080;
+  detector.crop_left = detector.crop_top = 0;
+  detector.extra_pitch_bytes = 64;
+  detector.out_width = detector.out_height = 640;
+  detector.resize.interpolation = Interpolation::kBilinear;
+  detector.resize.source_colorimetry = {ColorMatrix::kBT709, ColorRange::kLimited};
+  detector.batch = 2;
+  ASSERT_NO_FATAL_FAILURE(use_letterbox(&detector));
+  run_case(detector, stream_, &stats);
+  if (HasFatalFailure()) return;
+
+  Case classifier;  // W3: a 512x512 crop at odd offsets of an RGBA frame -> 224x224 float16
+  classifier.format = PixelFormat::kRGBA;
+  classifier.src_width = classifier.src_height = 512;
+  classifier.crop_left = 701;
+  classifier.crop_top = 301;
+  classifier.extra_pitch_bytes = 16;
+  classifier.out_width = classifier.out_height = 224;
+  classifier.normalize = imagenet(ChannelOrder::kRGB);
+  classifier.dtype = DataType::kFloat16;
+  classifier.batch = 4;
+  classifier.batch_index = 3;
+  run_case(classifier, stream_, &stats);
+  if (HasFatalFailure()) return;
+
+  Case depth;  // W2: I420 720p, short side 518 (multiple of 14), bicubic, NHWC BGR
+  depth.format = PixelFormat::kI420;
+  depth.src_width = 1280;
+  depth.src_height = 720;
+  depth.crop_left = depth.crop_top = 0;
+  ASSERT_TRUE(
+      short_side_multiple_size(1280, 720, 518, 14, &depth.out_width, &depth.out_height, nullptr));
+  depth.resize.interpolation = Interpolation::kBicubic;
+  depth.normalize = imagenet(ChannelOrder::kBGR);
+  depth.layout = TensorLayout::kNHWC;
+  depth.batch = 2;
+  run_case(depth, stream_, &stats);
+  print_stats("camera sizes", stats);
+}
+
+// --- Validation: no GPU needed, nothing is launched ------------------------
+
+Image fake_image(PixelFormat format, int width, int height) {
+  // Never dereferenced: validation fails before any launch.
+  static uint8_t storage[1];
+  Image image;
+  image.format = format;
+  image.width = width;
+  image.height = height;
+  for (int plane = 0; plane < format_info(format).num_planes; ++plane) {
+    image.planes[plane].data = storage;
+    image.planes[plane].pitch_bytes = plane_row_bytes(format, plane, width);
+  }
+  return image;
+}
+
+TEST(PreprocessValidation, ImpossibleInputsAreRejectedWithReasons) {
+  alignas(16) static uint8_t tensor_storage[16];
+  void *const tensor = tensor_storage;
+  const Image src = fake_image(PixelFormat::kNV12, 64, 48);
+  const TensorDesc desc =
+      make_contiguous_tensor_desc(TensorLayout::kNCHW, 2, 3, 32, 40, DataType::kFloat32);
+  const ResizeParams resize_params;
+  const NormalizeParams normalize_params;
+  EXPECT_EQ("", preprocess_params_error(src, resize_params, normalize_params, tensor, desc, 1));
+
+  const auto expect_rejected = [&](const Image &image, const ResizeParams &rp,
+                                   const NormalizeParams &np, void *data, const TensorDesc &d,
+                                   int batch_index, const char *expected_words) {
+    const std::string error = preprocess_params_error(image, rp, np, data, d, batch_index);
+    EXPECT_NE(std::string::npos, error.find(expected_words)) << "error was: \"" << error << "\"";
+    EXPECT_EQ(cudaErrorInvalidValue, preprocess(image, rp, np, data, d, batch_index, nullptr));
+  };
+  expect_rejected(src, resize_params, normalize_params, tensor,
+                  make_contiguous_tensor_desc(TensorLayout::kNCHW, 2, 3, 32, 40, DataType::kUInt8),
+                  0, "float32 or float16, not uint8");
+  expect_rejected(src, resize_params, normalize_params, tensor, desc, 2, "batch index");
+  expect_rejected(src, resize_params, normalize_params, nullptr, desc, 0, "no memory");
+  NormalizeParams gray = normalize_params;
+  gray.channel_order = ChannelOrder::kGray;
+  expect_rejected(src, resize_params, gray, tensor, desc, 0, "channel count");
+  NormalizeParams zero_std = normalize_params;
+  zero_std.std[2] = 0.0f;
+  expect_rejected(src, resize_params, zero_std, tensor, desc, 0, "std is 0");
+  NormalizeParams nan_scale = normalize_params;
+  nan_scale.scale = std::nanf("");
+  expect_rejected(src, resize_params, nan_scale, tensor, desc, 0, "scale is not a finite");
+
+  Image no_chroma = src;
+  no_chroma.planes[1].data = nullptr;
+  expect_rejected(no_chroma, resize_params, normalize_params, tensor, desc, 0,
+                  "source plane 1 (NV12) has no data");
+  expect_rejected(fake_image(PixelFormat::kNV12, 0, 48), resize_params, normalize_params, tensor,
+                  desc, 0, "source size 0x48");
+  ResizeParams outside = resize_params;
+  outside.dst_rect = PixelRect{10, 0, 32, 32};
+  expect_rejected(src, outside, normalize_params, tensor, desc, 0,
+                  "not inside the 40x32 destination");
+  ResizeParams unknown = resize_params;
+  unknown.interpolation = static_cast<Interpolation>(17);
+  expect_rejected(src, unknown, normalize_params, tensor, desc, 0, "unknown interpolation");
+}
+
+}  // namespace
+}  // namespace cudaprep
