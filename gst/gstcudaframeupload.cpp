@@ -146,7 +146,7 @@ static gboolean stage_frame(GstCudaFrameUpload *self, StagingSlot &slot,
                             const GstVideoFrame &host_frame, cudaprep::Image *staging) {
   if (slot.host == nullptr &&
       !CUDAPREP_CHECK(self, cudaHostAlloc(reinterpret_cast<void **>(&slot.host),
-                                          self->staging_bytes, cudaHostAllocDefault)))
+                                          self->staging_bytes, cudaHostAllocPortable)))
     return FALSE;
   *staging = self->staging_layout;
   for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES(&host_frame); ++plane) {

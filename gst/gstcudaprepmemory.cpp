@@ -310,7 +310,7 @@ static GstMemory *gst_cuda_prep_host_allocator_alloc(GstAllocator *allocator, gs
   const gsize maxsize = size + params->prefix + params->padding;
   void *host = nullptr;
   // Page-aligned, which satisfies any params->align.
-  const cudaError_t err = cudaHostAlloc(&host, maxsize, cudaHostAllocDefault);
+  const cudaError_t err = cudaHostAlloc(&host, maxsize, cudaHostAllocPortable);
   if (err != cudaSuccess) {
     GST_ERROR("cudaHostAlloc of %" G_GSIZE_FORMAT " bytes failed: %s", maxsize,
               cudaGetErrorString(err));

@@ -14,6 +14,8 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
+#include "gstcudaprepmemory.h"
+#include "gstcudaprepmeta.h"
 
 namespace {
 
@@ -160,6 +162,132 @@ TEST(Concurrency, EightPipelinesOnOneGpu) {
   for (auto &thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+// The bytes of the first tensor of a cudatensorize output, once ready.
+std::vector<guint8> tensor_bytes(GstBuffer *buffer) {
+  std::vector<guint8> bytes;
+  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
+  if (meta == nullptr || meta->num_tensors == 0) {
+    ADD_FAILURE() << "no tensor meta";
+    return bytes;
+  }
+  const GstCudaPrepTensor *tensor = meta->tensors[0];
+  bytes.resize(tensor->dims[0] * tensor->strides[0]);
+  EXPECT_EQ(cudaEventSynchronize(tensor->ready_event), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(bytes.data(), tensor->data, bytes.size(), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  return bytes;
+}
+
+// A camera changes size and format mid-stream: the whole chain renegotiates
+// (pools replaced) and each tensor equals the one a fresh pipeline makes of
+// the same frame.
+TEST(Renegotiation, TheWholeChainFollowsACameraChange) {
+  CUDAPREP_REQUIRE_GPU();
+  const char *chain =
+      "cudaframeupload ! cudaresize method=bilinear add-borders=true ! "
+      "video/x-raw(memory:CUDAPitched),width=64,height=48,format=RGB ! "
+      "cudanormalize ! cudatensorize";
+  GstHarness *running = gst_harness_new_parse(chain);
+  std::mt19937 rng(29);
+  const struct {
+    const char *format;
+    int width, height;
+  } steps[] = {{"NV12", 320, 240}, {"RGBA", 641, 479}, {"I420", 96, 200}, {"NV12", 320, 240}};
+  for (const auto &step : steps) {
+    const std::string caps = caps_string(step.format, step.width, step.height);
+    gst_harness_set_src_caps_str(running, caps.c_str());
+    GstHarness *fresh = gst_harness_new_parse(chain);
+    gst_harness_set_src_caps_str(fresh, caps.c_str());
+    GstVideoInfo info;
+    GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
+    gst_video_info_from_caps(&info, gst_caps);
+    gst_caps_unref(gst_caps);
+    for (int frame = 0; frame < 2; ++frame) {
+      GstBuffer *input = random_frame(info, rng);
+      ASSERT_EQ(gst_harness_push(running, gst_buffer_copy(input)), GST_FLOW_OK) << caps;
+      ASSERT_EQ(gst_harness_push(fresh, input), GST_FLOW_OK) << caps;
+      GstBuffer *after_change = gst_harness_pull(running);
+      GstBuffer *reference = gst_harness_pull(fresh);
+      ASSERT_NE(after_change, nullptr);
+      ASSERT_NE(reference, nullptr);
+      const std::vector<guint8> expected = tensor_bytes(reference);
+      EXPECT_EQ(first_difference(tensor_bytes(after_change), expected), SIZE_MAX) << caps;
+      gst_buffer_unref(after_change);
+      gst_buffer_unref(reference);
+    }
+    gst_harness_teardown(fresh);
+  }
+  gst_harness_teardown(running);
+}
+
+// One pipeline per GPU (device-id), all at once: each runs on its own
+// device and gives correct frames.
+TEST(Concurrency, OnePipelinePerGpu) {
+  CUDAPREP_REQUIRE_GPU();
+  int device_count = 0;
+  CUDA_ASSERT_OK(cudaGetDeviceCount(&device_count));
+  if (device_count < 2) GTEST_SKIP() << "needs 2 or more GPUs; this machine has " << device_count;
+  std::atomic<int> mismatches{0}, wrong_devices{0};
+  std::vector<std::thread> threads;
+  for (int device = 0; device < device_count; ++device) {
+    threads.emplace_back([device, &mismatches, &wrong_devices] {
+      gchar *description = g_strdup_printf(
+          "cudaframeupload device-id=%d ! cudacrop left=2 right=2 device-id=%d", device, device);
+      GstHarness *harness = gst_harness_new_parse(description);
+      g_free(description);
+      gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
+      const std::string caps = caps_string("RGBA", 1280, 720);
+      gst_harness_set_src_caps_str(harness, caps.c_str());
+      GstVideoInfo info;
+      GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
+      gst_video_info_from_caps(&info, gst_caps);
+      gst_caps_unref(gst_caps);
+      std::mt19937 rng(device);
+      for (int frame = 0; frame < 20; ++frame) {
+        GstBuffer *input = random_frame(info, rng);
+        gst_buffer_ref(input);
+        if (gst_harness_push(harness, input) != GST_FLOW_OK) {
+          ++mismatches;
+          gst_buffer_unref(input);
+          break;
+        }
+        GstBuffer *output = gst_harness_pull(harness);
+        GstMemory *memory = gst_buffer_peek_memory(output, 0);
+        if (gst_cuda_prep_memory_get_device_id(memory) != device) ++wrong_devices;
+        cudaPointerAttributes attributes;
+        if (cudaPointerGetAttributes(
+                &attributes, gst_cuda_prep_memory_get_device_pointer(memory)) != cudaSuccess ||
+            attributes.device != device)
+          ++wrong_devices;
+        GstVideoMeta *meta = gst_buffer_get_video_meta(output);
+        std::vector<guint8> readback(1276 * 4 * 720);
+        cudaSetDevice(device);
+        if (cudaEventSynchronize(gst_cuda_prep_memory_get_ready_event(memory)) != cudaSuccess ||
+            cudaMemcpy2D(readback.data(), 1276 * 4,
+                         gst_cuda_prep_memory_get_device_pointer(memory) + meta->offset[0],
+                         meta->stride[0], 1276 * 4, 720, cudaMemcpyDeviceToHost) != cudaSuccess) {
+          ++mismatches;
+        } else {
+          const std::vector<guint8> full = plane_bytes(input, info, 0);
+          for (int row = 0; row < 720; ++row)
+            if (!std::equal(readback.begin() + row * 1276 * 4,
+                            readback.begin() + (row + 1) * 1276 * 4,
+                            full.begin() + row * 1280 * 4 + 8)) {
+              ++mismatches;
+              break;
+            }
+        }
+        gst_buffer_unref(output);
+        gst_buffer_unref(input);
+      }
+      gst_harness_teardown(harness);
+    });
+  }
+  for (auto &thread : threads) thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(wrong_devices.load(), 0);
 }
 
 }  // namespace
