@@ -79,7 +79,7 @@ bool is_resize_destination_format(PixelFormat format) {
 
 std::string resize_params_error(const Image &src, const Image &dst, const ResizeParams &params) {
   if (!is_resize_destination_format(dst.format)) {
-    return std::string("resize: cannot write ") + format_name(dst.format) +
+    return std::string("resize: cannot write ") + pixel_format_name(dst.format) +
            "; destinations are RGB, BGR, RGBA, BGRA, RGBx, BGRx and GRAY8";
   }
   const std::string error = resize_source_error(src, dst.width, dst.height, params);

@@ -50,36 +50,10 @@ inline pixel_ops::ResizeMapping resize_mapping(int src_width, int src_height, in
   return mapping;
 }
 
-inline const char *format_name(PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kRGBA:
-      return "RGBA";
-    case PixelFormat::kBGRA:
-      return "BGRA";
-    case PixelFormat::kRGBx:
-      return "RGBx";
-    case PixelFormat::kBGRx:
-      return "BGRx";
-    case PixelFormat::kRGB:
-      return "RGB";
-    case PixelFormat::kBGR:
-      return "BGR";
-    case PixelFormat::kGRAY8:
-      return "GRAY8";
-    case PixelFormat::kNV12:
-      return "NV12";
-    case PixelFormat::kI420:
-      return "I420";
-    case PixelFormat::kYUY2:
-      return "YUY2";
-  }
-  return "an unknown format";
-}
-
 inline std::string plane_error(const char *role, const Image &image, int plane) {
   const ImagePlane &view = image.planes[plane];
   const std::string where = std::string(role) + " plane " + std::to_string(plane) + " (" +
-                            format_name(image.format) + ")";
+                            pixel_format_name(image.format) + ")";
   if (view.data == nullptr) return where + " has no data pointer";
   const size_t row_bytes = plane_row_bytes(image.format, plane, image.width);
   if (view.pitch_bytes < row_bytes) {

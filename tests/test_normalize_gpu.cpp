@@ -70,27 +70,6 @@ class Stream {
   cudaError_t error_;
 };
 
-const char *format_name(PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kRGBA:
-      return "RGBA";
-    case PixelFormat::kBGRA:
-      return "BGRA";
-    case PixelFormat::kRGBx:
-      return "RGBx";
-    case PixelFormat::kBGRx:
-      return "BGRx";
-    case PixelFormat::kRGB:
-      return "RGB";
-    case PixelFormat::kBGR:
-      return "BGR";
-    case PixelFormat::kGRAY8:
-      return "GRAY8";
-    default:
-      return "other";
-  }
-}
-
 // An 8-bit source frame on the device as a *view*: a window at (3, 2) of a
 // larger random image whose rows are an odd number of bytes apart, so the
 // view's pitch differs from width * bpp and its rows are unaligned.
@@ -383,9 +362,10 @@ TEST(NormalizeGpu, EveryFormatOrderDtypeAndLayoutMatchesReference) {
     ASSERT_NO_FATAL_FAILURE(make_device_source(entry.format, kWidth, kHeight, seed++, &source));
     for (const ChannelOrder order : entry.orders) {
       for (const DataType planar_dtype : {DataType::kFloat32, DataType::kFloat16}) {
-        SCOPED_TRACE(testing::Message() << "source " << format_name(entry.format) << " " << kWidth
-                                        << "x" << kHeight << ", order " << channel_order_name(order)
-                                        << ", planar " << data_type_name(planar_dtype));
+        SCOPED_TRACE(testing::Message()
+                     << "source " << pixel_format_name(entry.format) << " " << kWidth << "x"
+                     << kHeight << ", order " << channel_order_name(order) << ", planar "
+                     << data_type_name(planar_dtype));
         DevicePlanar planar;
         std::vector<float> values;
         ASSERT_NO_FATAL_FAILURE(run_normalize(source, imagenet_params(order), planar_dtype,
@@ -440,8 +420,8 @@ TEST(TensorizeGpu, Uint8EveryFormatOrderAndLayoutMatchesReference) {
     for (const ChannelOrder order : entry.orders) {
       for (const TensorLayout layout : {TensorLayout::kNCHW, TensorLayout::kNHWC}) {
         SCOPED_TRACE(testing::Message()
-                     << "source " << format_name(entry.format) << " " << kWidth << "x" << kHeight
-                     << ", order " << channel_order_name(order) << ", tensor "
+                     << "source " << pixel_format_name(entry.format) << " " << kWidth << "x"
+                     << kHeight << ", order " << channel_order_name(order) << ", tensor "
                      << tensor_layout_name(layout) << " uint8, batch item " << kBatchIndex << " of "
                      << kBatch);
         ASSERT_NO_FATAL_FAILURE(

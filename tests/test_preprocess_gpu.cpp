@@ -50,46 +50,6 @@ using ref::HostFrame;
 constexpr uint8_t kPoison = 0xff;
 constexpr size_t kGuardBytes = 256;
 
-const char *format_name(PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kRGBA:
-      return "RGBA";
-    case PixelFormat::kBGRA:
-      return "BGRA";
-    case PixelFormat::kRGBx:
-      return "RGBx";
-    case PixelFormat::kBGRx:
-      return "BGRx";
-    case PixelFormat::kRGB:
-      return "RGB";
-    case PixelFormat::kBGR:
-      return "BGR";
-    case PixelFormat::kGRAY8:
-      return "GRAY8";
-    case PixelFormat::kNV12:
-      return "NV12";
-    case PixelFormat::kI420:
-      return "I420";
-    case PixelFormat::kYUY2:
-      return "YUY2";
-  }
-  return "?";
-}
-
-const char *method_name(Interpolation method) {
-  switch (method) {
-    case Interpolation::kNearest:
-      return "nearest";
-    case Interpolation::kBilinear:
-      return "bilinear";
-    case Interpolation::kBicubic:
-      return "bicubic";
-    case Interpolation::kArea:
-      return "area";
-  }
-  return "?";
-}
-
 // Device allocations of one case, freed at its end.
 class DeviceAllocations {
  public:
@@ -122,9 +82,9 @@ struct Case {
 
 std::string describe(const Case &c) {
   std::ostringstream out;
-  out << format_name(c.format) << " " << c.src_width << "x" << c.src_height << " view at ("
+  out << pixel_format_name(c.format) << " " << c.src_width << "x" << c.src_height << " view at ("
       << c.crop_left << ", " << c.crop_top << ") pitch +" << c.extra_pitch_bytes << " -> "
-      << c.out_width << "x" << c.out_height << " " << method_name(c.resize.interpolation)
+      << c.out_width << "x" << c.out_height << " " << interpolation_name(c.resize.interpolation)
       << (c.letterbox ? ", letterbox" : "") << ", " << channel_order_name(c.normalize.channel_order)
       << " " << data_type_name(c.dtype) << " " << tensor_layout_name(c.layout) << ", item "
       << c.batch_index << " of " << c.batch;

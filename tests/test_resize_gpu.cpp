@@ -38,46 +38,6 @@ const PixelFormat kDestinationFormats[] = {
 const Interpolation kMethods[] = {Interpolation::kNearest, Interpolation::kBilinear,
                                   Interpolation::kBicubic, Interpolation::kArea};
 
-const char *format_name(PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kRGBA:
-      return "RGBA";
-    case PixelFormat::kBGRA:
-      return "BGRA";
-    case PixelFormat::kRGBx:
-      return "RGBx";
-    case PixelFormat::kBGRx:
-      return "BGRx";
-    case PixelFormat::kRGB:
-      return "RGB";
-    case PixelFormat::kBGR:
-      return "BGR";
-    case PixelFormat::kGRAY8:
-      return "GRAY8";
-    case PixelFormat::kNV12:
-      return "NV12";
-    case PixelFormat::kI420:
-      return "I420";
-    case PixelFormat::kYUY2:
-      return "YUY2";
-  }
-  return "?";
-}
-
-const char *method_name(Interpolation method) {
-  switch (method) {
-    case Interpolation::kNearest:
-      return "nearest";
-    case Interpolation::kBilinear:
-      return "bilinear";
-    case Interpolation::kBicubic:
-      return "bicubic";
-    case Interpolation::kArea:
-      return "area";
-  }
-  return "?";
-}
-
 constexpr uint8_t kPoison = 0xA5;
 
 // Device allocations of one test, freed at its end.
@@ -248,9 +208,9 @@ struct Case {
 
 std::string describe(const Case &c) {
   std::ostringstream out;
-  out << format_name(c.src_format) << " " << c.src_width << "x" << c.src_height << " -> "
-      << format_name(c.dst_format) << " " << c.dst_width << "x" << c.dst_height << ", "
-      << method_name(c.params.interpolation);
+  out << pixel_format_name(c.src_format) << " " << c.src_width << "x" << c.src_height << " -> "
+      << pixel_format_name(c.dst_format) << " " << c.dst_width << "x" << c.dst_height << ", "
+      << interpolation_name(c.params.interpolation);
   const PixelRect &rect = c.params.dst_rect;
   if (rect.width != 0 || rect.height != 0) {
     out << ", into " << rect.width << "x" << rect.height << " at (" << rect.x << ", " << rect.y
@@ -328,16 +288,16 @@ TEST_P(ResizeGpuMatrix, EveryDestinationFormatAndSize) {
       ++cases;
     }
   }
-  std::printf("[ %s %s ] %d cases, %lld values, %lld off by one\n", format_name(src_format),
-              method_name(method), cases, stats.values, stats.off_by_one);
+  std::printf("[ %s %s ] %d cases, %lld values, %lld off by one\n", pixel_format_name(src_format),
+              interpolation_name(method), cases, stats.values, stats.off_by_one);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllSourcesAllMethods, ResizeGpuMatrix,
                          ::testing::Combine(::testing::ValuesIn(kSourceFormats),
                                             ::testing::ValuesIn(kMethods)),
                          [](const auto &info) {
-                           return std::string(format_name(std::get<0>(info.param))) + "_" +
-                                  method_name(std::get<1>(info.param));
+                           return std::string(pixel_format_name(std::get<0>(info.param))) + "_" +
+                                  interpolation_name(std::get<1>(info.param));
                          });
 
 // Every colorimetry on every YUV format, at a mild downscale.
@@ -434,7 +394,8 @@ TEST_F(ResizeGpu, OneToOneIsExact) {
       Comparison stats;
       ASSERT_TRUE(check_destination(
           destination, source.visible, 0,
-          std::string("1:1 ") + format_name(format) + " " + method_name(method), &stats));
+          std::string("1:1 ") + pixel_format_name(format) + " " + interpolation_name(method),
+          &stats));
     }
   }
 }

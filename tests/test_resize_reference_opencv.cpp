@@ -23,20 +23,6 @@ namespace {
 
 using ref::HostFrame;
 
-const char *method_name(Interpolation method) {
-  switch (method) {
-    case Interpolation::kNearest:
-      return "nearest";
-    case Interpolation::kBilinear:
-      return "bilinear";
-    case Interpolation::kBicubic:
-      return "bicubic";
-    case Interpolation::kArea:
-      return "area";
-  }
-  return "?";
-}
-
 int opencv_flag(Interpolation method) {
   switch (method) {
     case Interpolation::kNearest:
@@ -146,11 +132,12 @@ TEST_P(ResizeVsOpenCV, WithinOneOverManySizes) {
                opencv_flag(method));
     const auto result = bytes_near(opencv, as_mat(expected_frame, channels),
                                    method == Interpolation::kNearest ? 0 : 1,
-                                   std::string(method_name(method)) + " " + describe(size));
+                                   std::string(interpolation_name(method)) + " " + describe(size));
     EXPECT_TRUE(result);
     ++compared;
   }
-  std::printf("[ %s, %d channels ] %d sizes compared\n", method_name(method), channels, compared);
+  std::printf("[ %s, %d channels ] %d sizes compared\n", interpolation_name(method), channels,
+              compared);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -161,7 +148,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          PixelFormat::kGRAY8)),
     [](const auto &info) {
       const PixelFormat format = std::get<1>(info.param);
-      return std::string(method_name(std::get<0>(info.param))) + "_" +
+      return std::string(interpolation_name(std::get<0>(info.param))) + "_" +
              (format == PixelFormat::kRGB    ? "RGB"
               : format == PixelFormat::kRGBA ? "RGBA"
                                              : "GRAY8");
@@ -401,8 +388,9 @@ TEST(ColorVsOpenCV, Nv12ResizedToRgbMatchesCvtColorThenResize) {
       params.interpolation = method;
       HostFrame ours =
           ref::resize_reference(src, PixelFormat::kRGB, size.dst_width, size.dst_height, params);
-      EXPECT_TRUE(bytes_near(opencv, as_mat(ours, 3), 1,
-                             std::string("NV12 ") + method_name(method) + " " + describe(size)));
+      EXPECT_TRUE(
+          bytes_near(opencv, as_mat(ours, 3), 1,
+                     std::string("NV12 ") + interpolation_name(method) + " " + describe(size)));
     }
   }
 }

@@ -84,6 +84,32 @@ CUDAPREP_HD bool is_chroma_subsampled(PixelFormat format) {
          format == PixelFormat::kYUY2;
 }
 
+inline const char *pixel_format_name(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kRGBA:
+      return "RGBA";
+    case PixelFormat::kBGRA:
+      return "BGRA";
+    case PixelFormat::kRGBx:
+      return "RGBx";
+    case PixelFormat::kBGRx:
+      return "BGRx";
+    case PixelFormat::kRGB:
+      return "RGB";
+    case PixelFormat::kBGR:
+      return "BGR";
+    case PixelFormat::kGRAY8:
+      return "GRAY8";
+    case PixelFormat::kNV12:
+      return "NV12";
+    case PixelFormat::kI420:
+      return "I420";
+    case PixelFormat::kYUY2:
+      return "YUY2";
+  }
+  return "an unknown format";
+}
+
 // A view of a pitched image in device memory. `planes[i].data` points at the
 // first pixel of the view (base + offset), `pitch_bytes` is the distance
 // between rows, which is >= plane_row_bytes() and need not equal it.

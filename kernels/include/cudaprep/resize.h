@@ -46,6 +46,20 @@ namespace cudaprep {
 
 enum class Interpolation { kNearest, kBilinear, kBicubic, kArea };
 
+inline const char *interpolation_name(Interpolation method) {
+  switch (method) {
+    case Interpolation::kNearest:
+      return "nearest";
+    case Interpolation::kBilinear:
+      return "bilinear";
+    case Interpolation::kBicubic:
+      return "bicubic";
+    case Interpolation::kArea:
+      return "area";
+  }
+  return "an unknown method";
+}
+
 // A rectangle of whole pixels: columns [x, x + width), rows [y, y + height).
 struct PixelRect {
   int x = 0;
