@@ -15,7 +15,6 @@
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
 #include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta.h"
 
 namespace {
 
@@ -162,22 +161,6 @@ TEST(Concurrency, EightPipelinesOnOneGpu) {
   for (auto &thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(mismatches.load(), 0);
-}
-
-// The bytes of the first tensor of a cudatensorize output, once ready.
-std::vector<guint8> tensor_bytes(GstBuffer *buffer) {
-  std::vector<guint8> bytes;
-  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
-  if (meta == nullptr || meta->num_tensors == 0) {
-    ADD_FAILURE() << "no tensor meta";
-    return bytes;
-  }
-  const GstCudaPrepTensor *tensor = meta->tensors[0];
-  bytes.resize(tensor->dims[0] * tensor->strides[0]);
-  EXPECT_EQ(cudaEventSynchronize(tensor->ready_event), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(bytes.data(), tensor->data, bytes.size(), cudaMemcpyDeviceToHost),
-            cudaSuccess);
-  return bytes;
 }
 
 // A camera changes size and format mid-stream: the whole chain renegotiates

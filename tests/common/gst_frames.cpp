@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "gstcudaprepformat.h"
+#include "gstcudaprepmeta.h"
 
 namespace cudaprep::test {
 
@@ -105,6 +106,21 @@ std::string pipeline_error(const char *description) {
   gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_object_unref(pipeline);
   return text;
+}
+
+std::vector<guint8> tensor_bytes(GstBuffer *buffer) {
+  std::vector<guint8> bytes;
+  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
+  if (meta == nullptr || meta->num_tensors == 0) {
+    ADD_FAILURE() << "no tensor meta";
+    return bytes;
+  }
+  const GstCudaPrepTensor *tensor = meta->tensors[0];
+  bytes.resize(tensor->dims[0] * tensor->strides[0]);
+  EXPECT_EQ(cudaEventSynchronize(tensor->ready_event), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(bytes.data(), tensor->data, bytes.size(), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  return bytes;
 }
 
 }  // namespace cudaprep::test

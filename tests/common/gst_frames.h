@@ -29,6 +29,10 @@ std::vector<guint8> plane_bytes(GstBuffer *buffer, const GstVideoInfo &info, gui
 GstCaps *caps_downstream_of(GstElement *element, const char *upstream);
 GstCaps *caps_downstream_of(const char *factory, const char *upstream);
 
+// The bytes of the first tensor of a cudatensorize output buffer, copied to
+// the host once its ready event has completed.
+std::vector<guint8> tensor_bytes(GstBuffer *buffer);
+
 // Runs a gst-launch description until an error or EOS (10 s at most) and
 // returns the error message, empty if none.
 std::string pipeline_error(const char *description);

@@ -1,0 +1,154 @@
+// The whole preprocessing of two real model inputs, element by element on
+// the GPU, against a CPU reference of the same preprocessing written from
+// the definitions (tests/reference): YOLO-style letterbox and Depth-Anything.
+#include <gst/check/gstharness.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
+#include "cudaprep/resize_geometry.h"
+#include "reference/normalize_ref.h"
+#include "reference/resize_ref.h"
+
+namespace {
+
+using namespace cudaprep;
+using namespace cudaprep::test;
+
+struct ModelInput {
+  const char *name;
+  std::string elements;  // between the capsfilter of the input and the end
+  Interpolation method;
+  bool letterbox;
+  int short_side;     // 0: fixed size below
+  int width, height;  // the tensor's
+  float mean[3], std[3];
+};
+
+// Runs 1920x1080 NV12 BT.709 frames through cudaframeupload and `input`'s
+// elements and compares every tensor element with the reference.
+//
+// Tolerance: the resize kernels agree with the reference within 1 on the
+// 8-bit scale (test_resize_gpu), and normalisation is monotonic and
+// correctly rounded, so an element may differ from the reference by at most
+// scale / std[c] (one 8-bit step after normalisation) plus float rounding.
+// Anything more, or more than 2% of elements off at all, is a defect.
+void check_model_input(const ModelInput &input) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("NV12", 1920, 1080) + ",colorimetry=bt709";
+  GstHarness *harness = gst_harness_new_parse(("cudaframeupload ! " + input.elements).c_str());
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  GstVideoInfo info;
+  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
+  ASSERT_TRUE(gst_video_info_from_caps(&info, gst_caps));
+  gst_caps_unref(gst_caps);
+
+  int width = input.width, height = input.height;
+  std::string error;
+  if (input.short_side > 0) {
+    ASSERT_TRUE(short_side_multiple_size(1920, 1080, input.short_side, 14, &width, &height, &error))
+        << error;
+  }
+  ResizeParams resize;
+  resize.interpolation = input.method;
+  resize.source_colorimetry = {ColorMatrix::kBT709, ColorRange::kLimited};
+  for (int c = 0; c < 3; ++c) resize.pad_value[c] = 114;
+  if (input.letterbox) {
+    ASSERT_TRUE(
+        letterbox_rect(1920, 1080, width, height, LetterboxOptions{}, &resize.dst_rect, &error))
+        << error;
+  }
+  NormalizeParams normalize;
+  for (int c = 0; c < 3; ++c) {
+    normalize.mean[c] = input.mean[c];
+    normalize.std[c] = input.std[c];
+  }
+
+  std::mt19937 rng(31);
+  for (int frame = 0; frame < 2; ++frame) {
+    GstBuffer *nv12 = random_frame(info, rng);
+    ref::HostFrame source(PixelFormat::kNV12, 1920, 1080);
+    for (int plane = 0; plane < 2; ++plane) source.planes[plane] = plane_bytes(nv12, info, plane);
+    ASSERT_EQ(gst_harness_push(harness, nv12), GST_FLOW_OK);
+    GstBuffer *output = gst_harness_pull(harness);
+    ASSERT_NE(output, nullptr);
+    const std::vector<guint8> bytes = tensor_bytes(output);
+    gst_buffer_unref(output);
+    ASSERT_EQ(bytes.size(), sizeof(float) * 3 * width * height) << input.name;
+
+    const ref::HostFrame resized =
+        ref::resize_reference(source, PixelFormat::kRGB, width, height, resize);
+    reference::HostImage rgb;
+    rgb.format = PixelFormat::kRGB;
+    rgb.width = width;
+    rgb.height = height;
+    rgb.pitch_bytes = resized.pitch_bytes[0];
+    rgb.bytes = resized.planes[0];
+    const std::vector<float> expected = reference::normalize(rgb, normalize);
+
+    std::vector<float> actual(expected.size());
+    std::memcpy(actual.data(), bytes.data(), bytes.size());
+    size_t off = 0, beyond_one_step = 0, first_beyond = expected.size();
+    double worst_steps = 0;
+    const size_t plane = static_cast<size_t>(width) * height;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const double step = normalize.scale / normalize.std[i / plane];
+      const double steps = std::fabs(actual[i] - expected[i]) / step;
+      if (actual[i] != expected[i]) ++off;
+      worst_steps = std::max(worst_steps, steps);
+      if (!(steps <= 1.0 + 1e-4)) {
+        if (beyond_one_step++ == 0) first_beyond = i;
+      }
+    }
+    std::printf(
+        "[ %s ] %dx%d tensor: %zu of %zu elements differ from the reference, at most "
+        "%.3f 8-bit steps\n",
+        input.name, width, height, off, expected.size(), worst_steps);
+    EXPECT_EQ(beyond_one_step, 0u)
+        << input.name << ": element " << first_beyond << " (c " << first_beyond / plane << ", y "
+        << first_beyond % plane / width << ", x " << first_beyond % width << ") is "
+        << (first_beyond < actual.size() ? actual[first_beyond] : 0.0f) << ", reference "
+        << (first_beyond < expected.size() ? expected[first_beyond] : 0.0f);
+    EXPECT_LE(off, expected.size() / 50) << input.name << ": too many elements off by one step";
+  }
+  gst_harness_teardown(harness);
+}
+
+TEST(FullChain, YoloLetterboxInput) {
+  check_model_input({"YOLO letterbox",
+                     "cudaresize method=bilinear add-borders=true pad-value=\"<114,114,114>\" ! "
+                     "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! "
+                     "cudanormalize ! cudatensorize layout=nchw dtype=float32",
+                     Interpolation::kBilinear,
+                     true,
+                     0,
+                     640,
+                     640,
+                     {0, 0, 0},
+                     {1, 1, 1}});
+}
+
+TEST(FullChain, DepthAnythingInput) {
+  check_model_input({"Depth-Anything",
+                     "cudaresize method=bicubic short-side=518 multiple-of=14 ! "
+                     "video/x-raw(memory:CUDAPitched),format=RGB ! "
+                     "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
+                     "cudatensorize layout=nchw dtype=float32",
+                     Interpolation::kBicubic,
+                     false,
+                     518,
+                     0,
+                     0,
+                     {0.485f, 0.456f, 0.406f},
+                     {0.229f, 0.224f, 0.225f}});
+}
+
+}  // namespace
