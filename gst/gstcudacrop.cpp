@@ -291,24 +291,20 @@ static GstFlowReturn gst_cuda_crop_prepare_output_buffer(GstBaseTransform *trans
     return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)
         ->prepare_output_buffer(trans, input, output);
 
+  // The view is the input buffer itself with its GstVideoMeta moved, as
+  // videocrop's in-place crop: a new buffer sharing the memory would make
+  // the upstream pool discard the frame (its memory is not exclusive when
+  // it comes back) and allocate a new one for every frame. The pool restores
+  // the meta when the frame returns to it.
   cudaprep::Image view;
   if (!input_view(self, input, &view)) return GST_FLOW_ERROR;
-  GstMemory *memory = gst_buffer_peek_memory(input, 0);
-  guint8 *base = gst_cuda_prep_memory_get_device_pointer(memory);
-  gsize offsets[GST_VIDEO_MAX_PLANES] = {};
-  gint strides[GST_VIDEO_MAX_PLANES] = {};
-  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&self->out_info); ++plane) {
-    offsets[plane] = view.planes[plane].data - base;
-    strides[plane] = static_cast<gint>(view.planes[plane].pitch_bytes);
-  }
-  *output = gst_buffer_new();
-  gst_buffer_append_memory(*output, gst_memory_ref(memory));
-  gst_buffer_copy_into(*output, input, GST_BUFFER_COPY_METADATA, 0, -1);
+  *output = gst_buffer_is_writable(input) ? input : gst_buffer_copy(input);
   GstVideoMeta *meta = gst_buffer_get_video_meta(*output);
-  if (meta != nullptr) gst_buffer_remove_meta(*output, GST_META_CAST(meta));
-  gst_buffer_add_video_meta_full(*output, GST_VIDEO_FRAME_FLAG_NONE,
-                                 GST_VIDEO_INFO_FORMAT(&self->out_info), view.width, view.height,
-                                 GST_VIDEO_INFO_N_PLANES(&self->out_info), offsets, strides);
+  guint8 *base = gst_cuda_prep_memory_get_device_pointer(gst_buffer_peek_memory(*output, 0));
+  meta->width = view.width;
+  meta->height = view.height;
+  for (guint plane = 0; plane < meta->n_planes; ++plane)
+    meta->offset[plane] = view.planes[plane].data - base;
   return GST_FLOW_OK;
 }
 
@@ -329,13 +325,23 @@ static GstFlowReturn gst_cuda_crop_process(GstCudaPrepBaseTransform *base, GstBu
   return GST_FLOW_OK;
 }
 
-static GstFlowReturn gst_cuda_crop_transform(GstBaseTransform *trans, GstBuffer *inbuf,
-                                             GstBuffer *outbuf) {
-  auto *self = GST_CUDA_CROP(trans);
+static void record_crop_geometry(GstCudaCrop *self, GstBuffer *inbuf, GstBuffer *outbuf) {
   cudaprep::FrameGeometry crop;
   crop.crop_x = self->rect.x;
   crop.crop_y = self->rect.y;
   gst_cuda_prep_buffer_chain_geometry(inbuf, outbuf, crop);
+}
+
+// A view that is the input buffer itself (see prepare_output_buffer).
+static GstFlowReturn gst_cuda_crop_transform_ip(GstBaseTransform *trans, GstBuffer *buffer) {
+  record_crop_geometry(GST_CUDA_CROP(trans), buffer, buffer);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn gst_cuda_crop_transform(GstBaseTransform *trans, GstBuffer *inbuf,
+                                             GstBuffer *outbuf) {
+  auto *self = GST_CUDA_CROP(trans);
+  record_crop_geometry(self, inbuf, outbuf);
   // A view shares the input's memory and its ready event: nothing to run.
   if (self->downstream_views) return GST_FLOW_OK;
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->transform(trans, inbuf, outbuf);
@@ -417,6 +423,7 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
   trans_class->decide_allocation = gst_cuda_crop_decide_allocation;
   trans_class->prepare_output_buffer = gst_cuda_crop_prepare_output_buffer;
   trans_class->transform = gst_cuda_crop_transform;
+  trans_class->transform_ip = gst_cuda_crop_transform_ip;
   GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_crop_process;
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_crop_debug, "cudacrop", 0, "CUDA crop");

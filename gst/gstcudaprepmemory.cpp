@@ -406,6 +406,21 @@ static GstFlowReturn gst_cuda_prep_buffer_pool_alloc_buffer(GstBufferPool *pool,
   return GST_FLOW_OK;
 }
 
+// An element may have moved the frame's GstVideoMeta (cudacrop's views):
+// give every frame back its own layout.
+static void gst_cuda_prep_buffer_pool_reset_buffer(GstBufferPool *pool, GstBuffer *buffer) {
+  GST_BUFFER_POOL_CLASS(gst_cuda_prep_buffer_pool_parent_class)->reset_buffer(pool, buffer);
+  const GstVideoInfo *info = &GST_CUDA_PREP_BUFFER_POOL(pool)->device_info;
+  GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+  if (meta == nullptr) return;
+  meta->width = GST_VIDEO_INFO_WIDTH(info);
+  meta->height = GST_VIDEO_INFO_HEIGHT(info);
+  for (guint plane = 0; plane < meta->n_planes; ++plane) {
+    meta->offset[plane] = GST_VIDEO_INFO_PLANE_OFFSET(info, plane);
+    meta->stride[plane] = GST_VIDEO_INFO_PLANE_STRIDE(info, plane);
+  }
+}
+
 static void gst_cuda_prep_buffer_pool_finalize(GObject *object) {
   GstCudaPrepBufferPool *self = GST_CUDA_PREP_BUFFER_POOL(object);
   gst_clear_object(&self->allocator);
@@ -418,6 +433,7 @@ static void gst_cuda_prep_buffer_pool_class_init(GstCudaPrepBufferPoolClass *kla
   pool_class->get_options = gst_cuda_prep_buffer_pool_get_options;
   pool_class->set_config = gst_cuda_prep_buffer_pool_set_config;
   pool_class->alloc_buffer = gst_cuda_prep_buffer_pool_alloc_buffer;
+  pool_class->reset_buffer = gst_cuda_prep_buffer_pool_reset_buffer;
 }
 
 static void gst_cuda_prep_buffer_pool_init(GstCudaPrepBufferPool *self) {

@@ -243,6 +243,39 @@ TEST(CropOutput, IsAZeroCopyViewWhenDownstreamReadsVideoMeta) {
   check_crop_output(true);
 }
 
+// Views are the upstream frames themselves: the upload's pool gets each
+// frame back whole (layout restored) and allocates nothing per frame.
+TEST(CropOutput, ViewsAllocateNothingPerFrame) {
+  CUDAPREP_REQUIRE_GPU();
+  GstHarness *harness = gst_harness_new_parse("cudaframeupload ! cudacrop left=64 top=8");
+  gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
+  const std::string caps = caps_string("NV12", 640, 360);
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  GstVideoInfo info;
+  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
+  gst_video_info_from_caps(&info, gst_caps);
+  gst_caps_unref(gst_caps);
+  std::mt19937 rng(5);
+  GstBuffer *frame = random_frame(info, rng);
+  guint64 warm = 0;
+  for (int i = 0; i < 210; ++i) {
+    if (i == 10) warm = gst_cuda_prep_memory_get_allocation_count();
+    ASSERT_EQ(gst_harness_push(harness, gst_buffer_copy(frame)), GST_FLOW_OK);
+    GstBuffer *view = gst_harness_pull(harness);
+    ASSERT_NE(view, nullptr);
+    const GstVideoMeta *meta = gst_buffer_get_video_meta(view);
+    // Luma: 8 rows of a 768-byte pitch plus 64 bytes; chroma: 4 rows plus 64.
+    EXPECT_EQ(meta->offset[0], 8u * 768 + 64) << "frame " << i;
+    EXPECT_EQ(meta->offset[1], 768u * 360 + 4 * 768 + 64) << "frame " << i;
+    EXPECT_EQ(meta->width, 576u);
+    gst_buffer_unref(view);
+  }
+  EXPECT_EQ(gst_cuda_prep_memory_get_allocation_count(), warm)
+      << "device frames were allocated in the steady state";
+  gst_buffer_unref(frame);
+  gst_harness_teardown(harness);
+}
+
 TEST(CropOutput, IsACompactCopyOtherwise) {
   CUDAPREP_REQUIRE_GPU();
   check_crop_output(false);
