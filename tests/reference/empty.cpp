@@ -1,1 +1,0 @@
-// Keeps the reference library non-empty while operations add their files.
