@@ -26,26 +26,7 @@ namespace {
 
 using cudaprep::test::caps_downstream_of;
 using cudaprep::test::caps_string;
-
-// The error `element` posts while `step` runs (empty if none).
-template <class Step>
-std::string posted_error(GstElement *element, Step step) {
-  GstBus *bus = gst_bus_new();
-  gst_element_set_bus(element, bus);
-  step();
-  std::string text;
-  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
-  if (message != nullptr) {
-    GError *error = nullptr;
-    gst_message_parse_error(message, &error, nullptr);
-    text = error->message;
-    g_error_free(error);
-    gst_message_unref(message);
-  }
-  gst_element_set_bus(element, nullptr);
-  gst_object_unref(bus);
-  return text;
-}
+using cudaprep::test::posted_error;
 
 // Calls the element's set_caps with these caps, as negotiation does after
 // accept-caps; returns the error posted, `configured` whether it accepted.

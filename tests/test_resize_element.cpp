@@ -296,26 +296,6 @@ TEST(ResizeNegotiation, ShortSideRuleFixesTheSizeAndYuvBecomesRgb) {
 
 // --- Errors -----------------------------------------------------------------
 
-// The error `element` posts while `step` runs (empty if none).
-template <class Step>
-std::string posted_error(GstElement *element, Step step) {
-  GstBus *bus = gst_bus_new();
-  gst_element_set_bus(element, bus);
-  step();
-  std::string text;
-  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
-  if (message != nullptr) {
-    GError *error = nullptr;
-    gst_message_parse_error(message, &error, nullptr);
-    text = error->message;
-    g_error_free(error);
-    gst_message_unref(message);
-  }
-  gst_element_set_bus(element, nullptr);
-  gst_object_unref(bus);
-  return text;
-}
-
 // The caps event's way into the element (its sink_event), without starting
 // it: the element's checks run as when upstream sends caps.
 std::string caps_event_error(GstElement *element, const std::string &input, bool *accepted) {

@@ -206,22 +206,11 @@ TEST(TensorElements, VideoIntoTensorizeGivesUint8Channels) {
 
 // Sets `element` to READY on its own bus and returns the error posted.
 std::string ready_error(GstElement *element) {
-  GstBus *bus = gst_bus_new();
-  gst_element_set_bus(element, bus);
-  const GstStateChangeReturn ret = gst_element_set_state(element, GST_STATE_READY);
-  std::string text;
-  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
-  if (message != nullptr) {
-    GError *error = nullptr;
-    gst_message_parse_error(message, &error, nullptr);
-    text = error->message;
-    g_error_free(error);
-    gst_message_unref(message);
-  }
+  GstStateChangeReturn ret = GST_STATE_CHANGE_SUCCESS;
+  const std::string text = cudaprep::test::posted_error(
+      element, [&]() { ret = gst_element_set_state(element, GST_STATE_READY); });
   EXPECT_EQ(ret == GST_STATE_CHANGE_FAILURE, !text.empty()) << text;
   gst_element_set_state(element, GST_STATE_NULL);
-  gst_element_set_bus(element, nullptr);
-  gst_object_unref(bus);
   return text;
 }
 

@@ -108,6 +108,24 @@ std::string pipeline_error(const char *description) {
   return text;
 }
 
+std::string posted_error(GstElement *element, const std::function<void()> &step) {
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(element, bus);
+  step();
+  std::string text;
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  if (message != nullptr) {
+    GError *error = nullptr;
+    gst_message_parse_error(message, &error, nullptr);
+    text = error->message;
+    g_error_free(error);
+    gst_message_unref(message);
+  }
+  gst_element_set_bus(element, nullptr);
+  gst_object_unref(bus);
+  return text;
+}
+
 std::vector<guint8> tensor_bytes(GstBuffer *buffer) {
   std::vector<guint8> bytes;
   GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);

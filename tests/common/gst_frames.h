@@ -4,6 +4,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -32,6 +33,10 @@ GstCaps *caps_downstream_of(const char *factory, const char *upstream);
 // The bytes of the first tensor of a cudatensorize output buffer, copied to
 // the host once its ready event has completed.
 std::vector<guint8> tensor_bytes(GstBuffer *buffer);
+
+// The message of the error `element` posts while `step` runs, on a bus of
+// its own (empty if none); the element need not be in a pipeline.
+std::string posted_error(GstElement *element, const std::function<void()> &step);
 
 // Runs a gst-launch description until an error or EOS (10 s at most) and
 // returns the error message, empty if none.
