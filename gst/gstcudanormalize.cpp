@@ -28,6 +28,7 @@
 
 #include "cudaprep/normalize.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepmeta.h"
 #include "gstcudapreptensorformat.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_normalize_debug);
@@ -56,6 +57,7 @@ struct _GstCudaNormalize {
   GstVideoInfo in_info;
   GstCudaPrepPlanarInfo out_info;
   cudaprep::NormalizeParams params;
+  gboolean defer;  // downstream runs this normalisation (GstCudaPrepPendingMeta)
 };
 
 G_DEFINE_TYPE(GstCudaNormalize, gst_cuda_normalize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -286,8 +288,71 @@ static gboolean gst_cuda_normalize_set_caps(GstBaseTransform *trans, GstCaps *in
   return TRUE;
 }
 
+// Whether this element can hand its work (and a pending resize) to
+// downstream in a GstCudaPrepPendingMeta: downstream takes it, and the fused
+// kernel computes what the separate ones would (it resizes to RGB, or to
+// GRAY8 for channel-order=gray, so a GRAY8 input expanded to RGB is not).
+static gboolean can_defer(GstCudaNormalize *self) {
+  const bool gray_input = GST_VIDEO_INFO_FORMAT(&self->in_info) == GST_VIDEO_FORMAT_GRAY8;
+  const bool gray_output = self->params.channel_order == cudaprep::ChannelOrder::kGray;
+  if (gray_input != gray_output) return FALSE;
+  GstCaps *caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(self));
+  if (caps == nullptr) return FALSE;
+  GstQuery *query = gst_query_new_allocation(caps, FALSE);
+  const gboolean accepted =
+      gst_pad_peer_query(GST_BASE_TRANSFORM_SRC_PAD(self), query) &&
+      gst_query_find_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
+  gst_query_unref(query);
+  gst_caps_unref(caps);
+  return accepted;
+}
+
+static gboolean gst_cuda_normalize_propose_allocation(GstBaseTransform *trans,
+                                                      GstQuery *decide_query, GstQuery *query) {
+  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_normalize_parent_class)
+           ->propose_allocation(trans, decide_query, query))
+    return FALSE;
+  if (can_defer(GST_CUDA_NORMALIZE(trans)))
+    gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
+  return TRUE;
+}
+
+// A deferred frame stays the input buffer, its work noted in the meta.
+static GstFlowReturn gst_cuda_normalize_prepare_output_buffer(GstBaseTransform *trans,
+                                                              GstBuffer *input,
+                                                              GstBuffer **output) {
+  if (!GST_CUDA_NORMALIZE(trans)->defer || gst_base_transform_is_passthrough(trans))
+    return GST_BASE_TRANSFORM_CLASS(gst_cuda_normalize_parent_class)
+        ->prepare_output_buffer(trans, input, output);
+  *output = gst_buffer_is_writable(input) ? input : gst_buffer_copy(input);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn gst_cuda_normalize_transform(GstBaseTransform *trans, GstBuffer *inbuf,
+                                                  GstBuffer *outbuf) {
+  auto *self = GST_CUDA_NORMALIZE(trans);
+  if (!self->defer)
+    return GST_BASE_TRANSFORM_CLASS(gst_cuda_normalize_parent_class)
+        ->transform(trans, inbuf, outbuf);
+  GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);
+  if (!pending->has_resize) pending->resize = cudaprep::ResizeParams();  // 1:1, exact
+  pending->has_normalize = TRUE;
+  pending->normalize = self->params;
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn gst_cuda_normalize_transform_ip(GstBaseTransform *trans, GstBuffer *buffer) {
+  return gst_cuda_normalize_transform(trans, buffer, buffer);
+}
+
 static gboolean gst_cuda_normalize_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   auto *self = GST_CUDA_NORMALIZE(trans);
+  self->defer =
+      gst_query_find_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr) &&
+      can_defer(self);
+  GST_DEBUG_OBJECT(
+      self, "%s",
+      self->defer ? "fused: cudatensorize runs this normalisation" : "runs its own kernel");
   return gst_cuda_prep_decide_block_pool(
       trans, query, gst_cuda_prep_base_transform_get_device_id(GST_CUDA_PREP_BASE_TRANSFORM(self)),
       self->out_info.size);
@@ -407,6 +472,10 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
   trans_class->transform_caps = gst_cuda_normalize_transform_caps;
   trans_class->set_caps = gst_cuda_normalize_set_caps;
   trans_class->decide_allocation = gst_cuda_normalize_decide_allocation;
+  trans_class->propose_allocation = gst_cuda_normalize_propose_allocation;
+  trans_class->prepare_output_buffer = gst_cuda_normalize_prepare_output_buffer;
+  trans_class->transform = gst_cuda_normalize_transform;
+  trans_class->transform_ip = gst_cuda_normalize_transform_ip;
   GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_normalize_process;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_CHANNEL_ORDER, static_cast<GstPluginAPIFlags>(0));

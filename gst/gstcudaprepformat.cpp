@@ -144,6 +144,18 @@ gboolean gst_cuda_prep_buffer_device_image(GstBuffer *buffer, const GstVideoInfo
   return TRUE;
 }
 
+gboolean gst_cuda_prep_buffer_source_image(GstBuffer *buffer, cudaprep::Image *image,
+                                           const gchar **error) {
+  GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+  GstVideoInfo info;
+  if (meta == nullptr ||
+      !gst_video_info_set_format(&info, meta->format, meta->width, meta->height)) {
+    *error = "frame without a valid GstVideoMeta";
+    return FALSE;
+  }
+  return gst_cuda_prep_buffer_device_image(buffer, &info, image, error);
+}
+
 gboolean gst_cuda_prep_check(GstElement *element, cudaError_t result, const gchar *call,
                              const gchar *file, const gchar *function, gint line) {
   if (result == cudaSuccess) return TRUE;

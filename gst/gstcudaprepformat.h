@@ -45,6 +45,11 @@ GstCaps *gst_cuda_prep_caps_with_feature(const GstCaps *caps, const gchar *featu
 gboolean gst_cuda_prep_buffer_device_image(GstBuffer *buffer, const GstVideoInfo *info,
                                            cudaprep::Image *image, const gchar **error);
 
+// The device frame a buffer's own GstVideoMeta describes (format and size
+// from the meta, not from caps): a frame carrying pending operations.
+gboolean gst_cuda_prep_buffer_source_image(GstBuffer *buffer, cudaprep::Image *image,
+                                           const gchar **error);
+
 // Posts a GST_ELEMENT_ERROR naming the failed CUDA call (out of memory gets
 // its own message) and returns FALSE; returns TRUE on cudaSuccess.
 gboolean gst_cuda_prep_check(GstElement *element, cudaError_t result, const gchar *call,

@@ -24,6 +24,7 @@
 #include <gst/gst.h>
 
 #include "cudaprep/geometry.h"
+#include "cudaprep/resize.h"
 #include "cudaprep/tensor.h"
 
 G_BEGIN_DECLS
@@ -47,6 +48,28 @@ const GstMetaInfo *gst_cuda_prep_geometry_meta_get_info(void);
 GstCudaPrepGeometryMeta *gst_buffer_add_cuda_prep_geometry_meta(
     GstBuffer *buffer, const cudaprep::FrameGeometry *geometry);
 GstCudaPrepGeometryMeta *gst_buffer_get_cuda_prep_geometry_meta(GstBuffer *buffer);
+
+// --- Pending meta (fusion) -------------------------------------------------
+
+// Operations an element left for a later one to run in a single kernel
+// (DESIGN.md "Later"): the buffer's memory and GstVideoMeta still hold the
+// source frame, the caps describe the result. cudaresize and cudanormalize
+// leave their work here when downstream announces the meta's API in the
+// allocation query; cudatensorize runs it with cudaprep::preprocess().
+typedef struct {
+  GstMeta meta;
+  gboolean has_resize;
+  cudaprep::ResizeParams resize;  // into the caps' size; identity when !has_resize
+  gboolean has_normalize;
+  cudaprep::NormalizeParams normalize;
+} GstCudaPrepPendingMeta;
+
+#define GST_CUDA_PREP_PENDING_META_API_TYPE (gst_cuda_prep_pending_meta_api_get_type())
+GType gst_cuda_prep_pending_meta_api_get_type(void);
+const GstMetaInfo *gst_cuda_prep_pending_meta_get_info(void);
+// The buffer's pending meta, added (nothing pending) if it has none.
+GstCudaPrepPendingMeta *gst_buffer_ensure_cuda_prep_pending_meta(GstBuffer *buffer);
+GstCudaPrepPendingMeta *gst_buffer_get_cuda_prep_pending_meta(GstBuffer *buffer);
 
 // --- Tensor meta ----------------------------------------------------------
 

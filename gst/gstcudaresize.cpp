@@ -43,6 +43,7 @@
 #include "cudaprep/resize.h"
 #include "cudaprep/resize_geometry.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
 #define GST_CAT_DEFAULT gst_cuda_resize_debug
@@ -86,6 +87,7 @@ struct _GstCudaResize {
   GstVideoInfo out_info;
   cudaprep::Colorimetry colorimetry;  // of the input, from its caps
   cudaprep::ResizeParams params;      // of the frame being processed
+  gboolean defer;                     // downstream runs this resize (GstCudaPrepPendingMeta)
 };
 
 G_DEFINE_TYPE(GstCudaResize, gst_cuda_resize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -290,8 +292,7 @@ static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDi
     // which names the reason (offering nothing gives a bare not-negotiated).
     if (rule_sizes_output && gst_structure_get_int(given, "width", &given_width) &&
         gst_structure_get_int(given, "height", &given_height) &&
-        rule_output_size(settings, given_width, given_height, &rule_width, &rule_height,
-                         &reason)) {
+        rule_output_size(settings, given_width, given_height, &rule_width, &rule_height, &reason)) {
       g_value_init(&width, G_TYPE_INT);
       g_value_set_int(&width, rule_width);
       g_value_init(&height, G_TYPE_INT);
@@ -478,7 +479,36 @@ static GstFlowReturn gst_cuda_resize_transform(GstBaseTransform *trans, GstBuffe
       cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(&self->in_info),
                                       GST_VIDEO_INFO_HEIGHT(&self->in_info),
                                       self->params.dst_rect));
+  if (self->defer) {
+    GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);
+    pending->has_resize = TRUE;
+    pending->resize = self->params;
+    return GST_FLOW_OK;
+  }
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->transform(trans, inbuf, outbuf);
+}
+
+static GstFlowReturn gst_cuda_resize_transform_ip(GstBaseTransform *trans, GstBuffer *buffer) {
+  return gst_cuda_resize_transform(trans, buffer, buffer);
+}
+
+// A deferred frame stays the input buffer (the source), its resize noted in
+// a GstCudaPrepPendingMeta for downstream to run fused.
+static GstFlowReturn gst_cuda_resize_prepare_output_buffer(GstBaseTransform *trans,
+                                                           GstBuffer *input, GstBuffer **output) {
+  if (!GST_CUDA_RESIZE(trans)->defer || gst_base_transform_is_passthrough(trans))
+    return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)
+        ->prepare_output_buffer(trans, input, output);
+  *output = gst_buffer_is_writable(input) ? input : gst_buffer_copy(input);
+  return GST_FLOW_OK;
+}
+
+static gboolean gst_cuda_resize_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  self->defer = gst_query_find_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
+  GST_DEBUG_OBJECT(self, "%s",
+                   self->defer ? "fused: downstream runs this resize" : "runs its own kernel");
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->decide_allocation(trans, query);
 }
 
 static GstFlowReturn gst_cuda_resize_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
@@ -653,6 +683,9 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   trans_class->transform_caps = gst_cuda_resize_transform_caps;
   trans_class->fixate_caps = gst_cuda_resize_fixate_caps;
   trans_class->sink_event = gst_cuda_resize_sink_event;
+  trans_class->transform_ip = gst_cuda_resize_transform_ip;
+  trans_class->prepare_output_buffer = gst_cuda_resize_prepare_output_buffer;
+  trans_class->decide_allocation = gst_cuda_resize_decide_allocation;
   trans_class->set_caps = gst_cuda_resize_set_caps;
   trans_class->transform = gst_cuda_resize_transform;
   GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_resize_process;

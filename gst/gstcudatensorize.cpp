@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "cudaprep/preprocess.h"
 #include "cudaprep/tensorize.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
@@ -45,7 +46,7 @@
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensorize_debug);
 #define GST_CAT_DEFAULT gst_cuda_tensorize_debug
 
-enum { PROP_0, PROP_LAYOUT, PROP_BATCH_SIZE, PROP_DTYPE };
+enum { PROP_0, PROP_LAYOUT, PROP_BATCH_SIZE, PROP_DTYPE, PROP_FUSE };
 
 #define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
 #define DEFAULT_BATCH_SIZE 1
@@ -60,6 +61,7 @@ struct _GstCudaTensorize {
   cudaprep::TensorLayout layout;
   guint batch_size;
   cudaprep::DataType dtype;
+  gboolean fuse;
 
   // Negotiated (streaming thread).
   gboolean planar_input;
@@ -289,6 +291,25 @@ static gboolean gst_cuda_tensorize_set_caps(GstBaseTransform *trans, GstCaps *in
   return TRUE;
 }
 
+// Upstream may leave its resize and normalisation to this element (one
+// kernel per frame) when the result is the same: normalised frames in the
+// tensor's own dtype (a float16 frame into a float32 tensor is rounded twice
+// by the separate kernels).
+static gboolean gst_cuda_tensorize_propose_allocation(GstBaseTransform *trans,
+                                                      GstQuery *decide_query, GstQuery *query) {
+  auto *self = GST_CUDA_TENSORIZE(trans);
+  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)
+           ->propose_allocation(trans, decide_query, query))
+    return FALSE;
+  GST_OBJECT_LOCK(self);
+  const cudaprep::DataType dtype = self->dtype;
+  const gboolean fuse = self->fuse;
+  GST_OBJECT_UNLOCK(self);
+  if (fuse && self->planar_input && self->planar_info.dtype == dtype)
+    gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
+  return TRUE;
+}
+
 static gboolean gst_cuda_tensorize_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   auto *self = GST_CUDA_TENSORIZE(trans);
   return gst_cuda_prep_decide_block_pool(
@@ -416,7 +437,28 @@ static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
   const char *invalid = nullptr;
   cudaprep::PlanarImage planar;
   cudaprep::Image image;
-  if (self->planar_input) {
+  const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(frame);
+  if (pending != nullptr && pending->has_normalize) {
+    // Fused: the frame is still the source; run what upstream left here.
+    std::string reason;
+    if (!gst_cuda_prep_buffer_source_image(frame, &image, &error)) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Pending frame is not a device frame: %s", error),
+                        (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    reason = cudaprep::preprocess_params_error(image, pending->resize, pending->normalize,
+                                               tensor_data, self->desc, index);
+    if (!reason.empty()) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                        ("Cannot write this frame into the tensor: %s", reason.c_str()), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    if (!gst_cuda_prep_base_transform_begin_read(base, frame) ||
+        !CUDAPREP_CHECK(self, cudaprep::preprocess(image, pending->resize, pending->normalize,
+                                                   tensor_data, self->desc, index, stream)) ||
+        !gst_cuda_prep_base_transform_end_read(base, frame))
+      return GST_FLOW_ERROR;
+  } else if (self->planar_input) {
     if (!gst_cuda_prep_buffer_planar_image(frame, &self->planar_info, &planar, &error)) {
       GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a planar frame: %s", error),
                         (nullptr));
@@ -432,19 +474,21 @@ static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
     invalid = cudaprep::validate_tensorize_interleaved(image, self->video_channel_order,
                                                        tensor_data, self->desc, index);
   }
-  if (invalid != nullptr) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                      ("Cannot write this frame into the tensor: %s", invalid), (nullptr));
-    return GST_FLOW_ERROR;
+  if (pending == nullptr || !pending->has_normalize) {
+    if (invalid != nullptr) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                        ("Cannot write this frame into the tensor: %s", invalid), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    if (!gst_cuda_prep_base_transform_begin_read(base, frame)) return GST_FLOW_ERROR;
+    const cudaError_t launched =
+        self->planar_input
+            ? cudaprep::tensorize_planar(planar, tensor_data, self->desc, index, stream)
+            : cudaprep::tensorize_interleaved(image, self->video_channel_order, tensor_data,
+                                              self->desc, index, stream);
+    if (!CUDAPREP_CHECK(self, launched) || !gst_cuda_prep_base_transform_end_read(base, frame))
+      return GST_FLOW_ERROR;
   }
-  if (!gst_cuda_prep_base_transform_begin_read(base, frame)) return GST_FLOW_ERROR;
-  const cudaError_t launched =
-      self->planar_input
-          ? cudaprep::tensorize_planar(planar, tensor_data, self->desc, index, stream)
-          : cudaprep::tensorize_interleaved(image, self->video_channel_order, tensor_data,
-                                            self->desc, index, stream);
-  if (!CUDAPREP_CHECK(self, launched) || !gst_cuda_prep_base_transform_end_read(base, frame))
-    return GST_FLOW_ERROR;
 
   GstCudaPrepTensorItem &item = (*self->items)[index];
   item.pts = GST_BUFFER_PTS(frame);
@@ -524,6 +568,9 @@ static void gst_cuda_tensorize_set_property(GObject *object, guint prop_id, cons
     case PROP_DTYPE:
       self->dtype = static_cast<cudaprep::DataType>(g_value_get_enum(value));
       break;
+    case PROP_FUSE:
+      self->fuse = g_value_get_boolean(value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
@@ -544,6 +591,9 @@ static void gst_cuda_tensorize_get_property(GObject *object, guint prop_id, GVal
       break;
     case PROP_DTYPE:
       g_value_set_enum(value, static_cast<gint>(self->dtype));
+      break;
+    case PROP_FUSE:
+      g_value_set_boolean(value, self->fuse);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -589,6 +639,15 @@ static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
                         "(pixels unchanged)",
                         GST_TYPE_CUDA_PREP_TENSOR_DTYPE, static_cast<gint>(DEFAULT_DTYPE), flags));
 
+  g_object_class_install_property(
+      gobject_class, PROP_FUSE,
+      g_param_spec_boolean("fuse", "Fuse",
+                           "Let cudaresize and cudanormalize leave their work to this element, "
+                           "which then runs resize, normalisation and layout in one kernel per "
+                           "frame (same bytes as the separate kernels, one pass over memory); "
+                           "false runs every element's own kernel",
+                           TRUE, flags));
+
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_element_class_set_static_metadata(
@@ -602,6 +661,7 @@ static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
   trans_class->transform_caps = gst_cuda_tensorize_transform_caps;
   trans_class->set_caps = gst_cuda_tensorize_set_caps;
   trans_class->decide_allocation = gst_cuda_tensorize_decide_allocation;
+  trans_class->propose_allocation = gst_cuda_tensorize_propose_allocation;
   trans_class->generate_output = gst_cuda_tensorize_generate_output;
   trans_class->sink_event = gst_cuda_tensorize_sink_event;
   trans_class->stop = gst_cuda_tensorize_stop;
@@ -615,6 +675,7 @@ static void gst_cuda_tensorize_init(GstCudaTensorize *self) {
   self->layout = DEFAULT_LAYOUT;
   self->batch_size = DEFAULT_BATCH_SIZE;
   self->dtype = DEFAULT_DTYPE;
+  self->fuse = TRUE;
   self->items = new std::vector<GstCudaPrepTensorItem>();
   gst_video_info_init(&self->video_info);
 }

@@ -15,6 +15,7 @@
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
 #include "cudaprep/resize_geometry.h"
+#include "gstcudaprepmeta.h"
 #include "reference/normalize_ref.h"
 #include "reference/resize_ref.h"
 
@@ -31,6 +32,7 @@ struct ModelInput {
   int short_side;     // 0: fixed size below
   int width, height;  // the tensor's
   float mean[3], std[3];
+  bool fuse;  // cudatensorize's property: one kernel, or every element's own
 };
 
 // Runs 1920x1080 NV12 BT.709 frames through cudaframeupload and `input`'s
@@ -44,8 +46,28 @@ struct ModelInput {
 void check_model_input(const ModelInput &input) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("NV12", 1920, 1080) + ",colorimetry=bt709";
-  GstHarness *harness = gst_harness_new_parse(("cudaframeupload ! " + input.elements).c_str());
+  const std::string description =
+      "cudaframeupload ! " + input.elements + (input.fuse ? " fuse=true" : " fuse=false");
+  GstHarness *harness = gst_harness_new_parse(description.c_str());
   gst_harness_set_src_caps_str(harness, caps.c_str());
+  // Counts the frames that reach cudatensorize with their resize and
+  // normalisation still pending: the fused path.
+  int fused_frames = 0;
+  GstElement *tensorize = gst_bin_get_by_name(GST_BIN(harness->element), "tensorize");
+  ASSERT_NE(tensorize, nullptr);
+  GstPad *tensorize_sink = gst_element_get_static_pad(tensorize, "sink");
+  gst_pad_add_probe(
+      tensorize_sink, GST_PAD_PROBE_TYPE_BUFFER,
+      [](GstPad *, GstPadProbeInfo *info, gpointer data) {
+        const GstCudaPrepPendingMeta *pending =
+            gst_buffer_get_cuda_prep_pending_meta(GST_PAD_PROBE_INFO_BUFFER(info));
+        if (pending != nullptr && pending->has_resize && pending->has_normalize)
+          ++*static_cast<int *>(data);
+        return GST_PAD_PROBE_OK;
+      },
+      &fused_frames, nullptr);
+  gst_object_unref(tensorize_sink);
+  gst_object_unref(tensorize);
   GstVideoInfo info;
   GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
   ASSERT_TRUE(gst_video_info_from_caps(&info, gst_caps));
@@ -119,36 +141,54 @@ void check_model_input(const ModelInput &input) {
         << (first_beyond < expected.size() ? expected[first_beyond] : 0.0f);
     EXPECT_LE(off, expected.size() / 50) << input.name << ": too many elements off by one step";
   }
+  EXPECT_EQ(fused_frames, input.fuse ? 2 : 0)
+      << input.name
+      << (input.fuse ? ": the chain did not fuse into one kernel" : ": fuse=false still fused");
   gst_harness_teardown(harness);
 }
 
-TEST(FullChain, YoloLetterboxInput) {
-  check_model_input({"YOLO letterbox",
-                     "cudaresize method=bilinear add-borders=true pad-value=\"<114,114,114>\" ! "
-                     "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! "
-                     "cudanormalize ! cudatensorize layout=nchw dtype=float32",
-                     Interpolation::kBilinear,
-                     true,
-                     0,
-                     640,
-                     640,
-                     {0, 0, 0},
-                     {1, 1, 1}});
+ModelInput yolo_input(bool fuse) {
+  return {"YOLO letterbox",
+          "cudaresize method=bilinear add-borders=true pad-value=\"<114,114,114>\" ! "
+          "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! "
+          "cudanormalize ! cudatensorize name=tensorize layout=nchw dtype=float32",
+          Interpolation::kBilinear,
+          true,
+          0,
+          640,
+          640,
+          {0, 0, 0},
+          {1, 1, 1},
+          fuse};
 }
 
-TEST(FullChain, DepthAnythingInput) {
-  check_model_input({"Depth-Anything",
-                     "cudaresize method=bicubic short-side=518 multiple-of=14 ! "
-                     "video/x-raw(memory:CUDAPitched),format=RGB ! "
-                     "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
-                     "cudatensorize layout=nchw dtype=float32",
-                     Interpolation::kBicubic,
-                     false,
-                     518,
-                     0,
-                     0,
-                     {0.485f, 0.456f, 0.406f},
-                     {0.229f, 0.224f, 0.225f}});
+ModelInput depth_anything_input(bool fuse) {
+  return {"Depth-Anything",
+          "cudaresize method=bicubic short-side=518 multiple-of=14 ! "
+          "video/x-raw(memory:CUDAPitched),format=RGB ! "
+          "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
+          "cudatensorize name=tensorize layout=nchw dtype=float32",
+          Interpolation::kBicubic,
+          false,
+          518,
+          0,
+          0,
+          {0.485f, 0.456f, 0.406f},
+          {0.229f, 0.224f, 0.225f},
+          fuse};
+}
+
+TEST(FullChain, YoloLetterboxInputFused) {
+  check_model_input(yolo_input(true));
+}
+TEST(FullChain, YoloLetterboxInputElementByElement) {
+  check_model_input(yolo_input(false));
+}
+TEST(FullChain, DepthAnythingInputFused) {
+  check_model_input(depth_anything_input(true));
+}
+TEST(FullChain, DepthAnythingInputElementByElement) {
+  check_model_input(depth_anything_input(false));
 }
 
 }  // namespace
