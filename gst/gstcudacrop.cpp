@@ -298,7 +298,7 @@ static GstFlowReturn gst_cuda_crop_prepare_output_buffer(GstBaseTransform *trans
   // the meta when the frame returns to it.
   cudaprep::Image view;
   if (!input_view(self, input, &view)) return GST_FLOW_ERROR;
-  *output = gst_buffer_is_writable(input) ? input : gst_buffer_copy(input);
+  *output = gst_cuda_prep_buffer_in_place_output(input);
   GstVideoMeta *meta = gst_buffer_get_video_meta(*output);
   guint8 *base = gst_cuda_prep_memory_get_device_pointer(gst_buffer_peek_memory(*output, 0));
   meta->width = view.width;

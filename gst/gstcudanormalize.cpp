@@ -324,7 +324,7 @@ static GstFlowReturn gst_cuda_normalize_prepare_output_buffer(GstBaseTransform *
   if (!GST_CUDA_NORMALIZE(trans)->defer || gst_base_transform_is_passthrough(trans))
     return GST_BASE_TRANSFORM_CLASS(gst_cuda_normalize_parent_class)
         ->prepare_output_buffer(trans, input, output);
-  *output = gst_buffer_is_writable(input) ? input : gst_buffer_copy(input);
+  *output = gst_cuda_prep_buffer_in_place_output(input);
   return GST_FLOW_OK;
 }
 

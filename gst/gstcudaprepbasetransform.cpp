@@ -54,6 +54,10 @@ gint gst_cuda_prep_base_transform_get_device_id(GstCudaPrepBaseTransform *self) 
   return get_priv(self)->device_id;
 }
 
+GstBuffer *gst_cuda_prep_buffer_in_place_output(GstBuffer *input) {
+  return gst_buffer_is_writable(input) ? input : gst_buffer_copy(input);
+}
+
 void gst_cuda_prep_buffer_chain_geometry(GstBuffer *inbuf, GstBuffer *outbuf,
                                          const cudaprep::FrameGeometry &step) {
   GstCudaPrepGeometryMeta *in_meta = gst_buffer_get_cuda_prep_geometry_meta(inbuf);

@@ -39,13 +39,16 @@ gint gst_cuda_prep_base_transform_get_device_id(GstCudaPrepBaseTransform *self);
 // on the element's stream; on failure it posts an element error and returns
 // FALSE. The device must be current (the streaming thread's calls to
 // process() have it; others call cudaSetDevice first).
-gboolean gst_cuda_prep_base_transform_begin_read(GstCudaPrepBaseTransform *self,
-                                                 GstBuffer *buffer);
+gboolean gst_cuda_prep_base_transform_begin_read(GstCudaPrepBaseTransform *self, GstBuffer *buffer);
 gboolean gst_cuda_prep_base_transform_end_read(GstCudaPrepBaseTransform *self, GstBuffer *buffer);
 gboolean gst_cuda_prep_base_transform_begin_write(GstCudaPrepBaseTransform *self,
                                                   GstBuffer *buffer);
-gboolean gst_cuda_prep_base_transform_end_write(GstCudaPrepBaseTransform *self,
-                                                GstBuffer *buffer);
+gboolean gst_cuda_prep_base_transform_end_write(GstCudaPrepBaseTransform *self, GstBuffer *buffer);
+
+// The output buffer of an element that leaves the pixels where they are
+// (a crop view, a deferred operation): the input itself when writable, so
+// it goes back whole to its pool, otherwise a shallow copy (a tee).
+GstBuffer *gst_cuda_prep_buffer_in_place_output(GstBuffer *input);
 
 // Gives `outbuf` the geometry meta of `inbuf` (identity if none) followed by
 // `step`, the mapping this element applies: tensor pixels stay traceable to

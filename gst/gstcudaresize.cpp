@@ -499,7 +499,7 @@ static GstFlowReturn gst_cuda_resize_prepare_output_buffer(GstBaseTransform *tra
   if (!GST_CUDA_RESIZE(trans)->defer || gst_base_transform_is_passthrough(trans))
     return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)
         ->prepare_output_buffer(trans, input, output);
-  *output = gst_buffer_is_writable(input) ? input : gst_buffer_copy(input);
+  *output = gst_cuda_prep_buffer_in_place_output(input);
   return GST_FLOW_OK;
 }
 
