@@ -24,6 +24,7 @@
 #include "cudaprep/copy.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
+#include "gstcudaprepmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_crop_debug);
 #define GST_CAT_DEFAULT gst_cuda_crop_debug
@@ -272,15 +273,25 @@ static gboolean input_view(GstCudaCrop *self, GstBuffer *input, cudaprep::Image 
                       (nullptr));
     return FALSE;
   }
-  const cudaprep::FormatInfo info = cudaprep::format_info(view->format);
-  for (int plane = 0; plane < info.num_planes; ++plane) {
-    const cudaprep::PlaneLayout &layout = info.planes[plane];
-    view->planes[plane].data +=
-        (self->rect.y / layout.height_divisor) * view->planes[plane].pitch_bytes +
-        (self->rect.x / layout.pixels_per_unit) * layout.unit_bytes;
-  }
-  view->width = self->rect.width;
-  view->height = self->rect.height;
+  *view =
+      cudaprep::sub_image(*view, self->rect.x, self->rect.y, self->rect.width, self->rect.height);
+  return TRUE;
+}
+
+// Tells upstream (cudaframeupload) which region of each frame this element
+// reads, so that only that region crosses PCIe.
+static gboolean gst_cuda_crop_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query,
+                                                 GstQuery *query) {
+  auto *self = GST_CUDA_CROP(trans);
+  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)
+           ->propose_allocation(trans, decide_query, query))
+    return FALSE;
+  if (gst_base_transform_is_passthrough(trans) || self->rect.width <= 0) return TRUE;
+  GstStructure *region = gst_structure_new("region", "x", G_TYPE_INT, self->rect.x, "y", G_TYPE_INT,
+                                           self->rect.y, "width", G_TYPE_INT, self->rect.width,
+                                           "height", G_TYPE_INT, self->rect.height, nullptr);
+  gst_query_add_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, region);
+  gst_structure_free(region);
   return TRUE;
 }
 
@@ -361,6 +372,8 @@ static void gst_cuda_crop_set_property(GObject *object, guint prop_id, const GVa
   GST_OBJECT_UNLOCK(self);
   // The output size changes: renegotiate.
   gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+  // ...and upstream copies another region.
+  gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
 }
 
 static void gst_cuda_crop_get_property(GObject *object, guint prop_id, GValue *value,
@@ -421,6 +434,7 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
   trans_class->sink_event = gst_cuda_crop_sink_event;
   trans_class->set_caps = gst_cuda_crop_set_caps;
   trans_class->decide_allocation = gst_cuda_crop_decide_allocation;
+  trans_class->propose_allocation = gst_cuda_crop_propose_allocation;
   trans_class->prepare_output_buffer = gst_cuda_crop_prepare_output_buffer;
   trans_class->transform = gst_cuda_crop_transform;
   trans_class->transform_ip = gst_cuda_crop_transform_ip;

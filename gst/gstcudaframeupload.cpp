@@ -24,6 +24,7 @@
 #include "cudaprep/copy.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
+#include "gstcudaprepmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_upload_debug);
 #define GST_CAT_DEFAULT gst_cuda_frame_upload_debug
@@ -51,6 +52,8 @@ struct _GstCudaFrameUpload {
   int next_slot;
   cudaprep::Image staging_layout;  // plane offsets (as pointers from 0) and pitches
   size_t staging_bytes;
+  // The rectangle downstream reads (cudacrop's region), or width 0: the frame.
+  gint region_x, region_y, region_width, region_height;
 };
 
 G_DEFINE_TYPE(GstCudaFrameUpload, gst_cuda_frame_upload, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -203,12 +206,48 @@ static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *bas
   gst_video_frame_unmap(&host_frame);
   if (!ok) return GST_FLOW_ERROR;
 
+  if (self->region_width > 0) {
+    source = cudaprep::sub_image(source, self->region_x, self->region_y, self->region_width,
+                                 self->region_height);
+    device_frame = cudaprep::sub_image(device_frame, self->region_x, self->region_y,
+                                       self->region_width, self->region_height);
+  }
   cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
   if (!CUDAPREP_CHECK(self, cudaprep::copy_image(source, device_frame, stream)) ||
       !CUDAPREP_CHECK(self, cudaEventRecord(slot.copied, stream)))
     return GST_FLOW_ERROR;
   slot.pending = true;
   return GST_FLOW_OK;
+}
+
+// Copies only the region downstream reads, when it says which (cudacrop)
+// and the region is a valid crop of the frame.
+static gboolean gst_cuda_frame_upload_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
+  auto *self = GST_CUDA_FRAME_UPLOAD(trans);
+  self->region_width = 0;
+  guint index = 0;
+  const GstStructure *region = nullptr;
+  gint x = 0, y = 0, width = 0, height = 0;
+  cudaprep::PixelFormat format;
+  if (gst_query_find_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, &index)) {
+    gst_query_parse_nth_allocation_meta(query, index, &region);
+    if (region != nullptr && gst_structure_get_int(region, "x", &x) &&
+        gst_structure_get_int(region, "y", &y) && gst_structure_get_int(region, "width", &width) &&
+        gst_structure_get_int(region, "height", &height) && x >= 0 && y >= 0 && width > 0 &&
+        height > 0 && static_cast<gint64>(x) + width <= GST_VIDEO_INFO_WIDTH(&self->out_info) &&
+        static_cast<gint64>(y) + height <= GST_VIDEO_INFO_HEIGHT(&self->out_info) &&
+        gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->out_info), &format) &&
+        (!cudaprep::is_chroma_subsampled(format) || (x % 2 == 0 && y % 2 == 0))) {
+      self->region_x = x;
+      self->region_y = y;
+      self->region_width = width;
+      self->region_height = height;
+      GST_INFO_OBJECT(self, "copying only the %dx%d region at (%d,%d) downstream reads", width,
+                      height, x, y);
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
+      ->decide_allocation(trans, query);
 }
 
 // Offers upstream pinned frames, so the GPU copies straight from them.
@@ -264,6 +303,7 @@ static void gst_cuda_frame_upload_class_init(GstCudaFrameUploadClass *klass) {
   trans_class->set_caps = gst_cuda_frame_upload_set_caps;
   trans_class->stop = gst_cuda_frame_upload_stop;
   trans_class->propose_allocation = gst_cuda_frame_upload_propose_allocation;
+  trans_class->decide_allocation = gst_cuda_frame_upload_decide_allocation;
   GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_frame_upload_process;
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_frame_upload_debug, "cudaframeupload", 0, "CUDA frame upload");

@@ -310,3 +310,13 @@ GstCudaPrepPendingMeta *gst_buffer_ensure_cuda_prep_pending_meta(GstBuffer *buff
   return reinterpret_cast<GstCudaPrepPendingMeta *>(
       gst_buffer_add_meta(buffer, gst_cuda_prep_pending_meta_get_info(), nullptr));
 }
+
+GType gst_cuda_prep_region_meta_api_get_type(void) {
+  static GType type = 0;
+  static const gchar *tags[] = {nullptr};
+  if (g_once_init_enter(&type)) {
+    const GType registered = gst_meta_api_type_register("GstCudaPrepRegionMetaAPI", tags);
+    g_once_init_leave(&type, registered);
+  }
+  return type;
+}

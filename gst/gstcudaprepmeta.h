@@ -71,6 +71,15 @@ const GstMetaInfo *gst_cuda_prep_pending_meta_get_info(void);
 GstCudaPrepPendingMeta *gst_buffer_ensure_cuda_prep_pending_meta(GstBuffer *buffer);
 GstCudaPrepPendingMeta *gst_buffer_get_cuda_prep_pending_meta(GstBuffer *buffer);
 
+// --- Region (an allocation-query capability, no meta on buffers) ----------
+
+// Announced by an element in its allocation answer, with params structure
+// "region" (int x, y, width, height): it reads only that rectangle of each
+// frame (cudacrop). cudaframeupload then copies only the rectangle; the rest
+// of its frames is left unwritten.
+#define GST_CUDA_PREP_REGION_META_API_TYPE (gst_cuda_prep_region_meta_api_get_type())
+GType gst_cuda_prep_region_meta_api_get_type(void);
+
 // --- Tensor meta ----------------------------------------------------------
 
 // Same members and order as 1.26's GstTensorDataType, so values match.

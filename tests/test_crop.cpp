@@ -1,10 +1,13 @@
 // cudacrop: caps maths, clear errors, and on a GPU exact cropped pixels both
 // as zero-copy views and as compact copies.
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -274,6 +277,94 @@ TEST(CropOutput, ViewsAllocateNothingPerFrame) {
       << "device frames were allocated in the steady state";
   gst_buffer_unref(frame);
   gst_harness_teardown(harness);
+}
+
+// cudaframeupload copies only the region cudacrop reads: the rows above it
+// in the device frame are never written.
+TEST(CropOutput, UploadCopiesOnlyTheRegionCropReads) {
+  CUDAPREP_REQUIRE_GPU();
+  const int width = 256, height = 64, top = 16, left = 32;
+  GstHarness *harness = gst_harness_new_parse("cudaframeupload ! cudacrop left=32 top=16");
+  gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
+  gst_harness_set_src_caps_str(harness, caps_string("GRAY8", width, height).c_str());
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_GRAY8, width, height);
+  std::mt19937 rng(41);
+  GstBuffer *input = random_frame(info, rng);
+  gst_buffer_ref(input);
+  ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+  GstBuffer *view = gst_harness_pull(harness);
+  ASSERT_NE(view, nullptr);
+  GstMemory *memory = gst_buffer_peek_memory(view, 0);
+  CUDA_ASSERT_OK(cudaEventSynchronize(gst_cuda_prep_memory_get_ready_event(memory)));
+  std::vector<guint8> device(width * height);  // the whole frame: pitch 256, offset 0
+  CUDA_ASSERT_OK(cudaMemcpy(device.data(), gst_cuda_prep_memory_get_device_pointer(memory),
+                            device.size(), cudaMemcpyDeviceToHost));
+  const std::vector<guint8> full = plane_bytes(input, info, 0);
+  for (int row = top; row < height; ++row)
+    ASSERT_TRUE(std::equal(full.begin() + row * width + left, full.begin() + (row + 1) * width,
+                           device.begin() + row * width + left))
+        << "region row " << row;
+  size_t copied_outside = 0;
+  for (int row = 0; row < top; ++row)
+    for (int x = 0; x < width; ++x)
+      copied_outside += device[row * width + x] == full[row * width + x];
+  // Random bytes match stale memory by chance about once in 256.
+  EXPECT_LT(copied_outside, static_cast<size_t>(top * width / 64))
+      << "the rows above the crop were uploaded too";
+  gst_buffer_unref(view);
+  gst_buffer_unref(input);
+  gst_harness_teardown(harness);
+}
+
+// Two crops of different regions behind a tee: each branch gets its own
+// region right (the upload may not narrow its copy to one of them).
+TEST(CropOutput, TwoCropsBehindATeeBothGetTheirPixels) {
+  CUDAPREP_REQUIRE_GPU();
+  const int width = 320, height = 96;
+  GstElement *pipeline = gst_parse_launch(
+      "appsrc name=src format=time ! cudaframeupload ! tee name=t "
+      "t. ! queue ! cudacrop x=0 y=0 width=64 height=32 ! cudaframedownload ! appsink name=a "
+      "t. ! queue ! cudacrop x=200 y=50 width=100 height=40 ! cudaframedownload ! appsink name=b",
+      nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *sinks[2] = {gst_bin_get_by_name(GST_BIN(pipeline), "a"),
+                          gst_bin_get_by_name(GST_BIN(pipeline), "b")};
+  GstCaps *caps = gst_caps_from_string(caps_string("RGBA", width, height).c_str());
+  g_object_set(src, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, width, height);
+  std::mt19937 rng(43);
+  const struct { int x, y, width, height; } regions[2] = {{0, 0, 64, 32}, {200, 50, 100, 40}};
+  for (int frame = 0; frame < 3; ++frame) {
+    GstBuffer *input = random_frame(info, rng);
+    GST_BUFFER_PTS(input) = frame * GST_SECOND / 30;
+    const std::vector<guint8> full = plane_bytes(input, info, 0);
+    ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), input), GST_FLOW_OK);
+    for (int branch = 0; branch < 2; ++branch) {
+      GstSample *sample =
+          gst_app_sink_try_pull_sample(GST_APP_SINK(sinks[branch]), 10 * GST_SECOND);
+      ASSERT_NE(sample, nullptr) << "branch " << branch;
+      GstVideoInfo out_info;
+      gst_video_info_from_caps(&out_info, gst_sample_get_caps(sample));
+      const std::vector<guint8> cropped = plane_bytes(gst_sample_get_buffer(sample), out_info, 0);
+      const auto &r = regions[branch];
+      for (int row = 0; row < r.height; ++row)
+        ASSERT_TRUE(std::equal(cropped.begin() + row * r.width * 4,
+                               cropped.begin() + (row + 1) * r.width * 4,
+                               full.begin() + (r.y + row) * width * 4 + r.x * 4))
+            << "branch " << branch << " frame " << frame << " row " << row;
+      gst_sample_unref(sample);
+    }
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(sinks[0]);
+  gst_object_unref(sinks[1]);
+  gst_object_unref(src);
+  gst_object_unref(pipeline);
 }
 
 TEST(CropOutput, IsACompactCopyOtherwise) {

@@ -125,4 +125,21 @@ struct Image {
   ImagePlane planes[kMaxPlanes] = {};
 };
 
+// The x, y, width x height rectangle of `image` as a view of the same
+// memory. x and y must be even where the chroma is subsampled (is_chroma_
+// subsampled), and the rectangle inside the image.
+inline Image sub_image(const Image &image, int x, int y, int width, int height) {
+  Image view = image;
+  const FormatInfo info = format_info(image.format);
+  for (int plane = 0; plane < info.num_planes; ++plane) {
+    const PlaneLayout &layout = info.planes[plane];
+    view.planes[plane].data +=
+        static_cast<size_t>(y / layout.height_divisor) * image.planes[plane].pitch_bytes +
+        static_cast<size_t>(x / layout.pixels_per_unit) * layout.unit_bytes;
+  }
+  view.width = width;
+  view.height = height;
+  return view;
+}
+
 }  // namespace cudaprep
