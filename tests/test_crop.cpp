@@ -254,10 +254,7 @@ TEST(CropOutput, ViewsAllocateNothingPerFrame) {
   gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
   const std::string caps = caps_string("NV12", 640, 360);
   gst_harness_set_src_caps_str(harness, caps.c_str());
-  GstVideoInfo info;
-  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-  gst_video_info_from_caps(&info, gst_caps);
-  gst_caps_unref(gst_caps);
+  const GstVideoInfo info = video_info(caps);
   std::mt19937 rng(5);
   GstBuffer *frame = random_frame(info, rng);
   guint64 warm = 0;

@@ -68,10 +68,7 @@ void check_model_input(const ModelInput &input) {
       &fused_frames, nullptr);
   gst_object_unref(tensorize_sink);
   gst_object_unref(tensorize);
-  GstVideoInfo info;
-  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-  ASSERT_TRUE(gst_video_info_from_caps(&info, gst_caps));
-  gst_caps_unref(gst_caps);
+  const GstVideoInfo info = video_info(caps);
 
   int width = input.width, height = input.height;
   std::string error;

@@ -87,10 +87,7 @@ TEST(Renegotiation, SizeAndFormatChangesMidStream) {
     const std::string caps = caps_string(step.format, step.width, step.height);
     gst_harness_set_src_caps_str(harness, caps.c_str());
     gst_harness_set_sink_caps_str(harness, caps.c_str());
-    GstVideoInfo info;
-    GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-    gst_video_info_from_caps(&info, gst_caps);
-    gst_caps_unref(gst_caps);
+    const GstVideoInfo info = video_info(caps);
     for (int frame = 0; frame < 3; ++frame) {
       GstBuffer *input = random_frame(info, rng);
       gst_buffer_ref(input);
@@ -183,10 +180,7 @@ TEST(Renegotiation, TheWholeChainFollowsACameraChange) {
     gst_harness_set_src_caps_str(running, caps.c_str());
     GstHarness *fresh = gst_harness_new_parse(chain);
     gst_harness_set_src_caps_str(fresh, caps.c_str());
-    GstVideoInfo info;
-    GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-    gst_video_info_from_caps(&info, gst_caps);
-    gst_caps_unref(gst_caps);
+    const GstVideoInfo info = video_info(caps);
     for (int frame = 0; frame < 2; ++frame) {
       GstBuffer *input = random_frame(info, rng);
       ASSERT_EQ(gst_harness_push(running, gst_buffer_copy(input)), GST_FLOW_OK) << caps;
@@ -223,10 +217,7 @@ TEST(Concurrency, OnePipelinePerGpu) {
       gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
       const std::string caps = caps_string("RGBA", 1280, 720);
       gst_harness_set_src_caps_str(harness, caps.c_str());
-      GstVideoInfo info;
-      GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-      gst_video_info_from_caps(&info, gst_caps);
-      gst_caps_unref(gst_caps);
+      const GstVideoInfo info = video_info(caps);
       std::mt19937 rng(device);
       for (int frame = 0; frame < 20; ++frame) {
         GstBuffer *input = random_frame(info, rng);

@@ -31,6 +31,7 @@ using cudaprep::test::caps_string;
 using cudaprep::test::pipeline_error;
 using cudaprep::test::plane_bytes;
 using cudaprep::test::random_frame;
+using cudaprep::test::video_info;
 
 const char *const kElements[] = {"cudanormalize", "cudatensorize", "cudatensorsink"};
 
@@ -388,10 +389,7 @@ TEST_P(TensorOutput, EqualsTheCpuReferenceInBatchesOfThree) {
       caps);
   ASSERT_NE(run.pipeline, nullptr);
 
-  GstVideoInfo info;
-  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-  ASSERT_TRUE(gst_video_info_from_caps(&info, gst_caps));
-  gst_caps_unref(gst_caps);
+  const GstVideoInfo info = video_info(caps);
   const cudaprep::ChannelOrder order = order_of(param.channel_order);
   const int channels = cudaprep::channel_count(order);
   cudaprep::NormalizeParams params;
@@ -486,10 +484,7 @@ TEST(TensorElementsGpu, DLPackKeepsTheBufferUntilTheDeleter) {
   const std::string caps = caps_string("RGBA", 16, 8);
   TensorPipeline run("cudanormalize ! cudatensorize batch-size=2", caps);
   ASSERT_NE(run.pipeline, nullptr);
-  GstVideoInfo info;
-  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-  gst_video_info_from_caps(&info, gst_caps);
-  gst_caps_unref(gst_caps);
+  const GstVideoInfo info = video_info(caps);
   std::mt19937 rng(1);
   for (int frame = 0; frame < 3; ++frame)
     ASSERT_EQ(run.push(random_frame(info, rng), frame), GST_FLOW_OK);
@@ -550,10 +545,7 @@ TEST(TensorElementsGpu, NpyFilesEqualThePulledTensors) {
       "cudanormalize dtype=float16 ! cudatensorize batch-size=2 layout=nhwc dtype=float16", caps,
       "location=\"" + pattern + "\"");
   ASSERT_NE(run.pipeline, nullptr);
-  GstVideoInfo info;
-  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-  gst_video_info_from_caps(&info, gst_caps);
-  gst_caps_unref(gst_caps);
+  const GstVideoInfo info = video_info(caps);
   std::mt19937 rng(2);
   for (int frame = 0; frame < 3; ++frame)
     ASSERT_EQ(run.push(random_frame(info, rng), frame), GST_FLOW_OK);

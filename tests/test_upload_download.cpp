@@ -150,10 +150,7 @@ TEST_P(RoundTrip, IsBitExact) {
   CUDAPREP_REQUIRE_GPU();
   const RoundTripCase param = GetParam();
   const std::string caps = caps_string(param.format, param.width, param.height);
-  GstVideoInfo info;
-  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-  ASSERT_TRUE(gst_video_info_from_caps(&info, gst_caps));
-  gst_caps_unref(gst_caps);
+  const GstVideoInfo info = video_info(caps);
 
   GstHarness *harness = gst_harness_new_parse("cudaframeupload ! cudaframedownload");
   gst_harness_set_src_caps_str(harness, caps.c_str());
@@ -201,10 +198,7 @@ INSTANTIATE_TEST_SUITE_P(AllFormats, RoundTrip, ::testing::ValuesIn(round_trip_c
 TEST(Upload, DeviceFramesArePitched) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("RGB", 101, 9);
-  GstVideoInfo info;
-  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-  gst_video_info_from_caps(&info, gst_caps);
-  gst_caps_unref(gst_caps);
+  const GstVideoInfo info = video_info(caps);
   GstHarness *harness = gst_harness_new("cudaframeupload");
   gst_harness_set_src_caps_str(harness, caps.c_str());
   std::mt19937 rng(7);
@@ -340,10 +334,7 @@ TEST(Upload, OffersPinnedFramesAndHoldsThemUntilCopied) {
 TEST(SteadyState, NoDeviceAllocationPerFrame) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("NV12", 1920, 1080);
-  GstVideoInfo info;
-  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-  gst_video_info_from_caps(&info, gst_caps);
-  gst_caps_unref(gst_caps);
+  const GstVideoInfo info = video_info(caps);
   GstHarness *harness = gst_harness_new_parse("cudaframeupload ! cudaframedownload");
   gst_harness_set_src_caps_str(harness, caps.c_str());
   gst_harness_set_sink_caps_str(harness, caps.c_str());
@@ -403,10 +394,7 @@ TEST(Streams, RunsOnAnExternalPriorityStream) {
   CUDA_ASSERT_OK(cudaStreamCreateWithPriority(&app_stream, cudaStreamNonBlocking, greatest));
 
   const std::string caps = caps_string("RGBA", 320, 240);
-  GstVideoInfo info;
-  GstCaps *gst_caps = gst_caps_from_string(caps.c_str());
-  gst_video_info_from_caps(&info, gst_caps);
-  gst_caps_unref(gst_caps);
+  const GstVideoInfo info = video_info(caps);
   GstHarness *harness = harness_with_properties("cuda-stream", app_stream, nullptr);
   gst_harness_set_src_caps_str(harness, caps.c_str());
 

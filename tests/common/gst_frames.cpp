@@ -16,6 +16,15 @@ std::string caps_string(const char *format, int width, int height, bool device) 
          ",framerate=30/1";
 }
 
+GstVideoInfo video_info(const std::string &caps) {
+  GstVideoInfo info;
+  gst_video_info_init(&info);
+  GstCaps *parsed = gst_caps_from_string(caps.c_str());
+  EXPECT_TRUE(parsed != nullptr && gst_video_info_from_caps(&info, parsed)) << caps;
+  if (parsed != nullptr) gst_caps_unref(parsed);
+  return info;
+}
+
 // A system-memory frame of random bytes in GStreamer's default layout.
 GstBuffer *random_frame(const GstVideoInfo &info, std::mt19937 &rng) {
   GstBuffer *buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);

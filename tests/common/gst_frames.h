@@ -14,6 +14,9 @@ namespace cudaprep::test {
 // "video/x-raw[(memory:CUDAPitched)],format=F,width=W,height=H,framerate=30/1"
 std::string caps_string(const char *format, int width, int height, bool device = false);
 
+// The GstVideoInfo of caps written as a string (a test failure if invalid).
+GstVideoInfo video_info(const std::string &caps);
+
 // A system-memory frame of random bytes in GStreamer's default layout.
 GstBuffer *random_frame(const GstVideoInfo &info, std::mt19937 &rng);
 
