@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -157,6 +158,56 @@ void print_launch_floor(cudaStream_t stream, int iterations) {
               three.median_us);
 }
 
+// Host time of the CUDA calls an element makes per frame, each timed alone
+// on the host clock (median of many): what a pipeline's per-frame host cost
+// is made of, next to GStreamer's own.
+void print_host_call_costs(cudaStream_t stream, int iterations) {
+  cudaStream_t other;
+  CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  cudaEvent_t event;
+  CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  void *host = nullptr, *device = nullptr;
+  CHECK(cudaHostAlloc(&host, 4096, cudaHostAllocDefault));
+  CHECK(cudaMalloc(&device, 4096));
+  auto host_us = [&](auto &&call) {
+    std::vector<double> us;
+    for (int i = 0; i < iterations; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      call();
+      us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
+      if (i % 16 == 15) CHECK(cudaStreamSynchronize(stream));  // keep the queue short
+    }
+    CHECK(cudaStreamSynchronize(stream));
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+  };
+  int current = 0;
+  cudaPointerAttributes attributes;
+  std::printf(
+      "host cost per call (us, median of %d): cudaGetDevice %.2f, cudaSetDevice %.2f, "
+      "cudaEventRecord %.2f, cudaStreamWaitEvent %.2f, cudaEventQuery %.2f, "
+      "cudaPointerGetAttributes %.2f, cudaMemcpy2DAsync 4 KB %.2f, empty kernel launch %.2f\n",
+      iterations, host_us([&] { CHECK(cudaGetDevice(&current)); }),
+      host_us([&] { CHECK(cudaSetDevice(0)); }),
+      host_us([&] { CHECK(cudaEventRecord(event, other)); }),
+      host_us([&] { CHECK(cudaStreamWaitEvent(stream, event, 0)); }),
+      host_us([&] { (void)cudaEventQuery(event); }),
+      host_us([&] { CHECK(cudaPointerGetAttributes(&attributes, host)); }),
+      host_us([&] {
+        CHECK(cudaMemcpy2DAsync(device, 256, host, 256, 256, 16, cudaMemcpyHostToDevice, stream));
+      }),
+      host_us([&] {
+        empty_kernel<<<1, 32, 0, stream>>>();
+        CHECK(cudaGetLastError());
+      }));
+  CHECK(cudaFree(device));
+  CHECK(cudaFreeHost(host));
+  CHECK(cudaEventDestroy(event));
+  CHECK(cudaStreamDestroy(other));
+}
+
 struct Workload {
   std::string name;
   PixelFormat input_format;
@@ -295,6 +346,7 @@ int main(int argc, char **argv) {
       "times are medians per frame\n",
       prop.name, driver, bandwidth, iterations);
   print_launch_floor(stream, iterations);
+  print_host_call_costs(stream, 20 * iterations);
   const float imagenet_mean[3] = {0.485f, 0.456f, 0.406f};
   const float imagenet_std[3] = {0.229f, 0.224f, 0.225f};
   const float zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};

@@ -4,8 +4,10 @@
 // the push into cudaframeupload to the tensor being ready on the GPU (the
 // consumer waits on the tensor's ready event, as an inference app would),
 // and host CPU time per frame. With "cpu" it runs the CPU GStreamer peer
-// (videoconvert/videocrop/videoscale + normalisation in C++) instead.
-//   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|cpu]
+// (videoconvert/videocrop/videoscale + normalisation in C++) instead;
+// "ours-queue" puts a queue after cudaframeupload, so that the upload and
+// the rest of the chain run in two streaming threads.
+//   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|cpu]
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -149,12 +151,20 @@ void normalize_on_cpu(const guint8 *rgb, int stride, const Workload &w, std::vec
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s W1|W2|W3|W4 NV12|RGBA [frames] [ours|cpu]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|cpu]\n",
+                 argv[0]);
     return 2;
   }
   const std::string name = argv[1], format = argv[2];
   const int frames = argc > 3 ? std::atoi(argv[3]) : 2000;
-  const bool ours = argc <= 4 || std::string(argv[4]) == "ours";
+  const std::string mode = argc > 4 ? argv[4] : "ours";
+  if (mode != "ours" && mode != "ours-queue" && mode != "cpu") {
+    std::fprintf(stderr, "unknown mode %s: ours, ours-queue or cpu\n", mode.c_str());
+    return 2;
+  }
+  const bool ours = mode != "cpu";
+  const std::string after_upload =
+      mode == "ours-queue" ? "queue max-size-buffers=4 max-size-bytes=0 max-size-time=0 ! " : "";
   const Workload w = workload(name);
 
   GstVideoInfo info;
@@ -163,7 +173,7 @@ int main(int argc, char **argv) {
   GstCaps *caps = gst_video_info_to_caps(&info);
   gst_caps_set_simple(caps, "framerate", GST_TYPE_FRACTION, 0, 1, nullptr);
   const std::string description =
-      ours ? "appsrc name=src format=time max-buffers=4 block=true ! cudaframeupload ! " + w.ours +
+      ours ? "appsrc name=src format=time max-buffers=4 block=true ! cudaframeupload ! " + after_upload + w.ours +
                  " ! cudatensorsink name=sink max-buffers=4 sync=false"
            : "appsrc name=src format=time max-buffers=4 block=true ! " + w.cpu +
                  " ! appsink name=sink max-buffers=4 sync=false";
@@ -266,7 +276,7 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(done[frames - 1] - pushed[frames / 10]).count();
   std::printf(
       "%s %s %s %dx%d: %.0f frames/s, latency mean %.0f us p99 %.0f us, host CPU %.0f us/frame",
-      ours ? "cudaprep" : "cpu-gst", name.c_str(), format.c_str(), w.input_width, w.input_height,
+      mode.c_str(), name.c_str(), format.c_str(), w.input_width, w.input_height,
       (frames - frames / 10) / seconds, mean, latency_us[latency_us.size() * 99 / 100],
       1e6 * cpu_used / frames);
   if (ours) std::printf(", PCIe limit %.0f frames/s", pcie_frames_per_second(info.size));
