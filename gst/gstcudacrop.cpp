@@ -58,6 +58,7 @@ struct _GstCudaCrop {
   GstVideoInfo out_info;
   CropRect rect;              // in input pixels, chroma-aligned
   gboolean downstream_views;  // downstream reads GstVideoMeta: output views
+  gint settings_changed;      // atomic: rect is to be computed again
 };
 
 G_DEFINE_TYPE(GstCudaCrop, gst_cuda_crop, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -235,6 +236,7 @@ static gboolean gst_cuda_crop_set_caps(GstBaseTransform *trans, GstCaps *incaps,
       !gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), outcaps, &self->out_info))
     return FALSE;
   gchar *reason = nullptr;
+  g_atomic_int_set(&self->settings_changed, 0);
   if (!compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&self->in_info),
                     GST_VIDEO_INFO_WIDTH(&self->in_info), GST_VIDEO_INFO_HEIGHT(&self->in_info),
                     &self->rect, &reason)) {
@@ -279,25 +281,68 @@ static gboolean input_view(GstCudaCrop *self, GstBuffer *input, cudaprep::Image 
 }
 
 // Tells upstream (cudaframeupload) which region of each frame this element
-// reads, so that only that region crosses PCIe.
+// reads, so that only that region crosses PCIe. The region comes from the
+// settings now, not from the last caps: after a live property change the
+// upstream renegotiation asks before this element has renegotiated.
 static gboolean gst_cuda_crop_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query,
                                                  GstQuery *query) {
   auto *self = GST_CUDA_CROP(trans);
   if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)
            ->propose_allocation(trans, decide_query, query))
     return FALSE;
-  if (gst_base_transform_is_passthrough(trans) || self->rect.width <= 0) return TRUE;
-  GstStructure *region = gst_structure_new("region", "x", G_TYPE_INT, self->rect.x, "y", G_TYPE_INT,
-                                           self->rect.y, "width", G_TYPE_INT, self->rect.width,
-                                           "height", G_TYPE_INT, self->rect.height, nullptr);
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo info;
+  CropRect rect;
+  gchar *reason = nullptr;
+  if (gst_base_transform_is_passthrough(trans) || caps == nullptr ||
+      !gst_video_info_from_caps(&info, caps))
+    return TRUE;
+  if (!compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&info), GST_VIDEO_INFO_WIDTH(&info),
+                    GST_VIDEO_INFO_HEIGHT(&info), &rect, &reason)) {
+    g_free(reason);  // named when the caps arrive
+    return TRUE;
+  }
+  GstStructure *region =
+      gst_structure_new("region", "x", G_TYPE_INT, rect.x, "y", G_TYPE_INT, rect.y, "width",
+                        G_TYPE_INT, rect.width, "height", G_TYPE_INT, rect.height, nullptr);
   gst_query_add_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, region);
   gst_structure_free(region);
   return TRUE;
 }
 
+// A frame uploaded for the region of earlier settings (it was on its way
+// when they changed) lacks this crop's pixels: it is dropped, never shown.
+static gboolean frame_holds_crop(GstCudaCrop *self, GstBuffer *input) {
+  if (gst_cuda_prep_buffer_holds_region(input, self->rect.x, self->rect.y, self->rect.width,
+                                        self->rect.height))
+    return TRUE;
+  GST_INFO_OBJECT(self, "dropping a frame uploaded for another crop region (settings changed)");
+  return FALSE;
+}
+
+// A crop that moved but kept its size leaves the caps as they were, and
+// GstBaseTransform calls set_caps only for new caps: the new position is
+// taken here, from the next frame on. A new size comes through set_caps.
+static void take_new_position(GstCudaCrop *self) {
+  if (!g_atomic_int_compare_and_exchange(&self->settings_changed, 1, 0)) return;
+  CropRect rect;
+  gchar *reason = nullptr;
+  if (!compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&self->in_info),
+                    GST_VIDEO_INFO_WIDTH(&self->in_info), GST_VIDEO_INFO_HEIGHT(&self->in_info),
+                    &rect, &reason)) {
+    g_free(reason);  // renegotiation names it
+    return;
+  }
+  if (rect.width != self->rect.width || rect.height != self->rect.height) return;
+  self->rect = rect;
+  GST_INFO_OBJECT(self, "crop moved to (%d,%d)", rect.x, rect.y);
+}
+
 static GstFlowReturn gst_cuda_crop_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *input,
                                                          GstBuffer **output) {
   auto *self = GST_CUDA_CROP(trans);
+  take_new_position(self);
   if (gst_base_transform_is_passthrough(trans) || !self->downstream_views)
     return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)
         ->prepare_output_buffer(trans, input, output);
@@ -307,6 +352,10 @@ static GstFlowReturn gst_cuda_crop_prepare_output_buffer(GstBaseTransform *trans
   // the upstream pool discard the frame (its memory is not exclusive when
   // it comes back) and allocate a new one for every frame. The pool restores
   // the meta when the frame returns to it.
+  if (!frame_holds_crop(self, input)) {
+    *output = input;  // dropped by transform_ip, unchanged
+    return GST_FLOW_OK;
+  }
   cudaprep::Image view;
   if (!input_view(self, input, &view)) return GST_FLOW_ERROR;
   *output = gst_cuda_prep_buffer_in_place_output(input);
@@ -345,6 +394,7 @@ static void record_crop_geometry(GstCudaCrop *self, GstBuffer *inbuf, GstBuffer 
 
 // A view that is the input buffer itself (see prepare_output_buffer).
 static GstFlowReturn gst_cuda_crop_transform_ip(GstBaseTransform *trans, GstBuffer *buffer) {
+  if (!frame_holds_crop(GST_CUDA_CROP(trans), buffer)) return GST_BASE_TRANSFORM_FLOW_DROPPED;
   record_crop_geometry(GST_CUDA_CROP(trans), buffer, buffer);
   return GST_FLOW_OK;
 }
@@ -352,6 +402,7 @@ static GstFlowReturn gst_cuda_crop_transform_ip(GstBaseTransform *trans, GstBuff
 static GstFlowReturn gst_cuda_crop_transform(GstBaseTransform *trans, GstBuffer *inbuf,
                                              GstBuffer *outbuf) {
   auto *self = GST_CUDA_CROP(trans);
+  if (!frame_holds_crop(self, inbuf)) return GST_BASE_TRANSFORM_FLOW_DROPPED;
   record_crop_geometry(self, inbuf, outbuf);
   // A view shares the input's memory and its ready event: nothing to run.
   if (self->downstream_views) return GST_FLOW_OK;
@@ -370,7 +421,8 @@ static void gst_cuda_crop_set_property(GObject *object, guint prop_id, const GVa
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   GST_OBJECT_UNLOCK(self);
-  // The output size changes: renegotiate.
+  g_atomic_int_set(&self->settings_changed, 1);
+  // The output size may change: renegotiate.
   gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
   // ...and upstream copies another region.
   gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));

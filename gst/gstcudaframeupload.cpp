@@ -217,6 +217,13 @@ static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *bas
       !CUDAPREP_CHECK(self, cudaEventRecord(slot.copied, stream)))
     return GST_FLOW_ERROR;
   slot.pending = true;
+  if (self->region_width > 0 &&
+      gst_buffer_add_cuda_prep_region_meta(outbuf, self->region_x, self->region_y,
+                                           self->region_width, self->region_height) == nullptr) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not mark the frame's uploaded region"),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
   return GST_FLOW_OK;
 }
 

@@ -71,14 +71,30 @@ const GstMetaInfo *gst_cuda_prep_pending_meta_get_info(void);
 GstCudaPrepPendingMeta *gst_buffer_ensure_cuda_prep_pending_meta(GstBuffer *buffer);
 GstCudaPrepPendingMeta *gst_buffer_get_cuda_prep_pending_meta(GstBuffer *buffer);
 
-// --- Region (an allocation-query capability, no meta on buffers) ----------
+// --- Region ----------------------------------------------------------------
 
 // Announced by an element in its allocation answer, with params structure
 // "region" (int x, y, width, height): it reads only that rectangle of each
-// frame (cudacrop). cudaframeupload then copies only the rectangle; the rest
-// of its frames is left unwritten.
+// frame (cudacrop). cudaframeupload then copies only the rectangle, leaves
+// the rest of the frame unwritten and marks each such frame with a
+// GstCudaPrepRegionMeta, so that a reader whose rectangle moved since (a
+// live property change) can tell the frame does not hold its pixels.
 #define GST_CUDA_PREP_REGION_META_API_TYPE (gst_cuda_prep_region_meta_api_get_type())
 GType gst_cuda_prep_region_meta_api_get_type(void);
+
+typedef struct {
+  GstMeta meta;
+  gint x, y, width, height;  // the only pixels of the frame that were written
+} GstCudaPrepRegionMeta;
+
+const GstMetaInfo *gst_cuda_prep_region_meta_get_info(void);
+GstCudaPrepRegionMeta *gst_buffer_add_cuda_prep_region_meta(GstBuffer *buffer, gint x, gint y,
+                                                            gint width, gint height);
+GstCudaPrepRegionMeta *gst_buffer_get_cuda_prep_region_meta(GstBuffer *buffer);
+// TRUE when the rectangle's pixels were written: the buffer has no region
+// meta (a whole frame) or its region contains the rectangle.
+gboolean gst_cuda_prep_buffer_holds_region(GstBuffer *buffer, gint x, gint y, gint width,
+                                           gint height);
 
 // --- Tensor meta ----------------------------------------------------------
 

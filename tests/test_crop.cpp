@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -362,6 +363,176 @@ TEST(CropOutput, TwoCropsBehindATeeBothGetTheirPixels) {
   gst_object_unref(sinks[1]);
   gst_object_unref(src);
   gst_object_unref(pipeline);
+}
+
+// The pixels of an RGBA view (GstVideoMeta offset and stride into device
+// memory), row after row, once its ready event has completed.
+std::vector<guint8> rgba_view_bytes(GstBuffer *view) {
+  const GstVideoMeta *meta = gst_buffer_get_video_meta(view);
+  GstMemory *memory = gst_buffer_peek_memory(view, 0);
+  std::vector<guint8> bytes;
+  if (meta == nullptr || gst_cuda_prep_memory_get_ready_event(memory) == nullptr) {
+    ADD_FAILURE() << "not a written device frame with a GstVideoMeta";
+    return bytes;
+  }
+  EXPECT_EQ(cudaEventSynchronize(gst_cuda_prep_memory_get_ready_event(memory)), cudaSuccess);
+  bytes.resize(meta->width * 4 * meta->height);
+  EXPECT_EQ(cudaMemcpy2D(bytes.data(), meta->width * 4,
+                         gst_cuda_prep_memory_get_device_pointer(memory) + meta->offset[0],
+                         meta->stride[0], meta->width * 4, meta->height, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  return bytes;
+}
+
+// Moving and resizing the crop on a live stream: the upload copies the new
+// region from the next frame on, and every frame shows the region set.
+TEST(CropOutput, RegionChangeOnALiveStreamCropsTheNewRegion) {
+  CUDAPREP_REQUIRE_GPU();
+  const int width = 320, height = 96;
+  GstHarness *harness =
+      gst_harness_new_parse("cudaframeupload ! cudacrop x=0 y=0 width=64 height=32");
+  std::unique_ptr<GstHarness, decltype(&gst_harness_teardown)> teardown(harness,
+                                                                        gst_harness_teardown);
+  gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
+  gst_harness_set_src_caps_str(harness, caps_string("RGBA", width, height).c_str());
+  GstElement *crop = gst_harness_find_element(harness, "cudacrop");
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, width, height);
+  std::mt19937 rng(47);
+  const struct {
+    int x, y, width, height;
+  } regions[] = {
+      {0, 0, 64, 32}, {200, 50, 64, 32}, {16, 8, 100, 40}, {16, 8, 100, 40}, {0, 0, 64, 32}};
+  for (const auto &r : regions) {
+    g_object_set(crop, "x", r.x, "y", r.y, "width", r.width, "height", r.height, nullptr);
+    GstBuffer *input = random_frame(info, rng);
+    const std::vector<guint8> full = plane_bytes(input, info, 0);
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+    GstBuffer *view = gst_harness_pull(harness);
+    ASSERT_NE(view, nullptr) << "no frame for region " << r.x << "," << r.y;
+    const std::vector<guint8> cropped = rgba_view_bytes(view);
+    ASSERT_EQ(cropped.size(), static_cast<size_t>(r.width * 4 * r.height))
+        << "region " << r.x << "," << r.y;
+    for (int row = 0; row < r.height; ++row)
+      ASSERT_TRUE(std::equal(cropped.begin() + row * r.width * 4,
+                             cropped.begin() + (row + 1) * r.width * 4,
+                             full.begin() + (r.y + row) * width * 4 + r.x * 4))
+          << "region " << r.x << "," << r.y << " " << r.width << "x" << r.height << " row " << row;
+    gst_buffer_unref(view);
+  }
+  gst_object_unref(crop);
+}
+
+// The same across a queue, with frames in flight while the crop moves: each
+// frame that comes out is exactly its region (those uploaded for an earlier
+// region may be dropped), and every frame pushed after the last move comes.
+TEST(CropOutput, RegionChangeWithFramesInFlightNeverShowsStalePixels) {
+  CUDAPREP_REQUIRE_GPU();
+  const int width = 320, height = 96, frames_per_region = 6;
+  GstElement *pipeline = gst_parse_launch(
+      "appsrc name=src format=time ! cudaframeupload ! queue ! cudacrop name=crop x=0 y=0 "
+      "width=64 height=32 ! cudaframedownload ! appsink name=sink sync=false",
+      nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  std::unique_ptr<GstElement, void (*)(GstElement *)> stop(pipeline, [](GstElement *element) {
+    gst_element_set_state(element, GST_STATE_NULL);
+    gst_object_unref(element);
+  });
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *crop = gst_bin_get_by_name(GST_BIN(pipeline), "crop");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  GstCaps *caps = gst_caps_from_string(caps_string("RGBA", width, height).c_str());
+  g_object_set(src, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, width, height);
+  std::mt19937 rng(59);
+  // Sizes differ, so an output's size tells which region it is.
+  const struct {
+    int x, y, width, height;
+  } regions[] = {{0, 0, 64, 32}, {200, 50, 66, 34}, {16, 8, 100, 40}, {250, 0, 70, 96}};
+  const int n_regions = 4, n_frames = n_regions * frames_per_region;
+  std::vector<std::vector<guint8>> inputs;
+  for (int frame = 0; frame < n_frames; ++frame) {
+    if (frame % frames_per_region == 0) {
+      const auto &r = regions[frame / frames_per_region];
+      g_object_set(crop, "x", r.x, "y", r.y, "width", r.width, "height", r.height, nullptr);
+    }
+    GstBuffer *input = random_frame(info, rng);
+    GST_BUFFER_PTS(input) = frame * GST_MSECOND;  // the frame's index, read back at the sink
+    inputs.push_back(plane_bytes(input, info, 0));
+    ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), input), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream(GST_APP_SRC(src));
+  int received_after_last_move = 0;
+  while (GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND)) {
+    const int frame = static_cast<int>(GST_BUFFER_PTS(gst_sample_get_buffer(sample)) / GST_MSECOND);
+    GstVideoInfo out_info;
+    gst_video_info_from_caps(&out_info, gst_sample_get_caps(sample));
+    const auto *r = std::find_if(std::begin(regions), std::end(regions), [&](const auto &region) {
+      return region.width == GST_VIDEO_INFO_WIDTH(&out_info) &&
+             region.height == GST_VIDEO_INFO_HEIGHT(&out_info);
+    });
+    ASSERT_NE(r, std::end(regions)) << "frame " << frame << ": a size no region has";
+    ASSERT_GE(frame, 0);
+    ASSERT_LT(frame, n_frames);
+    const std::vector<guint8> cropped = plane_bytes(gst_sample_get_buffer(sample), out_info, 0);
+    for (int row = 0; row < r->height; ++row)
+      ASSERT_TRUE(std::equal(cropped.begin() + row * r->width * 4,
+                             cropped.begin() + (row + 1) * r->width * 4,
+                             inputs[frame].begin() + (r->y + row) * width * 4 + r->x * 4))
+          << "frame " << frame << " (region " << r->x << "," << r->y << ") row " << row;
+    received_after_last_move += frame >= n_frames - frames_per_region;
+    gst_sample_unref(sample);
+  }
+  EXPECT_EQ(received_after_last_move, frames_per_region);
+  gst_object_unref(sink);
+  gst_object_unref(crop);
+  gst_object_unref(src);
+}
+
+// A frame uploaded for an earlier region (in flight when the crop moved)
+// does not hold the new region's pixels: cudacrop drops it, without error.
+TEST(CropOutput, FrameUploadedForAnotherRegionIsDropped) {
+  CUDAPREP_REQUIRE_GPU();
+  const int width = 320, height = 96;
+  GstHarness *upload = gst_harness_new("cudaframeupload");
+  std::unique_ptr<GstHarness, decltype(&gst_harness_teardown)> teardown_upload(
+      upload, gst_harness_teardown);
+  gst_harness_add_propose_allocation_meta(upload, GST_VIDEO_META_API_TYPE, nullptr);
+  GstStructure *old_region =
+      gst_structure_new("region", "x", G_TYPE_INT, 0, "y", G_TYPE_INT, 0, "width", G_TYPE_INT, 64,
+                        "height", G_TYPE_INT, 32, nullptr);
+  gst_harness_add_propose_allocation_meta(upload, GST_CUDA_PREP_REGION_META_API_TYPE, old_region);
+  gst_structure_free(old_region);
+  gst_harness_set_src_caps_str(upload, caps_string("RGBA", width, height).c_str());
+  gst_harness_set_sink_caps_str(upload, caps_string("RGBA", width, height, true).c_str());
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, width, height);
+  std::mt19937 rng(53);
+  ASSERT_EQ(gst_harness_push(upload, random_frame(info, rng)), GST_FLOW_OK);
+  GstBuffer *partial = gst_harness_pull(upload);
+  ASSERT_NE(partial, nullptr);
+  const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(partial);
+  ASSERT_NE(region, nullptr) << "the upload did not mark the region it copied";
+  EXPECT_EQ(region->width, 64);
+  EXPECT_EQ(region->height, 32);
+
+  GstHarness *crop = gst_harness_new_parse("cudacrop x=200 y=50 width=64 height=32");
+  std::unique_ptr<GstHarness, decltype(&gst_harness_teardown)> teardown_crop(crop,
+                                                                             gst_harness_teardown);
+  gst_harness_add_propose_allocation_meta(crop, GST_VIDEO_META_API_TYPE, nullptr);
+  gst_harness_set_src_caps_str(crop, caps_string("RGBA", width, height, true).c_str());
+  EXPECT_EQ(gst_harness_push(crop, partial), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_buffers_received(crop), 0u) << "showed pixels that were never uploaded";
+  // The region uploaded: passes.
+  GstElement *crop_element = gst_harness_find_element(crop, "cudacrop");
+  g_object_set(crop_element, "x", 0, "y", 0, nullptr);
+  gst_object_unref(crop_element);
+  ASSERT_EQ(gst_harness_push(upload, random_frame(info, rng)), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_push(crop, gst_harness_pull(upload)), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_buffers_received(crop), 1u);
 }
 
 TEST(CropOutput, IsACompactCopyOtherwise) {
