@@ -6,19 +6,26 @@
 // and host CPU time per frame. With "cpu" it runs the CPU GStreamer peer
 // (videoconvert/videocrop/videoscale + normalisation in C++) instead;
 // "ours-queue" puts a queue after cudaframeupload, so that the upload and
-// the rest of the chain run in two streaming threads.
-//   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|cpu]
+// the rest of the chain run in two streaming threads; "ours-queues" a
+// second one before cudatensorize (three threads). Each run ends with the
+// CPU share of every busy thread, which tells the one that limits.
+//   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu]
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <condition_variable>
+#include <deque>
 #include <random>
 #include <string>
 #include <thread>
@@ -136,14 +143,53 @@ double cpu_seconds() {
          1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
-// The normalisation the CPU peer adds after videoscale: float NCHW.
+double thread_cpu_now() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return now.tv_sec + 1e-9 * now.tv_nsec;
+}
+
+// CPU seconds of each thread of this process, by thread id: name, seconds.
+std::map<std::string, std::pair<std::string, double>> thread_cpu_seconds() {
+  std::map<std::string, std::pair<std::string, double>> threads;
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  GDir *dir = g_dir_open("/proc/self/task", 0, nullptr);
+  if (dir == nullptr) return threads;
+  while (const gchar *tid = g_dir_read_name(dir)) {
+    gchar *stat_path = g_strdup_printf("/proc/self/task/%s/stat", tid);
+    gchar *stat = nullptr;
+    if (g_file_get_contents(stat_path, &stat, nullptr, nullptr)) {
+      // "tid (name) state ..." : utime and stime are fields 14 and 15.
+      const gchar *open = strchr(stat, '(');
+      const gchar *close = strrchr(stat, ')');
+      unsigned long utime = 0, stime = 0;
+      if (open != nullptr && close != nullptr &&
+          std::sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                      &stime) == 2)
+        threads[tid] = {std::string(open + 1, close), (utime + stime) / ticks};
+      g_free(stat);
+    }
+    g_free(stat_path);
+  }
+  g_dir_close(dir);
+  return threads;
+}
+
+// The normalisation the CPU peer adds after videoscale: float NCHW, as one
+// multiply-add per value ((x / 255 - mean) / std folded into scale, bias).
 void normalize_on_cpu(const guint8 *rgb, int stride, const Workload &w, std::vector<float> &out) {
   const size_t plane = static_cast<size_t>(w.out_width) * w.out_height;
-  for (int y = 0; y < w.out_height; ++y)
-    for (int x = 0; x < w.out_width; ++x)
-      for (int c = 0; c < 3; ++c)
-        out[c * plane + y * w.out_width + x] =
-            (rgb[y * stride + x * 3 + c] / 255.0f - w.mean[c]) / w.std[c];
+  float scale[3], bias[3];
+  for (int c = 0; c < 3; ++c) {
+    scale[c] = 1.0f / (255.0f * w.std[c]);
+    bias[c] = -w.mean[c] / w.std[c];
+  }
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < w.out_height; ++y) {
+      const guint8 *row = rgb + static_cast<size_t>(y) * stride + c;
+      float *out_row = out.data() + c * plane + static_cast<size_t>(y) * w.out_width;
+      for (int x = 0; x < w.out_width; ++x) out_row[x] = row[x * 3] * scale[c] + bias[c];
+    }
 }
 
 }  // namespace
@@ -151,21 +197,24 @@ void normalize_on_cpu(const guint8 *rgb, int stride, const Workload &w, std::vec
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|cpu]\n",
+    std::fprintf(stderr,
+                 "usage: %s W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu]\n",
                  argv[0]);
     return 2;
   }
   const std::string name = argv[1], format = argv[2];
   const int frames = argc > 3 ? std::atoi(argv[3]) : 2000;
   const std::string mode = argc > 4 ? argv[4] : "ours";
-  if (mode != "ours" && mode != "ours-queue" && mode != "cpu") {
-    std::fprintf(stderr, "unknown mode %s: ours, ours-queue or cpu\n", mode.c_str());
+  if (mode != "ours" && mode != "ours-queue" && mode != "ours-queues" && mode != "cpu") {
+    std::fprintf(stderr, "unknown mode %s: ours, ours-queue, ours-queues or cpu\n", mode.c_str());
     return 2;
   }
   const bool ours = mode != "cpu";
-  const std::string after_upload =
-      mode == "ours-queue" ? "queue max-size-buffers=4 max-size-bytes=0 max-size-time=0 ! " : "";
+  const std::string queue = "queue max-size-buffers=4 max-size-bytes=0 max-size-time=0 ! ";
+  const std::string after_upload = mode == "ours" ? "" : queue;
   const Workload w = workload(name);
+  std::string chain = w.ours;
+  if (mode == "ours-queues") chain.insert(chain.find("cudatensorize"), queue);
 
   GstVideoInfo info;
   gst_video_info_set_format(&info, gst_video_format_from_string(format.c_str()), w.input_width,
@@ -173,8 +222,8 @@ int main(int argc, char **argv) {
   GstCaps *caps = gst_video_info_to_caps(&info);
   gst_caps_set_simple(caps, "framerate", GST_TYPE_FRACTION, 0, 1, nullptr);
   const std::string description =
-      ours ? "appsrc name=src format=time max-buffers=4 block=true ! cudaframeupload ! " + after_upload + w.ours +
-                 " ! cudatensorsink name=sink max-buffers=4 sync=false"
+      ours ? "appsrc name=src format=time max-buffers=4 block=true ! cudaframeupload ! " +
+                 after_upload + chain + " ! cudatensorsink name=sink max-buffers=4 sync=false"
            : "appsrc name=src format=time max-buffers=4 block=true ! " + w.cpu +
                  " ! appsink name=sink max-buffers=4 sync=false";
   GError *error = nullptr;
@@ -205,35 +254,89 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "could not start the pipeline\n");
     return 1;
   }
-  std::vector<MemoryUse> memory_series;  // at every tenth of the frames
-  std::thread consumer([&] {
+  std::vector<MemoryUse> memory_series;       // at every tenth of the frames
+  double producer_cpu = 0, consumer_cpu = 0;  // thread CPU seconds
+  std::mutex consumers_lock;                  // guards the two above
+  // Ours: one consumer, as an inference app. The CPU peer: enough workers
+  // that its normalisation runs on as many cores as it can use, so that the
+  // peer is bound by its own chain, not by one thread of this benchmark.
+  const unsigned n_consumers = ours ? 1 : std::max(2u, std::thread::hardware_concurrency() / 2);
+  // Finishes one sample: the frame's done time, the memory series.
+  auto finish = [&](GstSample *sample) {
+    const int index = static_cast<int>(GST_BUFFER_PTS(gst_sample_get_buffer(sample)) / GST_MSECOND);
+    if (index >= 0 && index < frames) done[index] = Clock::now();
+    if (frames >= 10 && index > 0 && index % (frames / 10) == 0) {
+      const MemoryUse use = memory_use();
+      std::lock_guard<std::mutex> guard(consumers_lock);
+      memory_series.push_back(use);
+    }
+    gst_sample_unref(sample);
+  };
+  // The CPU peer's normalisation: workers fed by one puller (appsink is not
+  // safe to pull from several threads: they share one condition variable
+  // with its streaming thread, which can miss its wake-up).
+  std::deque<GstSample *> work;  // nullptr: stop
+  std::condition_variable work_ready, work_taken;
+  auto normalize_worker = [&] {
     std::vector<float> tensor(3 * w.out_width * w.out_height);
+    for (;;) {
+      GstSample *sample = nullptr;
+      {
+        std::unique_lock<std::mutex> guard(consumers_lock);
+        work_ready.wait(guard, [&] { return !work.empty(); });
+        sample = work.front();
+        work.pop_front();
+      }
+      work_taken.notify_one();
+      if (sample == nullptr) break;
+      GstVideoFrame frame;
+      GstVideoInfo out_info;
+      gst_video_info_from_caps(&out_info, gst_sample_get_caps(sample));
+      gst_video_frame_map(&frame, &out_info, gst_sample_get_buffer(sample), GST_MAP_READ);
+      normalize_on_cpu(static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
+                       GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0), w, tensor);
+      gst_video_frame_unmap(&frame);
+      finish(sample);
+    }
+    std::lock_guard<std::mutex> guard(consumers_lock);
+    consumer_cpu += thread_cpu_now();
+  };
+  auto pull = [&] {
     for (;;) {
       GstSample *sample = ours ? gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink))
                                : gst_app_sink_pull_sample(GST_APP_SINK(sink));
-      if (sample == nullptr) break;
-      GstBuffer *buffer = gst_sample_get_buffer(sample);
-      const int index = static_cast<int>(GST_BUFFER_PTS(buffer) / GST_MSECOND);
-      if (ours) {
+      if (ours && sample != nullptr) {
         const GstCudaPrepTensor *t = gst_cuda_tensor_sink_sample_get_tensor(sample);
         cudaEventSynchronize(static_cast<cudaEvent_t>(t->ready_event));
-      } else {
-        GstVideoFrame frame;
-        GstVideoInfo out_info;
-        gst_video_info_from_caps(&out_info, gst_sample_get_caps(sample));
-        gst_video_frame_map(&frame, &out_info, buffer, GST_MAP_READ);
-        normalize_on_cpu(static_cast<const guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
-                         GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0), w, tensor);
-        gst_video_frame_unmap(&frame);
+        finish(sample);
+        continue;
       }
-      if (index >= 0 && index < frames) done[index] = Clock::now();
-      if (frames >= 10 && index > 0 && index % (frames / 10) == 0)
-        memory_series.push_back(memory_use());
-      gst_sample_unref(sample);
+      if (ours) break;
+      std::unique_lock<std::mutex> guard(consumers_lock);
+      work_taken.wait(guard, [&] { return work.size() < 2 * n_consumers; });
+      if (sample != nullptr) {
+        work.push_back(sample);
+      } else {
+        work.insert(work.end(), n_consumers, nullptr);
+      }
+      guard.unlock();
+      if (sample == nullptr) {
+        work_ready.notify_all();
+        break;
+      }
+      work_ready.notify_one();
     }
-  });
+    std::lock_guard<std::mutex> guard(consumers_lock);
+    consumer_cpu += thread_cpu_now();
+  };
+  std::vector<std::thread> consumers;
+  consumers.emplace_back(pull);
+  if (!ours)
+    for (unsigned i = 0; i < n_consumers; ++i) consumers.emplace_back(normalize_worker);
 
   const double cpu_start = cpu_seconds();
+  const Clock::time_point wall_start = Clock::now();
+  const auto threads_at_start = thread_cpu_seconds();
   std::thread producer([&] {
     for (int i = 0; i < frames; ++i) {
       GstBuffer *buffer = gst_buffer_copy(ring[i % ring.size()]);  // shares the pinned memory
@@ -242,6 +345,7 @@ int main(int argc, char **argv) {
       if (gst_app_src_push_buffer(GST_APP_SRC(src), buffer) != GST_FLOW_OK) break;
     }
     gst_app_src_end_of_stream(GST_APP_SRC(src));
+    producer_cpu = thread_cpu_now();
   });
   // An error stops the pipeline, which unblocks the producer and the consumer.
   GstBus *bus = gst_element_get_bus(pipeline);
@@ -260,8 +364,16 @@ int main(int argc, char **argv) {
   gst_message_unref(message);
   gst_object_unref(bus);
   producer.join();
-  consumer.join();
+  for (std::thread &consumer : consumers) consumer.join();
   const double cpu_used = cpu_seconds() - cpu_start;
+  const double wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  auto threads = thread_cpu_seconds();
+  for (auto &[tid, thread] : threads) {
+    const auto before = threads_at_start.find(tid);
+    if (before != threads_at_start.end()) thread.second -= before->second.second;
+  }
+  threads["producer"] = {"producer", producer_cpu};
+  threads["consumer"] = {n_consumers > 1 ? "consumers (sum)" : "consumer", consumer_cpu};
   if (failed) return 1;
 
   // Latencies after a warm-up of a tenth of the frames.
@@ -272,8 +384,9 @@ int main(int argc, char **argv) {
   double mean = 0;
   for (double l : latency_us) mean += l;
   mean /= latency_us.size();
-  const double seconds =
-      std::chrono::duration<double>(done[frames - 1] - pushed[frames / 10]).count();
+  // Several consumers may finish frames out of order: the last one done.
+  const Clock::time_point last_done = *std::max_element(done.begin(), done.end());
+  const double seconds = std::chrono::duration<double>(last_done - pushed[frames / 10]).count();
   std::printf(
       "%s %s %s %dx%d: %.0f frames/s, latency mean %.0f us p99 %.0f us, host CPU %.0f us/frame",
       mode.c_str(), name.c_str(), format.c_str(), w.input_width, w.input_height,
@@ -287,6 +400,11 @@ int main(int argc, char **argv) {
       std::printf(" %.1f/%.1f", use.host_mb, use.device_mb);
     std::printf("\n");
   }
+  std::printf("busy threads (share of one core over the run):");
+  for (const auto &[tid, thread] : threads)
+    if (thread.second > 0.05 * wall_seconds)
+      std::printf(" %s %.0f%%", thread.first.c_str(), 100 * thread.second / wall_seconds);
+  std::printf("\n");
   std::fflush(stdout);
 
   gst_element_set_state(pipeline, GST_STATE_NULL);
