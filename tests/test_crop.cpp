@@ -35,6 +35,25 @@ GstElement *make_crop(const char *properties) {
   return crop;
 }
 
+// A rectangle of an RGBA frame, in pixels.
+struct Region {
+  int x, y, width, height;
+};
+
+// The first row of `cropped` (RGBA rows of region.width) that differs from
+// `region` of the RGBA frame `full` of `frame_width`; -1 when all agree.
+int first_wrong_row(const std::vector<guint8> &cropped, const std::vector<guint8> &full,
+                    int frame_width, const Region &region) {
+  const size_t row_bytes = region.width * 4u;
+  if (cropped.size() != row_bytes * region.height) return 0;
+  for (int row = 0; row < region.height; ++row)
+    if (!std::equal(cropped.begin() + row * row_bytes, cropped.begin() + (row + 1) * row_bytes,
+                    full.begin() + ((region.y + row) * frame_width + region.x) * 4)) {
+      return row;
+    }
+  return -1;
+}
+
 TEST(CropCaps, EdgesShrinkTheFrame) {
   GstElement *crop = make_crop("left=10 right=20 top=5 bottom=7");
   GstCaps *out = caps_downstream_of(crop, caps_string("RGBA", 640, 480, true).c_str());
@@ -336,7 +355,7 @@ TEST(CropOutput, TwoCropsBehindATeeBothGetTheirPixels) {
   GstVideoInfo info;
   gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, width, height);
   std::mt19937 rng(43);
-  const struct { int x, y, width, height; } regions[2] = {{0, 0, 64, 32}, {200, 50, 100, 40}};
+  const Region regions[2] = {{0, 0, 64, 32}, {200, 50, 100, 40}};
   for (int frame = 0; frame < 3; ++frame) {
     GstBuffer *input = random_frame(info, rng);
     GST_BUFFER_PTS(input) = frame * GST_SECOND / 30;
@@ -349,12 +368,8 @@ TEST(CropOutput, TwoCropsBehindATeeBothGetTheirPixels) {
       GstVideoInfo out_info;
       gst_video_info_from_caps(&out_info, gst_sample_get_caps(sample));
       const std::vector<guint8> cropped = plane_bytes(gst_sample_get_buffer(sample), out_info, 0);
-      const auto &r = regions[branch];
-      for (int row = 0; row < r.height; ++row)
-        ASSERT_TRUE(std::equal(cropped.begin() + row * r.width * 4,
-                               cropped.begin() + (row + 1) * r.width * 4,
-                               full.begin() + (r.y + row) * width * 4 + r.x * 4))
-            << "branch " << branch << " frame " << frame << " row " << row;
+      ASSERT_EQ(first_wrong_row(cropped, full, width, regions[branch]), -1)
+          << "branch " << branch << " frame " << frame;
       gst_sample_unref(sample);
     }
   }
@@ -399,9 +414,7 @@ TEST(CropOutput, RegionChangeOnALiveStreamCropsTheNewRegion) {
   GstVideoInfo info;
   gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, width, height);
   std::mt19937 rng(47);
-  const struct {
-    int x, y, width, height;
-  } regions[] = {
+  const Region regions[] = {
       {0, 0, 64, 32}, {200, 50, 64, 32}, {16, 8, 100, 40}, {16, 8, 100, 40}, {0, 0, 64, 32}};
   for (const auto &r : regions) {
     g_object_set(crop, "x", r.x, "y", r.y, "width", r.width, "height", r.height, nullptr);
@@ -413,11 +426,8 @@ TEST(CropOutput, RegionChangeOnALiveStreamCropsTheNewRegion) {
     const std::vector<guint8> cropped = rgba_view_bytes(view);
     ASSERT_EQ(cropped.size(), static_cast<size_t>(r.width * 4 * r.height))
         << "region " << r.x << "," << r.y;
-    for (int row = 0; row < r.height; ++row)
-      ASSERT_TRUE(std::equal(cropped.begin() + row * r.width * 4,
-                             cropped.begin() + (row + 1) * r.width * 4,
-                             full.begin() + (r.y + row) * width * 4 + r.x * 4))
-          << "region " << r.x << "," << r.y << " " << r.width << "x" << r.height << " row " << row;
+    ASSERT_EQ(first_wrong_row(cropped, full, width, r), -1)
+        << "region " << r.x << "," << r.y << " " << r.width << "x" << r.height;
     gst_buffer_unref(view);
   }
   gst_object_unref(crop);
@@ -449,9 +459,7 @@ TEST(CropOutput, RegionChangeWithFramesInFlightNeverShowsStalePixels) {
   gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, width, height);
   std::mt19937 rng(59);
   // Sizes differ, so an output's size tells which region it is.
-  const struct {
-    int x, y, width, height;
-  } regions[] = {{0, 0, 64, 32}, {200, 50, 66, 34}, {16, 8, 100, 40}, {250, 0, 70, 96}};
+  const Region regions[] = {{0, 0, 64, 32}, {200, 50, 66, 34}, {16, 8, 100, 40}, {250, 0, 70, 96}};
   const int n_regions = 4, n_frames = n_regions * frames_per_region;
   std::vector<std::vector<guint8>> inputs;
   for (int frame = 0; frame < n_frames; ++frame) {
@@ -478,11 +486,8 @@ TEST(CropOutput, RegionChangeWithFramesInFlightNeverShowsStalePixels) {
     ASSERT_GE(frame, 0);
     ASSERT_LT(frame, n_frames);
     const std::vector<guint8> cropped = plane_bytes(gst_sample_get_buffer(sample), out_info, 0);
-    for (int row = 0; row < r->height; ++row)
-      ASSERT_TRUE(std::equal(cropped.begin() + row * r->width * 4,
-                             cropped.begin() + (row + 1) * r->width * 4,
-                             inputs[frame].begin() + (r->y + row) * width * 4 + r->x * 4))
-          << "frame " << frame << " (region " << r->x << "," << r->y << ") row " << row;
+    ASSERT_EQ(first_wrong_row(cropped, inputs[frame], width, *r), -1)
+        << "frame " << frame << " (region " << r->x << "," << r->y << ")";
     received_after_last_move += frame >= n_frames - frames_per_region;
     gst_sample_unref(sample);
   }
