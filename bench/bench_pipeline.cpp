@@ -31,6 +31,9 @@
 #include <thread>
 #include <vector>
 
+#include "cudaprep/copy.h"
+#include "cudaprep/resize_geometry.h"
+#include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudatensorsink.h"
 
@@ -46,22 +49,29 @@ struct Workload {
   float mean[3], std[3];
   // The region cudacrop reads and cudaframeupload copies (width 0: whole frame).
   int crop_x = 0, crop_y = 0, crop_width = 0, crop_height = 0;
+  // The height the frame is resampled to with bilinear (0: not), whose rows
+  // read are all cudaframeupload copies.
+  int sampled_rect_height = 0;
 };
 
 Workload workload(const std::string &name) {
   const std::string imagenet = "mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\"";
-  if (name == "W1" || name == "W4")
-    return {name == "W4" ? 3840 : 1920,
-            name == "W4" ? 2160 : 1080,
-            "cudaresize method=bilinear add-borders=true pad-value=\"<114,114,114>\" ! "
-            "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! cudanormalize ! "
-            "cudatensorize layout=nchw dtype=float32",
-            "videoscale method=bilinear add-borders=true n-threads=0 ! videoconvert n-threads=0 ! "
-            "video/x-raw,format=RGB,width=640,height=640",
-            640,
-            640,
-            {0, 0, 0},
-            {1, 1, 1}};
+  if (name == "W1" || name == "W4") {
+    Workload detector{
+        name == "W4" ? 3840 : 1920,
+        name == "W4" ? 2160 : 1080,
+        "cudaresize method=bilinear add-borders=true pad-value=\"<114,114,114>\" ! "
+        "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! cudanormalize ! "
+        "cudatensorize layout=nchw dtype=float32",
+        "videoscale method=bilinear add-borders=true n-threads=0 ! videoconvert n-threads=0 ! "
+        "video/x-raw,format=RGB,width=640,height=640",
+        640,
+        640,
+        {0, 0, 0},
+        {1, 1, 1}};
+    detector.sampled_rect_height = 360;  // 16:9 letterboxed into 640x640
+    return detector;
+  }
   if (name == "W2")
     return {1920,
             1080,
@@ -122,11 +132,13 @@ double pcie_frames_per_second(size_t frame_bytes) {
   return 1000.0 / ms[ms.size() / 2];
 }
 
-// Frames/s that PCIe allows when only the crop region is copied (a 2D copy
-// per plane from the pinned frame into pitched device memory, as
-// cudaframeupload does): the median of copies timed with CUDA events.
-double region_copy_frames_per_second(const GstVideoInfo &info, const Workload &w) {
-  const GstVideoFormatInfo *format = info.finfo;
+// Frames/s that PCIe allows for the part of each frame cudaframeupload
+// copies: the crop region, or the rows the bilinear downscale reads, copied
+// as the element does (cudaprep::copy_image, cudaprep::copy_rows) from a
+// pinned frame into pitched device memory; median of CUDA-event timings.
+double partial_copy_frames_per_second(const GstVideoInfo &info, const Workload &w) {
+  cudaprep::PixelFormat format;
+  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&info), &format)) return 0;
   void *host = nullptr, *device = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -135,29 +147,39 @@ double region_copy_frames_per_second(const GstVideoInfo &info, const Workload &w
       cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess ||
       cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess)
     return 0;
+  cudaprep::Image source, destination;
+  source.format = destination.format = format;
+  source.width = destination.width = GST_VIDEO_INFO_WIDTH(&info);
+  source.height = destination.height = GST_VIDEO_INFO_HEIGHT(&info);
+  size_t device_offset = 0;
+  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane) {
+    source.planes[plane] = {static_cast<guint8 *>(host) + GST_VIDEO_INFO_PLANE_OFFSET(&info, plane),
+                            static_cast<size_t>(GST_VIDEO_INFO_PLANE_STRIDE(&info, plane))};
+    const size_t pitch = (source.planes[plane].pitch_bytes + 255) / 256 * 256;
+    destination.planes[plane] = {static_cast<guint8 *>(device) + device_offset, pitch};
+    device_offset += pitch * cudaprep::plane_height(format, plane, source.height);
+  }
+  std::vector<cudaprep::RowCopy> rows;
+  if (w.sampled_rect_height > 0)
+    rows = cudaprep::plan_row_copies(
+        format, source.height,
+        cudaprep::find_row_pattern(cudaprep::resize_rows_read(
+            cudaprep::Interpolation::kBilinear, source.height, w.sampled_rect_height)));
+  const cudaprep::Image region_source =
+      w.crop_width > 0
+          ? cudaprep::sub_image(source, w.crop_x, w.crop_y, w.crop_width, w.crop_height)
+          : source;
+  const cudaprep::Image region_destination =
+      w.crop_width > 0
+          ? cudaprep::sub_image(destination, w.crop_x, w.crop_y, w.crop_width, w.crop_height)
+          : destination;
   std::vector<float> ms;
   for (int i = 0; i < 60; ++i) {
     cudaEventRecord(start, stream);
-    size_t device_offset = 0;
-    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane) {
-      guint component = 0;
-      while (format->plane[component] != plane) ++component;
-      const int pixel_bytes = GST_VIDEO_FORMAT_INFO_PSTRIDE(format, component);
-      const int x = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH(format, component, w.crop_x);
-      const int y = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT(format, component, w.crop_y);
-      const size_t row_bytes =
-          static_cast<size_t>(GST_VIDEO_FORMAT_INFO_SCALE_WIDTH(format, component, w.crop_width)) *
-          pixel_bytes;
-      const int rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT(format, component, w.crop_height);
-      const size_t host_pitch = GST_VIDEO_INFO_PLANE_STRIDE(&info, plane);
-      const size_t device_pitch = (host_pitch + 255) / 256 * 256;
-      const auto *source = static_cast<const guint8 *>(host) +
-                           GST_VIDEO_INFO_PLANE_OFFSET(&info, plane) + y * host_pitch +
-                           static_cast<size_t>(x) * pixel_bytes;
-      cudaMemcpy2DAsync(static_cast<guint8 *>(device) + device_offset, device_pitch, source,
-                        host_pitch, row_bytes, rows, cudaMemcpyHostToDevice, stream);
-      device_offset += device_pitch * rows;
-    }
+    if (!rows.empty())
+      cudaprep::copy_rows(source, destination, rows.data(), static_cast<int>(rows.size()), stream);
+    else
+      cudaprep::copy_image(region_source, region_destination, stream);
     cudaEventRecord(stop, stream);
     cudaEventSynchronize(stop);
     float elapsed = 0;
@@ -453,7 +475,10 @@ int main(int argc, char **argv) {
   if (ours) std::printf(", PCIe limit %.0f frames/s", pcie_frames_per_second(info.size));
   if (ours && w.crop_width > 0)
     std::printf(" (whole frame), %.0f frames/s (the %dx%d region)",
-                region_copy_frames_per_second(info, w), w.crop_width, w.crop_height);
+                partial_copy_frames_per_second(info, w), w.crop_width, w.crop_height);
+  if (ours && w.sampled_rect_height > 0)
+    std::printf(" (whole frame), %.0f frames/s (the rows a bilinear resize to height %d reads)",
+                partial_copy_frames_per_second(info, w), w.sampled_rect_height);
   std::printf("\n");
   if (frames >= 100000) {  // a soak run: host and device memory at each tenth
     std::printf("memory (host MB / device MB) at each tenth:");

@@ -17,7 +17,9 @@
  */
 #include "gstcudaframeupload.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <gst/video/gstvideopool.h>
 
@@ -54,6 +56,11 @@ struct _GstCudaFrameUpload {
   size_t staging_bytes;
   // The rectangle downstream reads (cudacrop's region), or width 0: the frame.
   gint region_x, region_y, region_width, region_height;
+  // The rows downstream reads (cudaresize's downscale), copied as below;
+  // period 0: all rows.
+  cudaprep::RowPattern row_pattern;
+  cudaprep::RowCopy row_copies[cudaprep::kMaxRowCopies];
+  int n_row_copies;
 };
 
 G_DEFINE_TYPE(GstCudaFrameUpload, gst_cuda_frame_upload, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -206,32 +213,75 @@ static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *bas
   gst_video_frame_unmap(&host_frame);
   if (!ok) return GST_FLOW_ERROR;
 
-  if (self->region_width > 0) {
-    source = cudaprep::sub_image(source, self->region_x, self->region_y, self->region_width,
-                                 self->region_height);
-    device_frame = cudaprep::sub_image(device_frame, self->region_x, self->region_y,
-                                       self->region_width, self->region_height);
-  }
   cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
-  if (!CUDAPREP_CHECK(self, cudaprep::copy_image(source, device_frame, stream)) ||
-      !CUDAPREP_CHECK(self, cudaEventRecord(slot.copied, stream)))
-    return GST_FLOW_ERROR;
+  if (self->n_row_copies > 0) {
+    if (!CUDAPREP_CHECK(self, cudaprep::copy_rows(source, device_frame, self->row_copies,
+                                                  self->n_row_copies, stream)))
+      return GST_FLOW_ERROR;
+  } else {
+    if (self->region_width > 0) {
+      source = cudaprep::sub_image(source, self->region_x, self->region_y, self->region_width,
+                                   self->region_height);
+      device_frame = cudaprep::sub_image(device_frame, self->region_x, self->region_y,
+                                         self->region_width, self->region_height);
+    }
+    if (!CUDAPREP_CHECK(self, cudaprep::copy_image(source, device_frame, stream)))
+      return GST_FLOW_ERROR;
+  }
+  if (!CUDAPREP_CHECK(self, cudaEventRecord(slot.copied, stream))) return GST_FLOW_ERROR;
   slot.pending = true;
-  if (self->region_width > 0 &&
-      gst_buffer_add_cuda_prep_region_meta(outbuf, self->region_x, self->region_y,
-                                           self->region_width, self->region_height) == nullptr) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not mark the frame's uploaded region"),
-                      (nullptr));
-    return GST_FLOW_ERROR;
+  if (self->region_width > 0) {
+    GstCudaPrepRegionMeta *region = gst_buffer_add_cuda_prep_region_meta(
+        outbuf, self->region_x, self->region_y, self->region_width, self->region_height);
+    if (region == nullptr) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not mark the frame's uploaded region"),
+                        (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    if (self->n_row_copies > 0) {
+      region->row_period = self->row_pattern.period;
+      region->row_mask = self->row_pattern.mask;
+    }
   }
   return GST_FLOW_OK;
 }
 
-// Copies only the region downstream reads, when it says which (cudacrop)
-// and the region is a valid crop of the frame.
+// Takes the rows of a "region" announcement with row-period/row-mask
+// (cudaresize): whole rows only, a valid pattern every plane can copy by.
+static gboolean take_rows(GstCudaFrameUpload *self, const GstStructure *region, gint x, gint y,
+                          gint width, gint height, cudaprep::PixelFormat format) {
+  gint period = 0;
+  guint mask = 0;
+  if (!gst_structure_get_int(region, "row-period", &period) ||
+      !gst_structure_get_uint(region, "row-mask", &mask) || x != 0 ||
+      width != GST_VIDEO_INFO_WIDTH(&self->out_info) || period < 2 ||
+      period > cudaprep::kMaxRowPeriod || mask == 0 || (period < 32 && mask >= (1u << period)))
+    return FALSE;
+  cudaprep::RowPattern pattern;
+  pattern.first = y;
+  pattern.last = y + height - 1;
+  pattern.period = period;
+  pattern.mask = mask;
+  const std::vector<cudaprep::RowCopy> copies =
+      cudaprep::plan_row_copies(format, GST_VIDEO_INFO_HEIGHT(&self->out_info), pattern);
+  if (copies.empty() || copies.size() > G_N_ELEMENTS(self->row_copies)) return FALSE;
+  std::copy(copies.begin(), copies.end(), self->row_copies);
+  self->n_row_copies = static_cast<int>(copies.size());
+  self->row_pattern = pattern;
+  GST_INFO_OBJECT(self,
+                  "copying only the rows downstream reads: rows %d to %d whose bit (row - %d) "
+                  "%% %d of 0x%x is set, %d 2D copies per frame",
+                  pattern.first, pattern.last, pattern.first, period, mask, self->n_row_copies);
+  return TRUE;
+}
+
+// Copies only what downstream reads, when it says what: a region
+// (cudacrop), or rows (cudaresize's downscales).
 static gboolean gst_cuda_frame_upload_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   auto *self = GST_CUDA_FRAME_UPLOAD(trans);
   self->region_width = 0;
+  self->n_row_copies = 0;
+  self->row_pattern = cudaprep::RowPattern();
   guint index = 0;
   const GstStructure *region = nullptr;
   gint x = 0, y = 0, width = 0, height = 0;
@@ -243,14 +293,18 @@ static gboolean gst_cuda_frame_upload_decide_allocation(GstBaseTransform *trans,
         gst_structure_get_int(region, "height", &height) && x >= 0 && y >= 0 && width > 0 &&
         height > 0 && static_cast<gint64>(x) + width <= GST_VIDEO_INFO_WIDTH(&self->out_info) &&
         static_cast<gint64>(y) + height <= GST_VIDEO_INFO_HEIGHT(&self->out_info) &&
-        gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->out_info), &format) &&
-        (!cudaprep::is_chroma_subsampled(format) || (x % 2 == 0 && y % 2 == 0))) {
-      self->region_x = x;
-      self->region_y = y;
-      self->region_width = width;
-      self->region_height = height;
-      GST_INFO_OBJECT(self, "copying only the %dx%d region at (%d,%d) downstream reads", width,
-                      height, x, y);
+        gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->out_info), &format)) {
+      const gboolean has_rows = gst_structure_has_field(region, "row-period");
+      if (has_rows ? take_rows(self, region, x, y, width, height, format)
+                   : !cudaprep::is_chroma_subsampled(format) || (x % 2 == 0 && y % 2 == 0)) {
+        self->region_x = x;
+        self->region_y = y;
+        self->region_width = width;
+        self->region_height = height;
+        if (!has_rows)
+          GST_INFO_OBJECT(self, "copying only the %dx%d region at (%d,%d) downstream reads", width,
+                          height, x, y);
+      }
     }
   }
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)

@@ -76,9 +76,19 @@ static GstMemory *gst_cuda_prep_allocator_alloc(GstAllocator *allocator, gsize s
   }
   void *device_ptr = nullptr;
   err = cudaMalloc(&device_ptr, size);
+  // Zeroed once: a frame the upload writes only in part (a crop region, the
+  // rows a downscale reads) never holds another allocation's bytes, and a
+  // kernel's zero-weight taps read defined memory. Synchronous, so no
+  // stream can see it before.
+  if (err == cudaSuccess) {
+    err = cudaMemset(device_ptr, 0, size);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(cudaStreamLegacy);
+    if (err != cudaSuccess) cudaFree(device_ptr);
+  }
   if (err != cudaSuccess) {
-    GST_ERROR("cudaMalloc of %" G_GSIZE_FORMAT " bytes failed on device %d: %s", size,
-              self->device_id, cudaGetErrorString(err));
+    GST_ERROR("allocating %" G_GSIZE_FORMAT
+              " bytes (cudaMalloc, cudaMemset) failed on device %d: %s",
+              size, self->device_id, cudaGetErrorString(err));
     cudaEventDestroy(sync->write_event);
     delete sync;
     return nullptr;

@@ -150,6 +150,8 @@ bool from_gst_data_type(GstCudaPrepTensorDataType data_type, cudaprep::DataType 
 gboolean region_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
   auto *region = reinterpret_cast<GstCudaPrepRegionMeta *>(meta);
   region->x = region->y = region->width = region->height = 0;
+  region->row_period = 0;
+  region->row_mask = 0;
   return TRUE;
 }
 
@@ -159,8 +161,12 @@ gboolean region_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *, GQua
   if (!GST_META_TRANSFORM_IS_COPY(type) || static_cast<GstMetaTransformCopy *>(data)->region)
     return FALSE;
   const auto *source = reinterpret_cast<GstCudaPrepRegionMeta *>(meta);
-  return gst_buffer_add_cuda_prep_region_meta(dest, source->x, source->y, source->width,
-                                              source->height) != nullptr;
+  GstCudaPrepRegionMeta *copy = gst_buffer_add_cuda_prep_region_meta(dest, source->x, source->y,
+                                                                     source->width, source->height);
+  if (copy == nullptr) return FALSE;
+  copy->row_period = source->row_period;
+  copy->row_mask = source->row_mask;
+  return TRUE;
 }
 
 }  // namespace
@@ -372,6 +378,7 @@ gboolean gst_cuda_prep_buffer_holds_region(GstBuffer *buffer, gint x, gint y, gi
                                            gint height) {
   const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(buffer);
   if (region == nullptr) return TRUE;
+  if (region->row_period > 0) return FALSE;
   return x >= region->x && y >= region->y &&
          static_cast<gint64>(x) + width <= static_cast<gint64>(region->x) + region->width &&
          static_cast<gint64>(y) + height <= static_cast<gint64>(region->y) + region->height;

@@ -75,16 +75,21 @@ GstCudaPrepPendingMeta *gst_buffer_get_cuda_prep_pending_meta(GstBuffer *buffer)
 
 // Announced by an element in its allocation answer, with params structure
 // "region" (int x, y, width, height): it reads only that rectangle of each
-// frame (cudacrop). cudaframeupload then copies only the rectangle, leaves
-// the rest of the frame unwritten and marks each such frame with a
-// GstCudaPrepRegionMeta, so that a reader whose rectangle moved since (a
-// live property change) can tell the frame does not hold its pixels.
+// frame (cudacrop). With "row-period" (int, 1..32) and "row-mask" (uint) it
+// reads, within the rectangle, only the rows r whose bit (r - y) % period of
+// the mask is set (cudaresize's downscales: rows of weight zero are never
+// read). cudaframeupload then copies only those pixels, leaves the rest of
+// the frame unwritten and marks each such frame with a
+// GstCudaPrepRegionMeta, so that a reader whose region moved since (a live
+// property change) can tell the frame does not hold its pixels.
 #define GST_CUDA_PREP_REGION_META_API_TYPE (gst_cuda_prep_region_meta_api_get_type())
 GType gst_cuda_prep_region_meta_api_get_type(void);
 
 typedef struct {
   GstMeta meta;
-  gint x, y, width, height;  // the only pixels of the frame that were written
+  gint x, y, width, height;  // the only pixels of the frame that were written...
+  gint row_period;           // ...and of those rows only the ones in row_mask (0: all)
+  guint row_mask;
 } GstCudaPrepRegionMeta;
 
 const GstMetaInfo *gst_cuda_prep_region_meta_get_info(void);
@@ -92,7 +97,8 @@ GstCudaPrepRegionMeta *gst_buffer_add_cuda_prep_region_meta(GstBuffer *buffer, g
                                                             gint width, gint height);
 GstCudaPrepRegionMeta *gst_buffer_get_cuda_prep_region_meta(GstBuffer *buffer);
 // TRUE when the rectangle's pixels were written: the buffer has no region
-// meta (a whole frame) or its region contains the rectangle.
+// meta (a whole frame) or its region, all of whose rows were written,
+// contains the rectangle.
 gboolean gst_cuda_prep_buffer_holds_region(GstBuffer *buffer, gint x, gint y, gint width,
                                            gint height);
 

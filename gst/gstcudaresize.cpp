@@ -38,9 +38,12 @@
 
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "cudaprep/resize.h"
+#include "cudaprep/copy.h"
 #include "cudaprep/resize_geometry.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmeta.h"
@@ -88,6 +91,11 @@ struct _GstCudaResize {
   cudaprep::Colorimetry colorimetry;  // of the input, from its caps
   cudaprep::ResizeParams params;      // of the frame being processed
   gboolean defer;                     // downstream runs this resize (GstCudaPrepPendingMeta)
+  // The input rows `params` read, as announced upstream (period 0: all),
+  // and what it was computed for.
+  cudaprep::RowPattern rows_read;
+  cudaprep::Interpolation rows_interpolation;
+  gint rows_src_height, rows_rect_height;
 };
 
 G_DEFINE_TYPE(GstCudaResize, gst_cuda_resize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -462,6 +470,40 @@ static gboolean gst_cuda_resize_set_caps(GstBaseTransform *trans, GstCaps *incap
   return TRUE;
 }
 
+// The input rows a resize reads, as a pattern worth copying by: period 0
+// when every row may be read or when most are.
+static cudaprep::RowPattern rows_worth_copying(const cudaprep::ResizeParams &params,
+                                               gint src_height) {
+  const std::vector<bool> rows =
+      cudaprep::resize_rows_read(params.interpolation, src_height, params.dst_rect.height);
+  const auto count = std::count(rows.begin(), rows.end(), true);
+  if (rows.empty() || 4 * count > 3 * static_cast<gint64>(src_height)) return {};
+  cudaprep::RowPattern pattern = cudaprep::find_row_pattern(rows);
+  if (pattern.period < 2) return {};
+  return pattern;
+}
+
+// A frame uploaded for the rows of earlier settings (a method or size
+// changed while it was on its way) lacks rows this resize reads: dropped.
+static gboolean frame_holds_rows_read(GstCudaResize *self, GstBuffer *input) {
+  if (self->rows_interpolation != self->params.interpolation ||
+      self->rows_src_height != GST_VIDEO_INFO_HEIGHT(&self->in_info) ||
+      self->rows_rect_height != self->params.dst_rect.height) {
+    self->rows_read = rows_worth_copying(self->params, GST_VIDEO_INFO_HEIGHT(&self->in_info));
+    self->rows_interpolation = self->params.interpolation;
+    self->rows_src_height = GST_VIDEO_INFO_HEIGHT(&self->in_info);
+    self->rows_rect_height = self->params.dst_rect.height;
+  }
+  const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(input);
+  if (region == nullptr || region->row_period == 0) return TRUE;
+  const cudaprep::RowPattern &read = self->rows_read;
+  if (read.period == region->row_period && read.mask == region->row_mask &&
+      read.first == region->y && read.last == region->y + region->height - 1)
+    return TRUE;
+  GST_INFO_OBJECT(self, "dropping a frame uploaded for the rows of earlier settings");
+  return FALSE;
+}
+
 static GstFlowReturn gst_cuda_resize_transform(GstBaseTransform *trans, GstBuffer *inbuf,
                                                GstBuffer *outbuf) {
   auto *self = GST_CUDA_RESIZE(trans);
@@ -474,6 +516,7 @@ static GstFlowReturn gst_cuda_resize_transform(GstBaseTransform *trans, GstBuffe
                       (nullptr));
     return GST_FLOW_ERROR;
   }
+  if (!frame_holds_rows_read(self, inbuf)) return GST_BASE_TRANSFORM_FLOW_DROPPED;
   gst_cuda_prep_buffer_chain_geometry(
       inbuf, outbuf,
       cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(&self->in_info),
@@ -501,6 +544,36 @@ static GstFlowReturn gst_cuda_resize_prepare_output_buffer(GstBaseTransform *tra
         ->prepare_output_buffer(trans, input, output);
   *output = gst_cuda_prep_buffer_in_place_output(input);
   return GST_FLOW_OK;
+}
+
+// Tells upstream (cudaframeupload) which input rows this resize reads when
+// a downscale skips most (bilinear 1080 -> 360 reads one row in three), so
+// that only those cross PCIe.
+static gboolean gst_cuda_resize_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query,
+                                                   GstQuery *query) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)
+           ->propose_allocation(trans, decide_query, query))
+    return FALSE;
+  GstCaps *caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo in_info;
+  cudaprep::ResizeParams params;
+  std::string reason;
+  if (gst_base_transform_is_passthrough(trans) || caps == nullptr ||
+      !gst_video_info_from_caps(&in_info, caps) || GST_VIDEO_INFO_WIDTH(&self->out_info) <= 0 ||
+      !resize_params(get_settings(self), &in_info, &self->out_info, self->colorimetry, &params,
+                     &reason))
+    return TRUE;
+  const cudaprep::RowPattern rows = rows_worth_copying(params, GST_VIDEO_INFO_HEIGHT(&in_info));
+  if (rows.period == 0) return TRUE;
+  GstStructure *region = gst_structure_new(
+      "region", "x", G_TYPE_INT, 0, "y", G_TYPE_INT, rows.first, "width", G_TYPE_INT,
+      GST_VIDEO_INFO_WIDTH(&in_info), "height", G_TYPE_INT, rows.last - rows.first + 1,
+      "row-period", G_TYPE_INT, rows.period, "row-mask", G_TYPE_UINT, rows.mask, nullptr);
+  gst_query_add_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, region);
+  gst_structure_free(region);
+  return TRUE;
 }
 
 static gboolean gst_cuda_resize_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
@@ -581,6 +654,8 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
   // The derived output size may change: renegotiate.
   if (prop_id == PROP_SHORT_SIDE || prop_id == PROP_MULTIPLE_OF)
     gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+  // The rows read may change: upstream asks again which to copy.
+  gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
 }
 
 static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue *value,
@@ -686,6 +761,7 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   trans_class->transform_ip = gst_cuda_resize_transform_ip;
   trans_class->prepare_output_buffer = gst_cuda_resize_prepare_output_buffer;
   trans_class->decide_allocation = gst_cuda_resize_decide_allocation;
+  trans_class->propose_allocation = gst_cuda_resize_propose_allocation;
   trans_class->set_caps = gst_cuda_resize_set_caps;
   trans_class->transform = gst_cuda_resize_transform;
   GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_resize_process;

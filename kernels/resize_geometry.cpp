@@ -102,4 +102,36 @@ FrameGeometry resize_frame_geometry(int src_width, int src_height, const PixelRe
   return geometry;
 }
 
+std::vector<bool> resize_rows_read(Interpolation interpolation, int src_height, int rect_height) {
+  std::vector<bool> rows;
+  if (src_height <= 0 || rect_height <= 0) return rows;
+  const auto clamp_row = [&](long row) {
+    return static_cast<int>(std::clamp<long>(row, 0, src_height - 1));
+  };
+  switch (interpolation) {
+    case Interpolation::kNearest: {
+      // nearest_index(): OpenCV's scale 1 / (dst / src), in double.
+      const double src_per_dst = 1.0 / (static_cast<double>(rect_height) / src_height);
+      rows.assign(src_height, false);
+      for (int d = 0; d < rect_height; ++d)
+        rows[clamp_row(static_cast<long>(std::floor(d * src_per_dst)))] = true;
+      return rows;
+    }
+    case Interpolation::kBilinear: {
+      // centre_source_coordinate() and sample_bilinear(), in float.
+      const float src_per_dst = static_cast<float>(static_cast<double>(src_height) / rect_height);
+      rows.assign(src_height, false);
+      for (int d = 0; d < rect_height; ++d) {
+        const float sy = std::fmaf(static_cast<float>(d) + 0.5f, src_per_dst, -0.5f);
+        const float floor_y = std::floor(sy);
+        rows[clamp_row(static_cast<long>(floor_y))] = true;
+        if (sy - floor_y != 0.0f) rows[clamp_row(static_cast<long>(floor_y) + 1)] = true;
+      }
+      return rows;
+    }
+    default:
+      return rows;
+  }
+}
+
 }  // namespace cudaprep

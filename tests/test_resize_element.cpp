@@ -873,4 +873,178 @@ INSTANTIATE_TEST_SUITE_P(
       return std::to_string(info.index) + "_" + info.param.format + "_" + info.param.method;
     });
 
+// --- Row-sampled upload ------------------------------------------------------
+
+// What `resize_properties` make of `input` (system memory, `in_caps`) when
+// the frame reaches cudaresize whole: uploaded by a cudaframeupload that
+// nothing downstream tells which rows to copy. The reference for the
+// row-sampled path, which must give the same bytes.
+std::vector<guint8> resized_from_whole_frame(GstBuffer *input, const char *format, int width,
+                                             int height, const std::string &resize_properties,
+                                             const std::string &out_caps) {
+  GstHarness *upload = gst_harness_new("cudaframeupload");
+  gst_harness_set_src_caps_str(upload, caps_string(format, width, height).c_str());
+  gst_harness_set_sink_caps_str(upload, caps_string(format, width, height, true).c_str());
+  GstHarness *resize =
+      gst_harness_new_parse(("cudaresize " + resize_properties + " ! cudaframedownload").c_str());
+  gst_harness_set_src_caps_str(resize, caps_string(format, width, height, true).c_str());
+  gst_harness_set_sink_caps_str(resize, out_caps.c_str());
+  std::vector<guint8> bytes;
+  if (gst_harness_push(upload, gst_buffer_ref(input)) == GST_FLOW_OK) {
+    GstBuffer *whole = gst_harness_pull(upload);
+    EXPECT_EQ(gst_buffer_get_cuda_prep_region_meta(whole), nullptr) << "not a whole frame";
+    if (gst_harness_push(resize, whole) == GST_FLOW_OK) {
+      GstBuffer *output = gst_harness_pull(resize);
+      bytes = plane_bytes(output, video_info(out_caps), 0);
+      gst_buffer_unref(output);
+    }
+  }
+  gst_harness_teardown(resize);
+  gst_harness_teardown(upload);
+  return bytes;
+}
+
+struct RowsCase {
+  const char *format;
+  int width, height, out_width, out_height;
+  const char *properties;
+  int row_period;  // of the rows the upload copies; 0: the whole frame
+};
+
+void PrintTo(const RowsCase &c, std::ostream *os) {
+  *os << c.format << " " << c.width << "x" << c.height << " -> " << c.out_width << "x"
+      << c.out_height << " " << c.properties;
+}
+
+// Records the region meta of every frame leaving cudaframeupload.
+GstPadProbeReturn record_row_period(GstPad *, GstPadProbeInfo *info, gpointer data) {
+  const GstCudaPrepRegionMeta *region =
+      gst_buffer_get_cuda_prep_region_meta(GST_PAD_PROBE_INFO_BUFFER(info));
+  static_cast<std::vector<int> *>(data)->push_back(region != nullptr ? region->row_period : 0);
+  return GST_PAD_PROBE_OK;
+}
+
+class RowSampledUpload : public ::testing::TestWithParam<RowsCase> {};
+
+// A downscale that skips rows (bilinear 3x and 6x, nearest) tells the
+// upload, which copies only the rows read: the output is byte for byte the
+// one of a whole-frame upload. Other resizes get whole frames.
+TEST_P(RowSampledUpload, GivesTheBytesOfAWholeFrameUpload) {
+  CUDAPREP_REQUIRE_GPU();
+  const RowsCase c = GetParam();
+  const std::string in_caps = caps_string(c.format, c.width, c.height);
+  const std::string out_caps = caps_string("RGB", c.out_width, c.out_height);
+  GstHarness *harness =
+      gst_harness_new_parse((std::string("cudaframeupload name=upload ! cudaresize ") +
+                             c.properties + " ! cudaframedownload")
+                                .c_str());
+  std::vector<int> row_periods;
+  GstElement *upload = gst_bin_get_by_name(GST_BIN(harness->element), "upload");
+  GstPad *upload_src = gst_element_get_static_pad(upload, "src");
+  gst_pad_add_probe(upload_src, GST_PAD_PROBE_TYPE_BUFFER, record_row_period, &row_periods,
+                    nullptr);
+  gst_object_unref(upload_src);
+  gst_object_unref(upload);
+  gst_harness_set_src_caps_str(harness, in_caps.c_str());
+  gst_harness_set_sink_caps_str(harness, out_caps.c_str());
+  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
+  std::mt19937 rng(c.width + c.out_height);
+  for (int frame = 0; frame < 3; ++frame) {
+    GstBuffer *input = random_frame(in_info, rng);
+    const std::vector<guint8> expected =
+        resized_from_whole_frame(input, c.format, c.width, c.height, c.properties, out_caps);
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+    GstBuffer *output = gst_harness_pull(harness);
+    ASSERT_NE(output, nullptr);
+    EXPECT_EQ(first_difference(plane_bytes(output, out_info, 0), expected), SIZE_MAX)
+        << "frame " << frame;
+    gst_buffer_unref(output);
+  }
+  EXPECT_EQ(row_periods, std::vector<int>(3, c.row_period));
+  gst_harness_teardown(harness);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, RowSampledUpload,
+    ::testing::Values(RowsCase{"RGBA", 240, 180, 80, 60, "method=bilinear", 3},
+                      RowsCase{"NV12", 240, 180, 80, 60, "method=bilinear", 3},
+                      RowsCase{"I420", 240, 180, 80, 60, "method=bilinear", 3},
+                      RowsCase{"NV12", 480, 360, 80, 60, "method=bilinear", 6},
+                      RowsCase{"RGBA", 480, 360, 80, 80,
+                               "method=bilinear add-borders=true pad-value=\"<114,114,114>\"", 6},
+                      RowsCase{"RGB", 240, 180, 80, 60, "method=nearest", 3},
+                      RowsCase{"YUY2", 240, 180, 80, 60, "method=bilinear", 3},
+                      RowsCase{"RGBA", 240, 180, 100, 75, "method=bilinear", 0},
+                      RowsCase{"RGBA", 240, 180, 80, 60, "method=bicubic", 0},
+                      RowsCase{"NV12", 240, 180, 80, 60, "method=area", 0}),
+    [](const ::testing::TestParamInfo<RowsCase> &info) {
+      return std::to_string(info.index) + "_" + info.param.format;
+    });
+
+// The method changed on a live stream: the upload copies the new rows from
+// the next frame on, and every frame equals a whole-frame upload's.
+TEST(RowSampledUploadLive, MethodChangeCopiesTheNewRows) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string in_caps = caps_string("NV12", 240, 180);
+  const std::string out_caps = caps_string("RGB", 80, 60);
+  GstHarness *harness =
+      gst_harness_new_parse("cudaframeupload ! cudaresize name=resize ! cudaframedownload");
+  gst_harness_set_src_caps_str(harness, in_caps.c_str());
+  gst_harness_set_sink_caps_str(harness, out_caps.c_str());
+  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
+  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
+  std::mt19937 rng(71);
+  for (const char *method : {"bilinear", "nearest", "bicubic", "bilinear"}) {
+    gst_util_set_object_arg(G_OBJECT(resize), "method", method);
+    GstBuffer *input = random_frame(in_info, rng);
+    const std::vector<guint8> expected = resized_from_whole_frame(
+        input, "NV12", 240, 180, std::string("method=") + method, out_caps);
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+    GstBuffer *output = gst_harness_pull(harness);
+    ASSERT_NE(output, nullptr) << method;
+    EXPECT_EQ(first_difference(plane_bytes(output, out_info, 0), expected), SIZE_MAX) << method;
+    gst_buffer_unref(output);
+  }
+  gst_object_unref(resize);
+  gst_harness_teardown(harness);
+}
+
+// A frame uploaded for other rows (in flight when the method changed) is
+// dropped by cudaresize, not resized from rows that were never copied.
+TEST(RowSampledUploadLive, FrameUploadedForOtherRowsIsDropped) {
+  CUDAPREP_REQUIRE_GPU();
+  const int width = 240, height = 180;
+  GstHarness *upload = gst_harness_new("cudaframeupload");
+  // Bilinear 180 -> 60: rows 1, 4, 7, ... 178.
+  GstStructure *rows = gst_structure_new("region", "x", G_TYPE_INT, 0, "y", G_TYPE_INT, 1, "width",
+                                         G_TYPE_INT, width, "height", G_TYPE_INT, 178, "row-period",
+                                         G_TYPE_INT, 3, "row-mask", G_TYPE_UINT, 1u, nullptr);
+  gst_harness_add_propose_allocation_meta(upload, GST_CUDA_PREP_REGION_META_API_TYPE, rows);
+  gst_structure_free(rows);
+  gst_harness_set_src_caps_str(upload, caps_string("RGBA", width, height).c_str());
+  gst_harness_set_sink_caps_str(upload, caps_string("RGBA", width, height, true).c_str());
+  GstHarness *resize = gst_harness_new_parse("cudaresize name=resize method=nearest");
+  gst_harness_set_src_caps_str(resize, caps_string("RGBA", width, height, true).c_str());
+  gst_harness_set_sink_caps_str(resize, caps_string("RGB", 80, 60, true).c_str());
+  const GstVideoInfo info = video_info(caps_string("RGBA", width, height));
+  std::mt19937 rng(73);
+  ASSERT_EQ(gst_harness_push(upload, random_frame(info, rng)), GST_FLOW_OK);
+  GstBuffer *partial = gst_harness_pull(upload);
+  ASSERT_NE(partial, nullptr);
+  const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(partial);
+  ASSERT_NE(region, nullptr) << "the upload did not mark the rows it copied";
+  EXPECT_EQ(region->row_period, 3);
+  // Nearest 180 -> 60 reads rows 0, 3, 6, ...: none of them was copied.
+  EXPECT_EQ(gst_harness_push(resize, partial), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_buffers_received(resize), 0u) << "resized rows that were never uploaded";
+  GstElement *element = gst_bin_get_by_name(GST_BIN(resize->element), "resize");
+  gst_util_set_object_arg(G_OBJECT(element), "method", "bilinear");
+  gst_object_unref(element);
+  ASSERT_EQ(gst_harness_push(upload, random_frame(info, rng)), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_push(resize, gst_harness_pull(upload)), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_buffers_received(resize), 1u);
+  gst_harness_teardown(resize);
+  gst_harness_teardown(upload);
+}
+
 }  // namespace

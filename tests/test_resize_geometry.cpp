@@ -1,10 +1,14 @@
 // Letterbox, "short side S, multiple of M" and FrameGeometry maths of
-// resize_geometry.h. No GPU.
+// resize_geometry.h, and the row patterns and row copies (copy.h) an
+// upload plans from the rows a resize reads. No GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 
+#include "cudaprep/copy.h"
 #include "cudaprep/resize_geometry.h"
 
 namespace cudaprep {
@@ -220,6 +224,136 @@ TEST(ResizeFrameGeometry, ComposesWithAnUpstreamCrop) {
   composed.to_source(out_x, out_y, &src_x, &src_y);
   EXPECT_NEAR(500.0, src_x, 1e-9);
   EXPECT_NEAR(340.0, src_y, 1e-9);
+}
+
+}  // namespace
+}  // namespace cudaprep
+
+namespace cudaprep {
+namespace {
+
+// --- Rows a resize reads ----------------------------------------------------
+
+// Bilinear's rows from the definition, in double: sample y = (d + 0.5) *
+// src / dst - 0.5, rows floor(y) and, unless y is a whole row, floor(y) + 1.
+std::vector<bool> bilinear_rows_reference(int src_height, int dst_height) {
+  std::vector<bool> rows(src_height, false);
+  for (int d = 0; d < dst_height; ++d) {
+    const double y = (d + 0.5) * src_height / dst_height - 0.5;
+    const long below = static_cast<long>(std::floor(y));
+    rows[std::clamp<long>(below, 0, src_height - 1)] = true;
+    if (y != std::floor(y)) rows[std::clamp<long>(below + 1, 0, src_height - 1)] = true;
+  }
+  return rows;
+}
+
+TEST(RowsRead, BilinearThirdOf1080pIsEveryThirdRow) {
+  const std::vector<bool> rows = resize_rows_read(Interpolation::kBilinear, 1080, 360);
+  EXPECT_EQ(rows, bilinear_rows_reference(1080, 360));
+  EXPECT_EQ(std::count(rows.begin(), rows.end(), true), 360);
+  const RowPattern pattern = find_row_pattern(rows);
+  EXPECT_EQ(pattern.first, 1);
+  EXPECT_EQ(pattern.last, 1078);
+  EXPECT_EQ(pattern.period, 3);
+  EXPECT_EQ(pattern.mask, 0b1u);
+}
+
+TEST(RowsRead, BilinearSixthOf4KIsTwoRowsInSix) {
+  const std::vector<bool> rows = resize_rows_read(Interpolation::kBilinear, 2160, 360);
+  EXPECT_EQ(rows, bilinear_rows_reference(2160, 360));
+  const RowPattern pattern = find_row_pattern(rows);
+  EXPECT_EQ(pattern.first, 2);
+  EXPECT_EQ(pattern.last, 2157);
+  EXPECT_EQ(pattern.period, 6);
+  EXPECT_EQ(pattern.mask, 0b11u);
+}
+
+TEST(RowsRead, BilinearOtherRatiosMatchTheDefinition) {
+  for (const auto &[src, dst] :
+       {std::pair{1080, 518}, {1080, 640}, {720, 360}, {480, 640}, {1080, 1}, {7, 3}, {2160, 1080}})
+    EXPECT_EQ(resize_rows_read(Interpolation::kBilinear, src, dst),
+              bilinear_rows_reference(src, dst))
+        << src << " -> " << dst;
+  // 1080 -> 518 reads nearly every row: no pattern worth copying by.
+  const std::vector<bool> rows = resize_rows_read(Interpolation::kBilinear, 1080, 518);
+  EXPECT_GT(std::count(rows.begin(), rows.end(), true), 1000);
+}
+
+TEST(RowsRead, NearestTakesTheRowBelowEachSample) {
+  const std::vector<bool> rows = resize_rows_read(Interpolation::kNearest, 1080, 360);
+  for (int row = 0; row < 1080; ++row) EXPECT_EQ(rows[row], row % 3 == 0) << row;
+}
+
+TEST(RowsRead, BicubicAndAreaAreNotAnalysed) {
+  EXPECT_TRUE(resize_rows_read(Interpolation::kBicubic, 1080, 360).empty());
+  EXPECT_TRUE(resize_rows_read(Interpolation::kArea, 1080, 360).empty());
+  EXPECT_TRUE(resize_rows_read(Interpolation::kBilinear, 0, 360).empty());
+}
+
+TEST(RowPatterns, FindAndExpandAgree) {
+  EXPECT_EQ(find_row_pattern(std::vector<bool>(10, false)).period, 0);
+  std::vector<bool> range(10, false);
+  std::fill(range.begin() + 3, range.begin() + 7, true);
+  const RowPattern contiguous = find_row_pattern(range);
+  EXPECT_EQ(contiguous.period, 1);
+  EXPECT_EQ(expand_row_pattern(contiguous, 10), range);
+  std::vector<bool> irregular(100, false);
+  for (int row : {1, 2, 4, 8, 16, 32, 64}) irregular[row] = true;
+  EXPECT_EQ(find_row_pattern(irregular).period, 0);
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int period = 1 + static_cast<int>(rng() % kMaxRowPeriod);
+    const uint32_t mask =
+        (static_cast<uint32_t>(rng()) | 1u) & (period == 32 ? ~0u : (1u << period) - 1u);
+    const RowPattern pattern{static_cast<int>(rng() % 50), 0, period, mask};
+    const int height = pattern.first + 1 + static_cast<int>(rng() % 400);
+    RowPattern bounded = pattern;
+    bounded.last = height - 1;
+    const std::vector<bool> rows = expand_row_pattern(bounded, height);
+    EXPECT_EQ(expand_row_pattern(find_row_pattern(rows), height), rows) << "trial " << trial;
+  }
+}
+
+}  // namespace
+
+// gtest prints RowCopy values with this (found by argument lookup).
+void PrintTo(const RowCopy &copy, std::ostream *os) {
+  *os << "{plane " << copy.plane << ", rows " << copy.first_row << " + k * " << copy.period << ", "
+      << copy.count << " rows}";
+}
+
+namespace {
+
+// W1: 1080 -> 360 bilinear; W4: 2160 -> 360.
+TEST(RowCopies, OneCopyPerRowClassOfEachPlane) {
+  const RowPattern w1 = find_row_pattern(resize_rows_read(Interpolation::kBilinear, 1080, 360));
+  EXPECT_EQ(plan_row_copies(PixelFormat::kRGBA, 1080, w1), (std::vector<RowCopy>{{0, 1, 3, 360}}));
+  // NV12: chroma row r serves rows 2r, 2r + 1: rows 1, 4, 7, 10 need 0, 2, 3, 5.
+  EXPECT_EQ(plan_row_copies(PixelFormat::kNV12, 1080, w1),
+            (std::vector<RowCopy>{{0, 1, 3, 360}, {1, 0, 3, 180}, {1, 2, 3, 180}}));
+  const RowPattern w4 = find_row_pattern(resize_rows_read(Interpolation::kBilinear, 2160, 360));
+  EXPECT_EQ(plan_row_copies(PixelFormat::kNV12, 2160, w4),
+            (std::vector<RowCopy>{{0, 2, 6, 360}, {0, 3, 6, 360}, {1, 1, 3, 360}}));
+  // I420: both chroma planes.
+  EXPECT_EQ(plan_row_copies(PixelFormat::kI420, 2160, w4).size(), 4u);
+}
+
+TEST(RowCopies, CoverExactlyThePatternsRows) {
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 100; ++trial) {
+    const int height = 2 + static_cast<int>(rng() % 500);
+    const int src = height, dst = 1 + static_cast<int>(rng() % height);
+    const std::vector<bool> rows = resize_rows_read(Interpolation::kBilinear, src, dst);
+    const RowPattern pattern = find_row_pattern(rows);
+    if (pattern.period == 0) continue;
+    std::vector<bool> copied(height, false);
+    for (const RowCopy &copy : plan_row_copies(PixelFormat::kRGBA, height, pattern))
+      for (int k = 0; k < copy.count; ++k) {
+        ASSERT_LT(copy.first_row + k * copy.period, height);
+        copied[copy.first_row + k * copy.period] = true;
+      }
+    EXPECT_EQ(copied, rows) << src << " -> " << dst;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cudaprep/geometry.h"
 #include "cudaprep/resize.h"
@@ -51,5 +52,14 @@ bool short_side_multiple_size(int src_width, int src_height, int short_side, int
 // applies: scale = dst_rect size / source size per axis, pad = dst_rect's
 // origin, no crop. Compose an upstream crop with crop_geometry.then(this).
 FrameGeometry resize_frame_geometry(int src_width, int src_height, const PixelRect &dst_rect);
+
+// The rows of a src_height-tall source that a resize into rect_height rows
+// reads with a nonzero weight, computed with the kernels' own arithmetic
+// (pixel_ops.cuh): nearest takes one row per output row; bilinear one, or
+// two where the sample falls between rows. A 3x bilinear downscale (1080 ->
+// 360) reads rows 1, 4, 7, ...: the upload need not copy the others (their
+// weight is exactly zero, so what they hold never reaches the output).
+// Empty when not analysed (bicubic, area): every row may be read.
+std::vector<bool> resize_rows_read(Interpolation interpolation, int src_height, int rect_height);
 
 }  // namespace cudaprep
