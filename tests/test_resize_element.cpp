@@ -4,6 +4,8 @@
 // upload ! cudacrop ! cudaresize ! download against the CPU reference
 // (cudaprep::ref) within +-1 per value, letterbox borders exact, and the
 // geometry meta mapping tensor points back to the source frame.
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
@@ -1045,6 +1047,58 @@ TEST(RowSampledUploadLive, FrameUploadedForOtherRowsIsDropped) {
   EXPECT_EQ(gst_harness_buffers_received(resize), 1u);
   gst_harness_teardown(resize);
   gst_harness_teardown(upload);
+}
+
+// Behind a tee, a branch that reads whole frames keeps the upload from
+// skipping rows: each branch gets its pixels.
+TEST(RowSampledUploadLive, ABranchReadingWholeFramesGetsThemBehindATee) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string in_caps = caps_string("RGBA", 240, 180);
+  const std::string out_caps = caps_string("RGB", 80, 60);
+  GstElement *pipeline = gst_parse_launch(
+      "appsrc name=src format=time ! cudaframeupload ! tee name=t "
+      "t. ! queue ! cudaresize method=bilinear ! cudaframedownload ! video/x-raw,format=RGB,"
+      "width=80,height=60 ! appsink name=resized "
+      "t. ! queue ! cudaframedownload ! appsink name=whole",
+      nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *resized = gst_bin_get_by_name(GST_BIN(pipeline), "resized");
+  GstElement *whole = gst_bin_get_by_name(GST_BIN(pipeline), "whole");
+  GstCaps *caps = gst_caps_from_string(in_caps.c_str());
+  g_object_set(src, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
+  std::mt19937 rng(79);
+  for (int frame = 0; frame < 2; ++frame) {
+    GstBuffer *input = random_frame(in_info, rng);
+    GST_BUFFER_PTS(input) = frame * GST_MSECOND;
+    const std::vector<guint8> input_bytes = plane_bytes(input, in_info, 0);
+    const std::vector<guint8> expected =
+        resized_from_whole_frame(input, "RGBA", 240, 180, "method=bilinear", out_caps);
+    ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), input), GST_FLOW_OK);
+    GstSample *whole_sample = gst_app_sink_try_pull_sample(GST_APP_SINK(whole), 10 * GST_SECOND);
+    GstSample *resized_sample =
+        gst_app_sink_try_pull_sample(GST_APP_SINK(resized), 10 * GST_SECOND);
+    ASSERT_NE(whole_sample, nullptr);
+    ASSERT_NE(resized_sample, nullptr);
+    EXPECT_EQ(
+        first_difference(plane_bytes(gst_sample_get_buffer(whole_sample), in_info, 0), input_bytes),
+        SIZE_MAX)
+        << "frame " << frame << ": the whole-frame branch lost rows";
+    EXPECT_EQ(
+        first_difference(plane_bytes(gst_sample_get_buffer(resized_sample), out_info, 0), expected),
+        SIZE_MAX)
+        << "frame " << frame;
+    gst_sample_unref(whole_sample);
+    gst_sample_unref(resized_sample);
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(whole);
+  gst_object_unref(resized);
+  gst_object_unref(src);
+  gst_object_unref(pipeline);
 }
 
 }  // namespace
