@@ -9,7 +9,9 @@
 // the rest of the chain run in two streaming threads; "ours-queues" a
 // second one before cudatensorize (three threads). Each run ends with the
 // CPU share of every busy thread, which tells the one that limits.
-//   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu]
+// "pageable" feeds plain malloc'ed frames instead of pinned ones (what a
+// source that ignores the upload's pinned pool hands over).
+//   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu] [pageable]
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -261,7 +263,8 @@ int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: %s W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu]\n",
+                 "usage: %s W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu] "
+                 "[pageable]\n",
                  argv[0]);
     return 2;
   }
@@ -273,6 +276,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const bool ours = mode != "cpu";
+  const bool pageable = argc > 5 && std::string(argv[5]) == "pageable";
   const std::string queue = "queue max-size-buffers=4 max-size-bytes=0 max-size-time=0 ! ";
   const std::string after_upload = mode == "ours" ? "" : queue;
   const Workload w = workload(name);
@@ -304,7 +308,8 @@ int main(int argc, char **argv) {
   std::vector<GstBuffer *> ring;
   std::mt19937 rng(1);
   for (int i = 0; i < 8; ++i) {
-    GstBuffer *buffer = gst_buffer_new_allocate(ours ? pinned : nullptr, info.size, nullptr);
+    GstBuffer *buffer =
+        gst_buffer_new_allocate(ours && !pageable ? pinned : nullptr, info.size, nullptr);
     GstMapInfo map;
     gst_buffer_map(buffer, &map, GST_MAP_WRITE);
     for (gsize byte = 0; byte < map.size; ++byte) map.data[byte] = static_cast<guint8>(rng());
@@ -451,10 +456,10 @@ int main(int argc, char **argv) {
   const Clock::time_point last_done = *std::max_element(done.begin(), done.end());
   const double seconds = std::chrono::duration<double>(last_done - pushed[frames / 10]).count();
   std::printf(
-      "%s %s %s %dx%d: %.0f frames/s, latency mean %.0f us p99 %.0f us, host CPU %.0f us/frame",
+      "%s %s %s %dx%d%s: %.0f frames/s, latency mean %.0f us p99 %.0f us, host CPU %.0f us/frame",
       mode.c_str(), name.c_str(), format.c_str(), w.input_width, w.input_height,
-      (frames - frames / 10) / seconds, mean, latency_us[latency_us.size() * 99 / 100],
-      1e6 * cpu_used / frames);
+      pageable ? " pageable" : "", (frames - frames / 10) / seconds, mean,
+      latency_us[latency_us.size() * 99 / 100], 1e6 * cpu_used / frames);
   if (ours) std::printf(", PCIe limit %.0f frames/s", pcie_frames_per_second(info.size));
   if (ours && w.crop_width > 0)
     std::printf(" (whole frame), %.0f frames/s (the %dx%d region)",
