@@ -12,6 +12,10 @@
  * Other frames are first copied by the CPU into a pinned staging buffer.
  * Device frames in are passed through untouched.
  *
+ * When downstream says what it reads (allocation query), only that crosses
+ * PCIe: cudacrop's region, or the rows a cudaresize downscale samples. Such
+ * frames carry a GstCudaPrepRegionMeta naming what was written.
+ *
  *   gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaframeupload ! cudaframedownload !
  * autovideosink
  */

@@ -26,6 +26,11 @@
  * back to the source frame (through any upstream crop). Equal input and
  * output caps pass buffers through untouched.
  *
+ * A nearest or bilinear downscale that reads at most three input rows in
+ * four (1080 -> 360 bilinear reads rows 1, 4, 7, ...: the others have weight
+ * zero) says so in its allocation answer, and cudaframeupload copies only
+ * those rows; the output is the same, byte for byte.
+ *
  *   gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload !
  *       cudaresize add-borders=true pad-value="<114,114,114>" !
  *       "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB" ! cudaframedownload !
