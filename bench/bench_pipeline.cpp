@@ -9,9 +9,12 @@
 // the rest of the chain run in two streaming threads; "ours-queues" a
 // second one before cudatensorize (three threads). Each run ends with the
 // CPU share of every busy thread, which tells the one that limits.
-// "pageable" feeds plain malloc'ed frames instead of pinned ones (what a
-// source that ignores the upload's pinned pool hands over).
-//   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu] [pageable]
+// The input frames are pinned (default), "pageable" (plain malloc'ed, what
+// a source that ignores the upload's pinned pool hands over) or "device"
+// (already in device memory, as from a hardware decoder: no PCIe copy,
+// cudaframeupload passes them through).
+//   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu]
+//                  [pinned|pageable|device]
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -180,6 +183,42 @@ double partial_copy_frames_per_second(const GstVideoInfo &info, const Workload &
   });
 }
 
+// Replaces the system-memory frames of `ring` by device frames with the
+// same pixels, from a cudaprep pool of `device_caps` (kept in *pool).
+bool device_frames(const GstVideoInfo &info, GstCaps *device_caps, std::vector<GstBuffer *> &ring,
+                   GstBufferPool **pool) {
+  GstVideoInfo device_info;
+  if (!gst_cuda_prep_device_video_info(&info, &device_info)) return false;
+  *pool = gst_cuda_prep_buffer_pool_new(0);
+  GstStructure *config = gst_buffer_pool_get_config(*pool);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params(config, device_caps, GST_VIDEO_INFO_SIZE(&device_info),
+                                    ring.size(), ring.size());
+  if (!gst_buffer_pool_set_config(*pool, config) || !gst_buffer_pool_set_active(*pool, TRUE))
+    return false;
+  for (GstBuffer *&buffer : ring) {
+    GstBuffer *device = nullptr;
+    GstVideoFrame host;
+    cudaprep::Image from, to;
+    const gchar *error = nullptr;
+    if (gst_buffer_pool_acquire_buffer(*pool, &device, nullptr) != GST_FLOW_OK ||
+        !gst_cuda_prep_buffer_device_image(device, &info, &to, &error) ||
+        !gst_video_frame_map(&host, &info, buffer, GST_MAP_READ))
+      return false;
+    from = to;
+    for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES(&host); ++plane)
+      from.planes[plane] = {static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&host, plane)),
+                            static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&host, plane))};
+    const bool copied = cudaprep::copy_image(from, to, nullptr) == cudaSuccess &&
+                        cudaDeviceSynchronize() == cudaSuccess;
+    gst_video_frame_unmap(&host);
+    gst_buffer_unref(buffer);
+    buffer = device;
+    if (!copied) return false;
+  }
+  return true;
+}
+
 // Host resident memory and device memory in use, to show both stay flat
 // over long runs.
 struct MemoryUse {
@@ -264,7 +303,7 @@ int main(int argc, char **argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: %s W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu] "
-                 "[pageable]\n",
+                 "[pinned|pageable|device]\n",
                  argv[0]);
     return 2;
   }
@@ -276,7 +315,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   const bool ours = mode != "cpu";
-  const bool pageable = argc > 5 && std::string(argv[5]) == "pageable";
+  const std::string input_memory = argc > 5 ? argv[5] : "pinned";
+  if (input_memory != "pinned" && input_memory != "pageable" &&
+      (input_memory != "device" || !ours)) {
+    std::fprintf(stderr, "unknown input memory %s: pinned, pageable or device (ours only)\n",
+                 input_memory.c_str());
+    return 2;
+  }
+  const bool pageable = input_memory == "pageable", on_device = input_memory == "device";
   const std::string queue = "queue max-size-buffers=4 max-size-bytes=0 max-size-time=0 ! ";
   const std::string after_upload = mode == "ours" ? "" : queue;
   const Workload w = workload(name);
@@ -288,6 +334,12 @@ int main(int argc, char **argv) {
                             w.input_height);
   GstCaps *caps = gst_video_info_to_caps(&info);
   gst_caps_set_simple(caps, "framerate", GST_TYPE_FRACTION, 0, 1, nullptr);
+  if (on_device) {
+    GstCaps *device_caps =
+        gst_cuda_prep_caps_with_feature(caps, GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED);
+    gst_caps_unref(caps);
+    caps = device_caps;
+  }
   const std::string description =
       ours ? "appsrc name=src format=time max-buffers=4 block=true ! cudaframeupload ! " +
                  after_upload + chain + " ! cudatensorsink name=sink max-buffers=4 sync=false"
@@ -315,6 +367,11 @@ int main(int argc, char **argv) {
     for (gsize byte = 0; byte < map.size; ++byte) map.data[byte] = static_cast<guint8>(rng());
     gst_buffer_unmap(buffer, &map);
     ring.push_back(buffer);
+  }
+  GstBufferPool *device_pool = nullptr;
+  if (on_device && !device_frames(info, caps, ring, &device_pool)) {
+    std::fprintf(stderr, "could not make device frames\n");
+    return 1;
   }
   std::vector<Clock::time_point> pushed(frames), done(frames);
 
@@ -458,13 +515,17 @@ int main(int argc, char **argv) {
   std::printf(
       "%s %s %s %dx%d%s: %.0f frames/s, latency mean %.0f us p99 %.0f us, host CPU %.0f us/frame",
       mode.c_str(), name.c_str(), format.c_str(), w.input_width, w.input_height,
-      pageable ? " pageable" : "", (frames - frames / 10) / seconds, mean,
-      latency_us[latency_us.size() * 99 / 100], 1e6 * cpu_used / frames);
-  if (ours) std::printf(", PCIe limit %.0f frames/s", pcie_frames_per_second(info.size));
-  if (ours && w.crop_width > 0)
+      on_device  ? " from device memory"
+      : pageable ? " pageable"
+                 : "",
+      (frames - frames / 10) / seconds, mean, latency_us[latency_us.size() * 99 / 100],
+      1e6 * cpu_used / frames);
+  if (ours && !on_device)
+    std::printf(", PCIe limit %.0f frames/s", pcie_frames_per_second(info.size));
+  if (ours && !on_device && w.crop_width > 0)
     std::printf(" (whole frame), %.0f frames/s (the %dx%d region)",
                 partial_copy_frames_per_second(info, w), w.crop_width, w.crop_height);
-  if (ours && w.sampled_rect_height > 0)
+  if (ours && !on_device && w.sampled_rect_height > 0)
     std::printf(" (whole frame), %.0f frames/s (the rows a bilinear resize to height %d reads)",
                 partial_copy_frames_per_second(info, w), w.sampled_rect_height);
   std::printf("\n");
@@ -483,6 +544,10 @@ int main(int argc, char **argv) {
 
   gst_element_set_state(pipeline, GST_STATE_NULL);
   for (GstBuffer *buffer : ring) gst_buffer_unref(buffer);
+  if (device_pool != nullptr) {
+    gst_buffer_pool_set_active(device_pool, FALSE);
+    gst_object_unref(device_pool);
+  }
   gst_object_unref(pinned);
   gst_object_unref(src);
   gst_object_unref(sink);

@@ -35,7 +35,8 @@ struct SyncState {
   std::mutex lock;
   cudaEvent_t write_event = nullptr;
   bool written = false;
-  std::vector<cudaEvent_t> read_events;  // reused: only the first active_reads are pending
+  std::vector<cudaEvent_t> read_events;    // reused: only the first active_reads are pending
+  std::vector<cudaStream_t> read_streams;  // the stream each pending read event is on
   size_t active_reads = 0;
 };
 
@@ -255,6 +256,10 @@ cudaError_t gst_cuda_prep_memory_end_read(GstMemory *memory, cudaStream_t stream
   GstCudaPrepMemory *root = root_memory(memory);
   SyncState *sync = root->sync;
   std::lock_guard<std::mutex> guard(sync->lock);
+  // A later read on a stream orders after its earlier ones: one event per
+  // reader stream, however often a frame is read before its next write.
+  for (size_t i = 0; i < sync->active_reads; ++i)
+    if (sync->read_streams[i] == stream) return cudaEventRecord(sync->read_events[i], stream);
   if (sync->active_reads == sync->read_events.size()) {
     // Grows only up to the number of concurrent readers, then is reused.
     ScopedDevice device(root->device_id);
@@ -262,10 +267,17 @@ cudaError_t gst_cuda_prep_memory_end_read(GstMemory *memory, cudaStream_t stream
     cudaError_t err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
     if (err != cudaSuccess) return err;
     sync->read_events.push_back(event);
+    sync->read_streams.push_back(nullptr);
   }
   cudaError_t err = cudaEventRecord(sync->read_events[sync->active_reads], stream);
-  if (err == cudaSuccess) ++sync->active_reads;
+  if (err == cudaSuccess) sync->read_streams[sync->active_reads++] = stream;
   return err;
+}
+
+guint gst_cuda_prep_memory_get_pending_reads(GstMemory *memory) {
+  SyncState *sync = root_memory(memory)->sync;
+  std::lock_guard<std::mutex> guard(sync->lock);
+  return static_cast<guint>(sync->active_reads);
 }
 
 cudaEvent_t gst_cuda_prep_memory_get_ready_event(GstMemory *memory) {

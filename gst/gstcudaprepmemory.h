@@ -55,6 +55,9 @@ cudaError_t gst_cuda_prep_memory_begin_write(GstMemory *memory, cudaStream_t str
 cudaError_t gst_cuda_prep_memory_end_write(GstMemory *memory, cudaStream_t stream);
 cudaError_t gst_cuda_prep_memory_begin_read(GstMemory *memory, cudaStream_t stream);
 cudaError_t gst_cuda_prep_memory_end_read(GstMemory *memory, cudaStream_t stream);
+// Reads the next writer will wait for: one per reader stream since the last
+// write, however many times each stream read the memory.
+guint gst_cuda_prep_memory_get_pending_reads(GstMemory *memory);
 // The event recorded by the last end_write(), or NULL if never written. An
 // application waits on it (cudaStreamWaitEvent) before reading on its stream.
 cudaEvent_t gst_cuda_prep_memory_get_ready_event(GstMemory *memory);

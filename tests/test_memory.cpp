@@ -132,6 +132,47 @@ TEST_F(DevicePool, BuffersCarryPitchedVideoMetaAndAreReused) {
   gst_object_unref(pool);
 }
 
+// A frame read over and over without being written again (an application
+// pushing the same device frame, a still image) keeps one read event per
+// reader stream: nothing grows with the number of reads.
+TEST_F(DevicePool, RepeatedReadsKeepOneEventPerStream) {
+  GstBufferPool *pool = make_pool(64, 8, 1);
+  GstBuffer *buffer = nullptr;
+  ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr), GST_FLOW_OK);
+  GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
+  cudaStream_t writer, readers[2];
+  CUDA_ASSERT_OK(cudaStreamCreateWithFlags(&writer, cudaStreamNonBlocking));
+  for (cudaStream_t &reader : readers)
+    CUDA_ASSERT_OK(cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking));
+  CUDA_ASSERT_OK(gst_cuda_prep_memory_begin_write(memory, writer));
+  CUDA_ASSERT_OK(gst_cuda_prep_memory_end_write(memory, writer));
+  for (int i = 0; i < 1000; ++i)
+    for (cudaStream_t reader : readers) {
+      CUDA_ASSERT_OK(gst_cuda_prep_memory_begin_read(memory, reader));
+      CUDA_ASSERT_OK(gst_cuda_prep_memory_end_read(memory, reader));
+    }
+  EXPECT_EQ(gst_cuda_prep_memory_get_pending_reads(memory), 2u);
+  // The writer still waits for the last read of each stream.
+  CUDA_ASSERT_OK(
+      cudaprep::test::spin(100000000, readers[1]));  // 100 ms of reading on the second stream
+  CUDA_ASSERT_OK(gst_cuda_prep_memory_end_read(memory, readers[1]));
+  CUDA_ASSERT_OK(gst_cuda_prep_memory_begin_write(memory, writer));
+  cudaEvent_t written;
+  CUDA_ASSERT_OK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+  CUDA_ASSERT_OK(cudaEventRecord(written, writer));
+  EXPECT_EQ(cudaEventQuery(written), cudaErrorNotReady) << "the writer did not wait for the read";
+  CUDA_ASSERT_OK(cudaEventSynchronize(written));
+  EXPECT_EQ(gst_cuda_prep_memory_get_pending_reads(memory), 0u);
+  CUDA_ASSERT_OK(gst_cuda_prep_memory_end_write(memory, writer));
+  CUDA_ASSERT_OK(cudaStreamSynchronize(writer));
+  CUDA_ASSERT_OK(cudaEventDestroy(written));
+  for (cudaStream_t stream : {writer, readers[0], readers[1]})
+    CUDA_ASSERT_OK(cudaStreamDestroy(stream));
+  gst_buffer_unref(buffer);
+  gst_buffer_pool_set_active(pool, FALSE);
+  gst_object_unref(pool);
+}
+
 TEST_F(DevicePool, MapWithoutTheCudaFlagFailsAndWithItGivesTheDevicePointer) {
   GstBufferPool *pool = make_pool(64, 4, 1);
   GstBuffer *buffer = nullptr;
