@@ -303,11 +303,7 @@ static gboolean gst_cuda_crop_propose_allocation(GstBaseTransform *trans, GstQue
     g_free(reason);  // named when the caps arrive
     return TRUE;
   }
-  GstStructure *region =
-      gst_structure_new("region", "x", G_TYPE_INT, rect.x, "y", G_TYPE_INT, rect.y, "width",
-                        G_TYPE_INT, rect.width, "height", G_TYPE_INT, rect.height, nullptr);
-  gst_query_add_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, region);
-  gst_structure_free(region);
+  gst_cuda_prep_query_add_region(query, rect.x, rect.y, rect.width, rect.height, 0, 0);
   return TRUE;
 }
 

@@ -234,18 +234,13 @@ static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *bas
   }
   if (!CUDAPREP_CHECK(self, cudaEventRecord(slot.copied, stream))) return GST_FLOW_ERROR;
   slot.pending = true;
-  if (self->region_width > 0) {
-    GstCudaPrepRegionMeta *region = gst_buffer_add_cuda_prep_region_meta(
-        outbuf, self->region_x, self->region_y, self->region_width, self->region_height);
-    if (region == nullptr) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not mark the frame's uploaded region"),
-                        (nullptr));
-      return GST_FLOW_ERROR;
-    }
-    if (self->n_row_copies > 0) {
-      region->row_period = self->row_pattern.period;
-      region->row_mask = self->row_pattern.mask;
-    }
+  if (self->region_width > 0 &&
+      gst_buffer_add_cuda_prep_region_meta(
+          outbuf, self->region_x, self->region_y, self->region_width, self->region_height,
+          self->row_pattern.period, self->row_pattern.mask) == nullptr) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not mark the frame's uploaded region"),
+                      (nullptr));
+    return GST_FLOW_ERROR;
   }
   return GST_FLOW_OK;
 }

@@ -35,8 +35,11 @@ struct SyncState {
   std::mutex lock;
   cudaEvent_t write_event = nullptr;
   bool written = false;
-  std::vector<cudaEvent_t> read_events;    // reused: only the first active_reads are pending
-  std::vector<cudaStream_t> read_streams;  // the stream each pending read event is on
+  struct Read {
+    cudaEvent_t event;
+    cudaStream_t stream;  // the reader stream it was last recorded on
+  };
+  std::vector<Read> reads;  // reused: only the first active_reads are pending
   size_t active_reads = 0;
 };
 
@@ -114,7 +117,7 @@ static void gst_cuda_prep_allocator_free(GstAllocator *allocator, GstMemory *gst
     cudaError_t err = cudaFree(memory->device_ptr);
     if (err != cudaSuccess) GST_ERROR("cudaFree failed: %s", cudaGetErrorString(err));
     cudaEventDestroy(memory->sync->write_event);
-    for (cudaEvent_t event : memory->sync->read_events) cudaEventDestroy(event);
+    for (const SyncState::Read &read : memory->sync->reads) cudaEventDestroy(read.event);
     delete memory->sync;
   } else {
     gst_memory_unref(gst_memory->parent);
@@ -229,7 +232,7 @@ cudaError_t gst_cuda_prep_memory_begin_write(GstMemory *memory, cudaStream_t str
   // The reuse hazard: a pooled memory may come back while another stream's
   // kernel still reads it, so this writer waits for every reader, on the GPU.
   for (size_t i = 0; i < sync->active_reads; ++i) {
-    cudaError_t err = cudaStreamWaitEvent(stream, sync->read_events[i], 0);
+    cudaError_t err = cudaStreamWaitEvent(stream, sync->reads[i].event, 0);
     if (err != cudaSuccess) return err;
   }
   sync->active_reads = 0;
@@ -259,18 +262,21 @@ cudaError_t gst_cuda_prep_memory_end_read(GstMemory *memory, cudaStream_t stream
   // A later read on a stream orders after its earlier ones: one event per
   // reader stream, however often a frame is read before its next write.
   for (size_t i = 0; i < sync->active_reads; ++i)
-    if (sync->read_streams[i] == stream) return cudaEventRecord(sync->read_events[i], stream);
-  if (sync->active_reads == sync->read_events.size()) {
+    if (sync->reads[i].stream == stream) return cudaEventRecord(sync->reads[i].event, stream);
+  if (sync->active_reads == sync->reads.size()) {
     // Grows only up to the number of concurrent readers, then is reused.
     ScopedDevice device(root->device_id);
     cudaEvent_t event = nullptr;
     cudaError_t err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
     if (err != cudaSuccess) return err;
-    sync->read_events.push_back(event);
-    sync->read_streams.push_back(nullptr);
+    sync->reads.push_back({event, nullptr});
   }
-  cudaError_t err = cudaEventRecord(sync->read_events[sync->active_reads], stream);
-  if (err == cudaSuccess) sync->read_streams[sync->active_reads++] = stream;
+  SyncState::Read &read = sync->reads[sync->active_reads];
+  cudaError_t err = cudaEventRecord(read.event, stream);
+  if (err == cudaSuccess) {
+    read.stream = stream;
+    ++sync->active_reads;
+  }
   return err;
 }
 

@@ -161,12 +161,9 @@ gboolean region_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *, GQua
   if (!GST_META_TRANSFORM_IS_COPY(type) || static_cast<GstMetaTransformCopy *>(data)->region)
     return FALSE;
   const auto *source = reinterpret_cast<GstCudaPrepRegionMeta *>(meta);
-  GstCudaPrepRegionMeta *copy = gst_buffer_add_cuda_prep_region_meta(dest, source->x, source->y,
-                                                                     source->width, source->height);
-  if (copy == nullptr) return FALSE;
-  copy->row_period = source->row_period;
-  copy->row_mask = source->row_mask;
-  return TRUE;
+  return gst_buffer_add_cuda_prep_region_meta(dest, source->x, source->y, source->width,
+                                              source->height, source->row_period,
+                                              source->row_mask) != nullptr;
 }
 
 }  // namespace
@@ -358,7 +355,8 @@ const GstMetaInfo *gst_cuda_prep_region_meta_get_info(void) {
 }
 
 GstCudaPrepRegionMeta *gst_buffer_add_cuda_prep_region_meta(GstBuffer *buffer, gint x, gint y,
-                                                            gint width, gint height) {
+                                                            gint width, gint height,
+                                                            gint row_period, guint row_mask) {
   auto *meta = reinterpret_cast<GstCudaPrepRegionMeta *>(
       gst_buffer_add_meta(buffer, gst_cuda_prep_region_meta_get_info(), nullptr));
   if (meta == nullptr) return nullptr;
@@ -366,7 +364,21 @@ GstCudaPrepRegionMeta *gst_buffer_add_cuda_prep_region_meta(GstBuffer *buffer, g
   meta->y = y;
   meta->width = width;
   meta->height = height;
+  meta->row_period = row_period;
+  meta->row_mask = row_mask;
   return meta;
+}
+
+void gst_cuda_prep_query_add_region(GstQuery *query, gint x, gint y, gint width, gint height,
+                                    gint row_period, guint row_mask) {
+  GstStructure *region =
+      gst_structure_new("region", "x", G_TYPE_INT, x, "y", G_TYPE_INT, y, "width", G_TYPE_INT,
+                        width, "height", G_TYPE_INT, height, nullptr);
+  if (row_period > 0)
+    gst_structure_set(region, "row-period", G_TYPE_INT, row_period, "row-mask", G_TYPE_UINT,
+                      row_mask, nullptr);
+  gst_query_add_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, region);
+  gst_structure_free(region);
 }
 
 GstCudaPrepRegionMeta *gst_buffer_get_cuda_prep_region_meta(GstBuffer *buffer) {
@@ -382,4 +394,15 @@ gboolean gst_cuda_prep_buffer_holds_region(GstBuffer *buffer, gint x, gint y, gi
   return x >= region->x && y >= region->y &&
          static_cast<gint64>(x) + width <= static_cast<gint64>(region->x) + region->width &&
          static_cast<gint64>(y) + height <= static_cast<gint64>(region->y) + region->height;
+}
+
+gboolean gst_cuda_prep_buffer_holds_rows(GstBuffer *buffer, const cudaprep::RowPattern &rows) {
+  const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(buffer);
+  if (region == nullptr || region->row_period == 0) return TRUE;
+  cudaprep::RowPattern written;
+  written.first = region->y;
+  written.last = region->y + region->height - 1;
+  written.period = region->row_period;
+  written.mask = region->row_mask;
+  return written == rows;
 }

@@ -23,6 +23,7 @@
 #include <cuda_runtime_api.h>
 #include <gst/gst.h>
 
+#include "cudaprep/copy.h"
 #include "cudaprep/geometry.h"
 #include "cudaprep/resize.h"
 #include "cudaprep/tensor.h"
@@ -93,14 +94,23 @@ typedef struct {
 } GstCudaPrepRegionMeta;
 
 const GstMetaInfo *gst_cuda_prep_region_meta_get_info(void);
+// row_period 0: every row of the rectangle.
 GstCudaPrepRegionMeta *gst_buffer_add_cuda_prep_region_meta(GstBuffer *buffer, gint x, gint y,
-                                                            gint width, gint height);
+                                                            gint width, gint height,
+                                                            gint row_period, guint row_mask);
 GstCudaPrepRegionMeta *gst_buffer_get_cuda_prep_region_meta(GstBuffer *buffer);
+// The announcement itself, in an allocation answer (row_period 0: a plain
+// rectangle).
+void gst_cuda_prep_query_add_region(GstQuery *query, gint x, gint y, gint width, gint height,
+                                    gint row_period, guint row_mask);
 // TRUE when the rectangle's pixels were written: the buffer has no region
 // meta (a whole frame) or its region, all of whose rows were written,
 // contains the rectangle.
 gboolean gst_cuda_prep_buffer_holds_region(GstBuffer *buffer, gint x, gint y, gint width,
                                            gint height);
+// FALSE when the buffer was uploaded row by row for rows other than `rows`
+// (a reader whose settings changed while it was on its way).
+gboolean gst_cuda_prep_buffer_holds_rows(GstBuffer *buffer, const cudaprep::RowPattern &rows);
 
 // --- Tensor meta ----------------------------------------------------------
 

@@ -499,12 +499,7 @@ static gboolean frame_holds_rows_read(GstCudaResize *self, GstBuffer *input) {
     self->rows_src_height = GST_VIDEO_INFO_HEIGHT(&self->in_info);
     self->rows_rect_height = self->params.dst_rect.height;
   }
-  const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(input);
-  if (region == nullptr || region->row_period == 0) return TRUE;
-  const cudaprep::RowPattern &read = self->rows_read;
-  if (read.period == region->row_period && read.mask == region->row_mask &&
-      read.first == region->y && read.last == region->y + region->height - 1)
-    return TRUE;
+  if (gst_cuda_prep_buffer_holds_rows(input, self->rows_read)) return TRUE;
   GST_INFO_OBJECT(self, "dropping a frame uploaded for the rows of earlier settings");
   return FALSE;
 }
@@ -572,12 +567,8 @@ static gboolean gst_cuda_resize_propose_allocation(GstBaseTransform *trans, GstQ
     return TRUE;
   const cudaprep::RowPattern rows = rows_worth_copying(params, GST_VIDEO_INFO_HEIGHT(&in_info));
   if (rows.period == 0) return TRUE;
-  GstStructure *region = gst_structure_new(
-      "region", "x", G_TYPE_INT, 0, "y", G_TYPE_INT, rows.first, "width", G_TYPE_INT,
-      GST_VIDEO_INFO_WIDTH(&in_info), "height", G_TYPE_INT, rows.last - rows.first + 1,
-      "row-period", G_TYPE_INT, rows.period, "row-mask", G_TYPE_UINT, rows.mask, nullptr);
-  gst_query_add_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, region);
-  gst_structure_free(region);
+  gst_cuda_prep_query_add_region(query, 0, rows.first, GST_VIDEO_INFO_WIDTH(&in_info),
+                                 rows.last - rows.first + 1, rows.period, rows.mask);
   return TRUE;
 }
 

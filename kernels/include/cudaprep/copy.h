@@ -23,6 +23,10 @@ struct RowPattern {
   int first = 0, last = -1;
   int period = 0;  // 0: no pattern
   uint32_t mask = 0;
+  bool operator==(const RowPattern &other) const {
+    return first == other.first && last == other.last && period == other.period &&
+           mask == other.mask;
+  }
 };
 constexpr int kMaxRowPeriod = 32;
 
