@@ -41,6 +41,8 @@
 #include "cudaprep/resize_geometry.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
+#include "gstcudapreppool.h"
+#include "gstcudaprepview.h"
 #include "gstcudatensorsink.h"
 
 namespace {

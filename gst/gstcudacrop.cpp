@@ -8,23 +8,24 @@
  *
  * The crop is given either videocrop's way (left/right/top/bottom pixels
  * removed) or as a region (x, y, width, height), which wins when width and
- * height are both set. For NV12 and I420 the left and top offsets are
- * rounded down to even pixels, for YUY2 the left offset, as videocrop does,
- * so that chroma samples stay aligned. A crop that does not fit the frame is
- * an error naming the numbers; nothing outside the frame is ever read.
+ * height are both set. `region` sets x, y, width and height in one step, so
+ * that a crop moved while playing never shows an in-between rectangle. For NV12 and I420 the left
+ * and top offsets are rounded down to even pixels, for YUY2 the left offset, as videocrop does, so
+ * that chroma samples stay aligned. A crop that does not fit the frame is an error naming the
+ * numbers; nothing outside the frame is ever read.
  *
- *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudacrop left=100 top=50 right=100 bottom=50 !
- * cudaframedownload ! autovideosink gst-launch-1.0 videotestsrc ! cudaframeupload ! cudacrop x=700
- * y=300 width=512 height=512 ! ...
+ *   gst-launch-1.0 videotestsrc ! cudaframeupload !
+ *       cudacrop left=100 top=50 right=100 bottom=50 ! cudaframedownload ! autovideosink
+ *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudacrop region="<700,300,512,512>" ! ...
  */
 #include "gstcudacrop.h"
 
 #include <gst/video/video.h>
 
 #include "cudaprep/copy.h"
+#include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta.h"
+#include "gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_crop_debug);
 #define GST_CAT_DEFAULT gst_cuda_crop_debug
@@ -38,27 +39,29 @@ enum {
   PROP_X,
   PROP_Y,
   PROP_WIDTH,
-  PROP_HEIGHT
-};
-
-struct CropRect {
-  gint x, y, width, height;
+  PROP_HEIGHT,
+  PROP_REGION,
 };
 
 struct CropSettings {
-  gint left, right, top, bottom;  // videocrop form
-  gint x, y, width, height;       // region form, used when width and height > 0
+  gint left = 0, right = 0, top = 0, bottom = 0;  // videocrop form
+  gint x = 0, y = 0, width = 0, height = 0;       // region form, used when width and height > 0
   bool uses_region() const { return width > 0 && height > 0; }
+  gint *field(guint prop_id) {
+    gint *fields[] = {nullptr, &left, &right, &top, &bottom, &x, &y, &width, &height};
+    return prop_id > PROP_0 && prop_id <= PROP_HEIGHT ? fields[prop_id] : nullptr;
+  }
+};
+
+struct GstCudaCropPrivate {
+  CropSettings settings;      // object lock
+  cudaprep::PixelRect rect;   // in input pixels, chroma-aligned (streaming thread)
+  gint settings_changed = 0;  // atomic: rect is to be computed again
 };
 
 struct _GstCudaCrop {
   GstCudaPrepBaseTransform parent;
-  CropSettings settings;  // object lock
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;
-  CropRect rect;              // in input pixels, chroma-aligned
-  gboolean downstream_views;  // downstream reads GstVideoMeta: output views
-  gint settings_changed;      // atomic: rect is to be computed again
+  GstCudaCropPrivate *priv;
 };
 
 G_DEFINE_TYPE(GstCudaCrop, gst_cuda_crop, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -73,7 +76,7 @@ static GstStaticPadTemplate src_template =
 
 static CropSettings get_settings(GstCudaCrop *self) {
   GST_OBJECT_LOCK(self);
-  const CropSettings settings = self->settings;
+  const CropSettings settings = self->priv->settings;
   GST_OBJECT_UNLOCK(self);
   return settings;
 }
@@ -81,7 +84,7 @@ static CropSettings get_settings(GstCudaCrop *self) {
 // The crop of a frame of `width` x `height` in `format`; FALSE with a reason
 // when it does not fit.
 static gboolean compute_rect(const CropSettings &settings, GstVideoFormat video_format, gint width,
-                             gint height, CropRect *rect, gchar **reason) {
+                             gint height, cudaprep::PixelRect *rect, gchar **reason) {
   if (settings.uses_region()) {
     *rect = {settings.x, settings.y, settings.width, settings.height};
     if (static_cast<gint64>(rect->x) + rect->width > width ||
@@ -92,16 +95,16 @@ static gboolean compute_rect(const CropSettings &settings, GstVideoFormat video_
       return FALSE;
     }
   } else {
-    *rect = {settings.left, settings.top,
-             static_cast<gint>(static_cast<gint64>(width) - settings.left - settings.right),
-             static_cast<gint>(static_cast<gint64>(height) - settings.top - settings.bottom)};
-    if (static_cast<gint64>(width) - settings.left - settings.right < 1 ||
-        static_cast<gint64>(height) - settings.top - settings.bottom < 1) {
+    const gint64 crop_width = static_cast<gint64>(width) - settings.left - settings.right;
+    const gint64 crop_height = static_cast<gint64>(height) - settings.top - settings.bottom;
+    if (crop_width < 1 || crop_height < 1) {
       *reason = g_strdup_printf(
           "crop left=%d right=%d top=%d bottom=%d removes the whole %dx%d input frame",
           settings.left, settings.right, settings.top, settings.bottom, width, height);
       return FALSE;
     }
+    *rect = {settings.left, settings.top, static_cast<gint>(crop_width),
+             static_cast<gint>(crop_height)};
   }
   cudaprep::PixelFormat format;
   if (gst_cuda_prep_pixel_format(video_format, &format) && cudaprep::is_chroma_subsampled(format)) {
@@ -111,16 +114,17 @@ static gboolean compute_rect(const CropSettings &settings, GstVideoFormat video_
   return TRUE;
 }
 
-// Maps one width/height caps field through the crop.
-static gboolean transform_dimension(const GValue *value, GValue *result, gint64 removed,
-                                    gint region_size, GstPadDirection direction) {
-  if (region_size > 0 && direction == GST_PAD_SINK) {
-    g_value_init(result, G_TYPE_INT);
-    g_value_set_int(result, region_size);
-    return TRUE;
-  }
-  // Input sizes grow by what is removed; output sizes shrink by it.
-  const gint64 delta = direction == GST_PAD_SINK ? -removed : removed;
+static gboolean compute_rect_for(const CropSettings &settings, const GstVideoInfo *info,
+                                 cudaprep::PixelRect *rect, gchar **reason) {
+  return compute_rect(settings, GST_VIDEO_INFO_FORMAT(info), GST_VIDEO_INFO_WIDTH(info),
+                      GST_VIDEO_INFO_HEIGHT(info), rect, reason);
+}
+
+// Maps one width/height caps field through the crop: input sizes grow by
+// what is removed, output sizes shrink by it. A field the caps leave out
+// stays out (unset `result`).
+static gboolean transform_dimension(const GValue *value, GValue *result, gint64 delta) {
+  if (value == nullptr) return TRUE;
   if (G_VALUE_HOLDS_INT(value)) {
     const gint64 size = g_value_get_int(value) + delta;
     if (size < 1 || size > G_MAXINT) return FALSE;
@@ -145,6 +149,47 @@ static gboolean transform_dimension(const GValue *value, GValue *result, gint64 
   return FALSE;
 }
 
+// `size` exactly, or any size from `min` up.
+static void set_size_value(GValue *result, gint size, gint64 min) {
+  if (size > 0) {
+    g_value_init(result, G_TYPE_INT);
+    g_value_set_int(result, size);
+  } else {
+    g_value_init(result, GST_TYPE_INT_RANGE);
+    gst_value_set_int_range(result, static_cast<gint>(min), G_MAXINT);
+  }
+}
+
+// The other side's caps of one structure; FALSE when no size fits.
+static gboolean transform_structure(const CropSettings &settings, GstPadDirection direction,
+                                    GstStructure *structure) {
+  GValue width = G_VALUE_INIT, height = G_VALUE_INIT;
+  gboolean ok = TRUE;
+  if (settings.uses_region()) {
+    // Output: the region's size. Input: any frame reaching the far corner.
+    const gint64 right = static_cast<gint64>(settings.x) + settings.width;
+    const gint64 bottom = static_cast<gint64>(settings.y) + settings.height;
+    if (right > G_MAXINT || bottom > G_MAXINT) return FALSE;
+    const bool output = direction == GST_PAD_SINK;
+    set_size_value(&width, output ? settings.width : 0, right);
+    set_size_value(&height, output ? settings.height : 0, bottom);
+  } else {
+    // 64-bit: two G_MAXINT edges must not wrap into a negative crop.
+    const gint64 removed_x = static_cast<gint64>(settings.left) + settings.right;
+    const gint64 removed_y = static_cast<gint64>(settings.top) + settings.bottom;
+    const gint64 sign = direction == GST_PAD_SINK ? -1 : 1;
+    ok = transform_dimension(gst_structure_get_value(structure, "width"), &width,
+                             sign * removed_x) &&
+         transform_dimension(gst_structure_get_value(structure, "height"), &height,
+                             sign * removed_y);
+  }
+  if (ok && G_IS_VALUE(&width)) gst_structure_take_value(structure, "width", &width);
+  if (ok && G_IS_VALUE(&height)) gst_structure_take_value(structure, "height", &height);
+  if (G_IS_VALUE(&width)) g_value_unset(&width);
+  if (G_IS_VALUE(&height)) g_value_unset(&height);
+  return ok;
+}
+
 static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                              GstCaps *caps, GstCaps *filter) {
   auto *self = GST_CUDA_CROP(trans);
@@ -152,38 +197,11 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
   GstCaps *result = gst_caps_new_empty();
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
     GstStructure *structure = gst_structure_copy(gst_caps_get_structure(caps, i));
-    const bool region = settings.uses_region();
-    // 64-bit: two G_MAXINT edges must not wrap into a negative crop.
-    gint64 removed_x = region ? 0 : static_cast<gint64>(settings.left) + settings.right;
-    gint64 removed_y = region ? 0 : static_cast<gint64>(settings.top) + settings.bottom;
-    if (region && direction == GST_PAD_SRC) {
-      // Any input at least as large as the region's far corner.
-      removed_x = settings.x;
-      removed_y = settings.y;
-    }
-    GValue width = G_VALUE_INIT, height = G_VALUE_INIT;
-    const gboolean ok = transform_dimension(gst_structure_get_value(structure, "width"), &width,
-                                            removed_x, region ? settings.width : 0, direction) &&
-                        transform_dimension(gst_structure_get_value(structure, "height"), &height,
-                                            removed_y, region ? settings.height : 0, direction);
-    const gint64 region_right = static_cast<gint64>(settings.x) + settings.width;
-    const gint64 region_bottom = static_cast<gint64>(settings.y) + settings.height;
-    // A region reaching past G_MAXINT fits no frame.
-    const gboolean fits = !region || (region_right <= G_MAXINT && region_bottom <= G_MAXINT);
-    if (ok && fits) {
-      if (region && direction == GST_PAD_SRC) {
-        gst_value_set_int_range(&width, static_cast<gint>(region_right), G_MAXINT);
-        gst_value_set_int_range(&height, static_cast<gint>(region_bottom), G_MAXINT);
-      }
-      gst_structure_take_value(structure, "width", &width);
-      gst_structure_take_value(structure, "height", &height);
+    if (transform_structure(settings, direction, structure))
       gst_caps_append_structure_full(result, structure,
                                      gst_caps_features_copy(gst_caps_get_features(caps, i)));
-    } else {
-      if (G_IS_VALUE(&width)) g_value_unset(&width);
-      if (G_IS_VALUE(&height)) g_value_unset(&height);
+    else
       gst_structure_free(structure);
-    }
   }
   if (direction == GST_PAD_SRC) {
     // Also take any input size, after the exact ones: a frame the crop does
@@ -205,6 +223,12 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
   return result;
 }
 
+static gboolean post_impossible_crop(GstCudaCrop *self, gchar *reason) {
+  GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Impossible crop: %s", reason), (nullptr));
+  g_free(reason);
+  return FALSE;
+}
+
 // An impossible crop is reported as such when the input caps arrive, rather
 // than as a bare not-negotiated.
 static gboolean gst_cuda_crop_sink_event(GstBaseTransform *trans, GstEvent *event) {
@@ -213,16 +237,11 @@ static gboolean gst_cuda_crop_sink_event(GstBaseTransform *trans, GstEvent *even
     GstCaps *caps = nullptr;
     gst_event_parse_caps(event, &caps);
     GstVideoInfo info;
-    CropRect rect;
+    cudaprep::PixelRect rect;
     gchar *reason = nullptr;
-    if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), caps, &info)) {
-      gst_event_unref(event);
-      return FALSE;
-    }
-    if (!compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&info), GST_VIDEO_INFO_WIDTH(&info),
-                      GST_VIDEO_INFO_HEIGHT(&info), &rect, &reason)) {
-      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Impossible crop: %s", reason), (nullptr));
-      g_free(reason);
+    if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), caps, &info) ||
+        (!compute_rect_for(get_settings(self), &info, &rect, &reason) &&
+         !post_impossible_crop(self, reason))) {
       gst_event_unref(event);
       return FALSE;
     }
@@ -230,90 +249,39 @@ static gboolean gst_cuda_crop_sink_event(GstBaseTransform *trans, GstEvent *even
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->sink_event(trans, event);
 }
 
-static gboolean gst_cuda_crop_set_caps(GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps) {
-  auto *self = GST_CUDA_CROP(trans);
-  if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->in_info) ||
-      !gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), outcaps, &self->out_info))
-    return FALSE;
+static gboolean gst_cuda_crop_set_info(GstCudaPrepBaseTransform *base, GstCaps *,
+                                       const GstVideoInfo *in_info, GstCaps *,
+                                       const GstVideoInfo *out_info) {
+  auto *self = GST_CUDA_CROP(base);
+  GstCudaCropPrivate *priv = self->priv;
   gchar *reason = nullptr;
-  g_atomic_int_set(&self->settings_changed, 0);
-  if (!compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&self->in_info),
-                    GST_VIDEO_INFO_WIDTH(&self->in_info), GST_VIDEO_INFO_HEIGHT(&self->in_info),
-                    &self->rect, &reason)) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Impossible crop: %s", reason), (nullptr));
-    g_free(reason);
-    return FALSE;
-  }
-  if (self->rect.width != GST_VIDEO_INFO_WIDTH(&self->out_info) ||
-      self->rect.height != GST_VIDEO_INFO_HEIGHT(&self->out_info)) {
+  g_atomic_int_set(&priv->settings_changed, 0);
+  if (!compute_rect_for(get_settings(self), in_info, &priv->rect, &reason))
+    return post_impossible_crop(self, reason);
+  if (priv->rect.width != GST_VIDEO_INFO_WIDTH(out_info) ||
+      priv->rect.height != GST_VIDEO_INFO_HEIGHT(out_info)) {
     GST_ELEMENT_ERROR(
         self, CORE, NEGOTIATION,
-        ("Output caps %dx%d do not match the %dx%d crop", GST_VIDEO_INFO_WIDTH(&self->out_info),
-         GST_VIDEO_INFO_HEIGHT(&self->out_info), self->rect.width, self->rect.height),
+        ("Output caps %dx%d do not match the %dx%d crop", GST_VIDEO_INFO_WIDTH(out_info),
+         GST_VIDEO_INFO_HEIGHT(out_info), priv->rect.width, priv->rect.height),
         (nullptr));
     return FALSE;
   }
-  GST_INFO_OBJECT(self, "crop %dx%d at (%d,%d)", self->rect.width, self->rect.height, self->rect.x,
-                  self->rect.y);
+  GST_INFO_OBJECT(self, "crop %dx%d at (%d,%d)", priv->rect.width, priv->rect.height, priv->rect.x,
+                  priv->rect.y);
   return TRUE;
 }
 
-static gboolean gst_cuda_crop_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
-  auto *self = GST_CUDA_CROP(trans);
-  self->downstream_views = gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
-  GST_DEBUG_OBJECT(self, "downstream %s GstVideoMeta: %s",
-                   self->downstream_views ? "reads" : "ignores",
-                   self->downstream_views ? "zero-copy views" : "compact copies");
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->decide_allocation(trans, query);
-}
-
-// The crop window of `input` as an image view (no copy).
-static gboolean input_view(GstCudaCrop *self, GstBuffer *input, cudaprep::Image *view) {
-  const gchar *error = nullptr;
-  if (!gst_cuda_prep_buffer_device_image(input, &self->in_info, view, &error)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a device frame: %s", error),
-                      (nullptr));
-    return FALSE;
-  }
-  *view =
-      cudaprep::sub_image(*view, self->rect.x, self->rect.y, self->rect.width, self->rect.height);
-  return TRUE;
-}
-
-// Tells upstream (cudaframeupload) which region of each frame this element
-// reads, so that only that region crosses PCIe. The region comes from the
-// settings now, not from the last caps: after a live property change the
-// upstream renegotiation asks before this element has renegotiated.
-static gboolean gst_cuda_crop_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query,
-                                                 GstQuery *query) {
-  auto *self = GST_CUDA_CROP(trans);
-  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)
-           ->propose_allocation(trans, decide_query, query))
-    return FALSE;
-  GstCaps *caps = nullptr;
-  gst_query_parse_allocation(query, &caps, nullptr);
-  GstVideoInfo info;
-  CropRect rect;
+// The region comes from the settings now, not from the last caps: after a
+// live property change the upstream renegotiation asks before this element
+// has renegotiated.
+static gboolean gst_cuda_crop_region_read(GstCudaPrepBaseTransform *base,
+                                          const GstVideoInfo *in_info, GstCudaPrepRegion *region) {
   gchar *reason = nullptr;
-  if (gst_base_transform_is_passthrough(trans) || caps == nullptr ||
-      !gst_video_info_from_caps(&info, caps))
+  *region = GstCudaPrepRegion{};
+  if (compute_rect_for(get_settings(GST_CUDA_CROP(base)), in_info, &region->rect, &reason))
     return TRUE;
-  if (!compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&info), GST_VIDEO_INFO_WIDTH(&info),
-                    GST_VIDEO_INFO_HEIGHT(&info), &rect, &reason)) {
-    g_free(reason);  // named when the caps arrive
-    return TRUE;
-  }
-  gst_cuda_prep_query_add_region(query, rect.x, rect.y, rect.width, rect.height, 0, 0);
-  return TRUE;
-}
-
-// A frame uploaded for the region of earlier settings (it was on its way
-// when they changed) lacks this crop's pixels: it is dropped, never shown.
-static gboolean frame_holds_crop(GstCudaCrop *self, GstBuffer *input) {
-  if (gst_cuda_prep_buffer_holds_region(input, self->rect.x, self->rect.y, self->rect.width,
-                                        self->rect.height))
-    return TRUE;
-  GST_INFO_OBJECT(self, "dropping a frame uploaded for another crop region (settings changed)");
+  g_free(reason);  // named when the caps arrive
   return FALSE;
 }
 
@@ -321,130 +289,154 @@ static gboolean frame_holds_crop(GstCudaCrop *self, GstBuffer *input) {
 // GstBaseTransform calls set_caps only for new caps: the new position is
 // taken here, from the next frame on. A new size comes through set_caps.
 static void take_new_position(GstCudaCrop *self) {
-  if (!g_atomic_int_compare_and_exchange(&self->settings_changed, 1, 0)) return;
-  CropRect rect;
+  GstCudaCropPrivate *priv = self->priv;
+  if (!g_atomic_int_compare_and_exchange(&priv->settings_changed, 1, 0)) return;
+  cudaprep::PixelRect rect;
   gchar *reason = nullptr;
-  if (!compute_rect(get_settings(self), GST_VIDEO_INFO_FORMAT(&self->in_info),
-                    GST_VIDEO_INFO_WIDTH(&self->in_info), GST_VIDEO_INFO_HEIGHT(&self->in_info),
-                    &rect, &reason)) {
+  if (!compute_rect_for(
+          get_settings(self),
+          gst_cuda_prep_base_transform_get_in_info(GST_CUDA_PREP_BASE_TRANSFORM(self)), &rect,
+          &reason)) {
     g_free(reason);  // renegotiation names it
     return;
   }
-  if (rect.width != self->rect.width || rect.height != self->rect.height) return;
-  self->rect = rect;
+  if (rect.width != priv->rect.width || rect.height != priv->rect.height) return;
+  priv->rect = rect;
   GST_INFO_OBJECT(self, "crop moved to (%d,%d)", rect.x, rect.y);
 }
 
-static GstFlowReturn gst_cuda_crop_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *input,
-                                                         GstBuffer **output) {
-  auto *self = GST_CUDA_CROP(trans);
+// A view when downstream reads GstVideoMeta: the input buffer itself with
+// its GstVideoMeta moved, as videocrop's in-place crop (a new buffer sharing
+// the memory would make the upload pool discard the frame and allocate one
+// per frame). A frame uploaded for the region of earlier settings (on its
+// way when they changed) lacks this crop's pixels: dropped, never shown.
+static GstCudaPrepOutputPlan gst_cuda_crop_plan_output(GstCudaPrepBaseTransform *base,
+                                                       GstBuffer *inbuf) {
+  auto *self = GST_CUDA_CROP(base);
   take_new_position(self);
-  if (gst_base_transform_is_passthrough(trans) || !self->downstream_views)
-    return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)
-        ->prepare_output_buffer(trans, input, output);
-
-  // The view is the input buffer itself with its GstVideoMeta moved, as
-  // videocrop's in-place crop: a new buffer sharing the memory would make
-  // the upstream pool discard the frame (its memory is not exclusive when
-  // it comes back) and allocate a new one for every frame. The pool restores
-  // the meta when the frame returns to it.
-  if (!frame_holds_crop(self, input)) {
-    *output = input;  // dropped by transform_ip, unchanged
-    return GST_FLOW_OK;
+  if (!gst_cuda_prep_buffer_holds_rect(inbuf, self->priv->rect)) {
+    GST_INFO_OBJECT(self, "dropping a frame uploaded for another crop region (settings changed)");
+    return GST_CUDA_PREP_OUTPUT_DROP;
   }
-  cudaprep::Image view;
-  if (!input_view(self, input, &view)) return GST_FLOW_ERROR;
-  *output = gst_cuda_prep_buffer_in_place_output(input);
-  GstVideoMeta *meta = gst_buffer_get_video_meta(*output);
-  guint8 *base = gst_cuda_prep_memory_get_device_pointer(gst_buffer_peek_memory(*output, 0));
-  meta->width = view.width;
-  meta->height = view.height;
-  for (guint plane = 0; plane < meta->n_planes; ++plane)
-    meta->offset[plane] = view.planes[plane].data - base;
-  return GST_FLOW_OK;
+  return gst_cuda_prep_base_transform_downstream_reads_views(base) ? GST_CUDA_PREP_OUTPUT_IN_PLACE
+                                                                   : GST_CUDA_PREP_OUTPUT_RUN;
+}
+
+// The crop window of `input` (no copy).
+static gboolean input_view(GstCudaCrop *self, GstBuffer *input, cudaprep::Image *view) {
+  if (!gst_cuda_prep_base_transform_input_image(GST_CUDA_PREP_BASE_TRANSFORM(self), input, view))
+    return FALSE;
+  const cudaprep::PixelRect &rect = self->priv->rect;
+  *view = cudaprep::sub_image(*view, rect.x, rect.y, rect.width, rect.height);
+  return TRUE;
+}
+
+static gboolean gst_cuda_crop_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
+                                              GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
+  auto *self = GST_CUDA_CROP(base);
+  if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE) {
+    cudaprep::Image view;
+    if (!input_view(self, outbuf, &view)) return FALSE;
+    gst_cuda_prep_buffer_set_view(outbuf, view);
+  }
+  cudaprep::FrameGeometry crop;
+  crop.crop_x = self->priv->rect.x;
+  crop.crop_y = self->priv->rect.y;
+  gst_cuda_prep_buffer_chain_geometry(inbuf, outbuf, crop);
+  return TRUE;
 }
 
 static GstFlowReturn gst_cuda_crop_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
                                            GstBuffer *outbuf) {
   auto *self = GST_CUDA_CROP(base);
   cudaprep::Image view, compact;
-  const gchar *error = nullptr;
-  if (!input_view(self, inbuf, &view)) return GST_FLOW_ERROR;
-  if (!gst_cuda_prep_buffer_device_image(outbuf, &self->out_info, &compact, &error)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Output buffer is not a device frame: %s", error),
-                      (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  if (!CUDAPREP_CHECK(
+  if (!input_view(self, inbuf, &view) ||
+      !gst_cuda_prep_base_transform_output_image(base, outbuf, &compact) ||
+      !CUDAPREP_CHECK(
           self, cudaprep::copy_image(view, compact, gst_cuda_prep_base_transform_get_stream(base))))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
 
-static void record_crop_geometry(GstCudaCrop *self, GstBuffer *inbuf, GstBuffer *outbuf) {
-  cudaprep::FrameGeometry crop;
-  crop.crop_x = self->rect.x;
-  crop.crop_y = self->rect.y;
-  gst_cuda_prep_buffer_chain_geometry(inbuf, outbuf, crop);
-}
-
-// A view that is the input buffer itself (see prepare_output_buffer).
-static GstFlowReturn gst_cuda_crop_transform_ip(GstBaseTransform *trans, GstBuffer *buffer) {
-  if (!frame_holds_crop(GST_CUDA_CROP(trans), buffer)) return GST_BASE_TRANSFORM_FLOW_DROPPED;
-  record_crop_geometry(GST_CUDA_CROP(trans), buffer, buffer);
-  return GST_FLOW_OK;
-}
-
-static GstFlowReturn gst_cuda_crop_transform(GstBaseTransform *trans, GstBuffer *inbuf,
-                                             GstBuffer *outbuf) {
-  auto *self = GST_CUDA_CROP(trans);
-  if (!frame_holds_crop(self, inbuf)) return GST_BASE_TRANSFORM_FLOW_DROPPED;
-  record_crop_geometry(self, inbuf, outbuf);
-  // A view shares the input's memory and its ready event: nothing to run.
-  if (self->downstream_views) return GST_FLOW_OK;
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->transform(trans, inbuf, outbuf);
+// `<x, y, width, height>` into the region form; FALSE with a warning when
+// the value is not four integers >= 0.
+static gboolean parse_region(const GValue *value, CropSettings *settings) {
+  if (gst_value_array_get_size(value) != 4) return FALSE;
+  gint fields[4];
+  for (guint i = 0; i < 4; ++i) {
+    const GValue *item = gst_value_array_get_value(value, i);
+    if (!G_VALUE_HOLDS_INT(item) || g_value_get_int(item) < 0) return FALSE;
+    fields[i] = g_value_get_int(item);
+  }
+  settings->x = fields[0];
+  settings->y = fields[1];
+  settings->width = fields[2];
+  settings->height = fields[3];
+  return TRUE;
 }
 
 static void gst_cuda_crop_set_property(GObject *object, guint prop_id, const GValue *value,
                                        GParamSpec *pspec) {
   auto *self = GST_CUDA_CROP(object);
   GST_OBJECT_LOCK(self);
-  CropSettings &settings = self->settings;
-  gint *fields[] = {nullptr,     &settings.left, &settings.right, &settings.top,   &settings.bottom,
-                    &settings.x, &settings.y,    &settings.width, &settings.height};
-  if (prop_id > PROP_0 && prop_id <= PROP_HEIGHT)
-    *fields[prop_id] = g_value_get_int(value);
-  else
+  CropSettings &settings = self->priv->settings;
+  gint *field = settings.field(prop_id);
+  if (field != nullptr) {
+    *field = g_value_get_int(value);
+  } else if (prop_id == PROP_REGION) {
+    if (!parse_region(value, &settings))
+      g_warning(
+          "cudacrop: region takes four integers >= 0, <x,y,width,height>; keeping <%d,%d,%d,%d>",
+          settings.x, settings.y, settings.width, settings.height);
+  } else {
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
   GST_OBJECT_UNLOCK(self);
-  g_atomic_int_set(&self->settings_changed, 1);
+  g_atomic_int_set(&self->priv->settings_changed, 1);
   // The output size may change: renegotiate.
   gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
   // ...and upstream copies another region.
   gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
 }
 
+static void append_int(GValue *array, gint value) {
+  GValue item = G_VALUE_INIT;
+  g_value_init(&item, G_TYPE_INT);
+  g_value_set_int(&item, value);
+  gst_value_array_append_and_take_value(array, &item);
+}
+
 static void gst_cuda_crop_get_property(GObject *object, guint prop_id, GValue *value,
                                        GParamSpec *pspec) {
   auto *self = GST_CUDA_CROP(object);
   GST_OBJECT_LOCK(self);
-  CropSettings &settings = self->settings;
-  gint *fields[] = {nullptr,     &settings.left, &settings.right, &settings.top,   &settings.bottom,
-                    &settings.x, &settings.y,    &settings.width, &settings.height};
-  if (prop_id > PROP_0 && prop_id <= PROP_HEIGHT)
-    g_value_set_int(value, *fields[prop_id]);
-  else
+  CropSettings &settings = self->priv->settings;
+  gint *field = settings.field(prop_id);
+  if (field != nullptr) {
+    g_value_set_int(value, *field);
+  } else if (prop_id == PROP_REGION) {
+    for (gint item : {settings.x, settings.y, settings.width, settings.height})
+      append_int(value, item);
+  } else {
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
   GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_cuda_crop_finalize(GObject *object) {
+  delete GST_CUDA_CROP(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_crop_parent_class)->finalize(object);
 }
 
 static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
   gobject_class->set_property = gst_cuda_crop_set_property;
   gobject_class->get_property = gst_cuda_crop_get_property;
+  gobject_class->finalize = gst_cuda_crop_finalize;
   const auto flags =
       static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE);
   struct {
@@ -468,6 +460,16 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
     g_object_class_install_property(
         gobject_class, property.id,
         g_param_spec_int(property.name, property.nick, property.blurb, 0, G_MAXINT, 0, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_REGION,
+      gst_param_spec_array(
+          "region", "Region",
+          "x, y, width and height of the crop region in one step, e.g. \"<700,300,512,512>\": a "
+          "region moved while playing never shows an in-between rectangle. Default <0,0,0,0> "
+          "(region form unused)",
+          g_param_spec_int("region-value", "Region value", "x, y, width or height", 0, G_MAXINT, 0,
+                           static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+          flags));
 
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -480,19 +482,15 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_crop_transform_caps;
   trans_class->sink_event = gst_cuda_crop_sink_event;
-  trans_class->set_caps = gst_cuda_crop_set_caps;
-  trans_class->decide_allocation = gst_cuda_crop_decide_allocation;
-  trans_class->propose_allocation = gst_cuda_crop_propose_allocation;
-  trans_class->prepare_output_buffer = gst_cuda_crop_prepare_output_buffer;
-  trans_class->transform = gst_cuda_crop_transform;
-  trans_class->transform_ip = gst_cuda_crop_transform_ip;
-  GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_crop_process;
+  base_class->set_info = gst_cuda_crop_set_info;
+  base_class->plan_output = gst_cuda_crop_plan_output;
+  base_class->annotate_output = gst_cuda_crop_annotate_output;
+  base_class->process = gst_cuda_crop_process;
+  base_class->region_read = gst_cuda_crop_region_read;
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_crop_debug, "cudacrop", 0, "CUDA crop");
 }
 
 static void gst_cuda_crop_init(GstCudaCrop *self) {
-  self->settings = CropSettings{};
-  gst_video_info_init(&self->in_info);
-  gst_video_info_init(&self->out_info);
+  self->priv = new GstCudaCropPrivate();
 }

@@ -11,6 +11,7 @@
 #include "gstcudaframedownload.h"
 
 #include "cudaprep/copy.h"
+#include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_download_debug);
@@ -18,8 +19,6 @@ GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_download_debug);
 
 struct _GstCudaFrameDownload {
   GstCudaPrepBaseTransform parent;
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;
 };
 
 G_DEFINE_TYPE(GstCudaFrameDownload, gst_cuda_frame_download, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -49,13 +48,12 @@ static GstCaps *gst_cuda_frame_download_transform_caps(GstBaseTransform *trans,
   return result;
 }
 
-static gboolean gst_cuda_frame_download_set_caps(GstBaseTransform *trans, GstCaps *incaps,
-                                                 GstCaps *outcaps) {
-  auto *self = GST_CUDA_FRAME_DOWNLOAD(trans);
-  if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->in_info) ||
-      !gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), outcaps, &self->out_info))
-    return FALSE;
-  gst_base_transform_set_passthrough(trans, gst_cuda_prep_caps_are_device(outcaps));
+// Device frames out pass through.
+static gboolean gst_cuda_frame_download_set_info(GstCudaPrepBaseTransform *base, GstCaps *,
+                                                 const GstVideoInfo *, GstCaps *outcaps,
+                                                 const GstVideoInfo *) {
+  gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(base),
+                                     gst_cuda_prep_caps_are_device(outcaps));
   return TRUE;
 }
 
@@ -63,14 +61,10 @@ static GstFlowReturn gst_cuda_frame_download_process(GstCudaPrepBaseTransform *b
                                                      GstBuffer *inbuf, GstBuffer *outbuf) {
   auto *self = GST_CUDA_FRAME_DOWNLOAD(base);
   cudaprep::Image device_frame;
-  const gchar *error = nullptr;
-  if (!gst_cuda_prep_buffer_device_image(inbuf, &self->in_info, &device_frame, &error)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a device frame: %s", error),
-                      (nullptr));
-    return GST_FLOW_ERROR;
-  }
+  if (!gst_cuda_prep_base_transform_input_image(base, inbuf, &device_frame)) return GST_FLOW_ERROR;
   GstVideoFrame host_frame;
-  if (!gst_video_frame_map(&host_frame, &self->out_info, outbuf, GST_MAP_WRITE)) {
+  if (!gst_video_frame_map(&host_frame, gst_cuda_prep_base_transform_get_out_info(base), outbuf,
+                           GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
     return GST_FLOW_ERROR;
   }
@@ -91,6 +85,7 @@ static GstFlowReturn gst_cuda_frame_download_process(GstCudaPrepBaseTransform *b
 static void gst_cuda_frame_download_class_init(GstCudaFrameDownloadClass *klass) {
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -102,14 +97,11 @@ static void gst_cuda_frame_download_class_init(GstCudaFrameDownloadClass *klass)
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_frame_download_transform_caps;
-  trans_class->set_caps = gst_cuda_frame_download_set_caps;
-  GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_frame_download_process;
+  base_class->set_info = gst_cuda_frame_download_set_info;
+  base_class->process = gst_cuda_frame_download_process;
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_frame_download_debug, "cudaframedownload", 0,
                           "CUDA frame download");
 }
 
-static void gst_cuda_frame_download_init(GstCudaFrameDownload *self) {
-  gst_video_info_init(&self->in_info);
-  gst_video_info_init(&self->out_info);
-}
+static void gst_cuda_frame_download_init(GstCudaFrameDownload *) {}

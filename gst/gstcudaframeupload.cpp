@@ -28,9 +28,9 @@
 #include <gst/video/gstvideopool.h>
 
 #include "cudaprep/copy.h"
+#include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_upload_debug);
 #define GST_CAT_DEFAULT gst_cuda_frame_upload_debug
@@ -50,21 +50,21 @@ struct StagingSlot {
   bool pending = false;
 };
 
+struct GstCudaFrameUploadPrivate {
+  StagingSlot slots[kStagingSlots];
+  int next_slot = 0;
+  cudaprep::Image staging_layout;  // plane offsets (as pointers from 0) and pitches
+  size_t staging_bytes = 0;
+  // What downstream reads (cudacrop's region, cudaresize's rows), when it
+  // said so: `partial`; the rows are copied as `row_copies` say.
+  gboolean partial = FALSE;
+  GstCudaPrepRegion region;
+  std::vector<cudaprep::RowCopy> row_copies;
+};
+
 struct _GstCudaFrameUpload {
   GstCudaPrepBaseTransform parent;
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;
-  StagingSlot slots[kStagingSlots];
-  int next_slot;
-  cudaprep::Image staging_layout;  // plane offsets (as pointers from 0) and pitches
-  size_t staging_bytes;
-  // The rectangle downstream reads (cudacrop's region), or width 0: the frame.
-  gint region_x, region_y, region_width, region_height;
-  // The rows downstream reads (cudaresize's downscale), copied as below;
-  // period 0: all rows.
-  cudaprep::RowPattern row_pattern;
-  cudaprep::RowCopy row_copies[cudaprep::kMaxRowCopies];
-  int n_row_copies;
+  GstCudaFrameUploadPrivate *priv;
 };
 
 G_DEFINE_TYPE(GstCudaFrameUpload, gst_cuda_frame_upload, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -80,7 +80,7 @@ static GstStaticPadTemplate src_template =
                             GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
 
 static void free_staging(GstCudaFrameUpload *self) {
-  for (StagingSlot &slot : self->slots) {
+  for (StagingSlot &slot : self->priv->slots) {
     if (slot.copied != nullptr) {
       // The GPU may still read the pinned memory.
       cudaEventSynchronize(slot.copied);
@@ -94,12 +94,12 @@ static void free_staging(GstCudaFrameUpload *self) {
 
 // Sizes the staging layout for the negotiated frames; the pinned buffers
 // themselves are allocated only if a frame needs staging.
-static gboolean prepare_staging(GstCudaFrameUpload *self) {
-  cudaprep::Image &layout = self->staging_layout;
-  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->in_info), &layout.format))
-    return FALSE;
-  layout.width = GST_VIDEO_INFO_WIDTH(&self->in_info);
-  layout.height = GST_VIDEO_INFO_HEIGHT(&self->in_info);
+static gboolean prepare_staging(GstCudaFrameUpload *self, const GstVideoInfo *in_info) {
+  GstCudaFrameUploadPrivate *priv = self->priv;
+  cudaprep::Image &layout = priv->staging_layout;
+  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &layout.format)) return FALSE;
+  layout.width = GST_VIDEO_INFO_WIDTH(in_info);
+  layout.height = GST_VIDEO_INFO_HEIGHT(in_info);
   size_t total_bytes = 0;
   const int num_planes = cudaprep::format_info(layout.format).num_planes;
   for (int plane = 0; plane < num_planes; ++plane) {
@@ -109,12 +109,12 @@ static gboolean prepare_staging(GstCudaFrameUpload *self) {
     total_bytes += layout.planes[plane].pitch_bytes *
                    cudaprep::plane_height(layout.format, plane, layout.height);
   }
-  self->staging_bytes = total_bytes;
-  for (StagingSlot &slot : self->slots) {
+  priv->staging_bytes = total_bytes;
+  for (StagingSlot &slot : priv->slots) {
     if (!CUDAPREP_CHECK(self, cudaEventCreateWithFlags(&slot.copied, cudaEventDisableTiming)))
       return FALSE;
   }
-  self->next_slot = 0;
+  priv->next_slot = 0;
   return TRUE;
 }
 
@@ -133,16 +133,15 @@ static GstCaps *gst_cuda_frame_upload_transform_caps(GstBaseTransform *trans,
   return result;
 }
 
-static gboolean gst_cuda_frame_upload_set_caps(GstBaseTransform *trans, GstCaps *incaps,
-                                               GstCaps *outcaps) {
-  auto *self = GST_CUDA_FRAME_UPLOAD(trans);
-  if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->in_info) ||
-      !gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), outcaps, &self->out_info))
-    return FALSE;
+// Device frames in pass through; system memory is staged.
+static gboolean gst_cuda_frame_upload_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                               const GstVideoInfo *in_info, GstCaps *,
+                                               const GstVideoInfo *) {
+  auto *self = GST_CUDA_FRAME_UPLOAD(base);
   free_staging(self);
   const gboolean passthrough = gst_cuda_prep_caps_are_device(incaps);
-  gst_base_transform_set_passthrough(trans, passthrough);
-  return passthrough || prepare_staging(self);
+  gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(base), passthrough);
+  return passthrough || prepare_staging(self, in_info);
 }
 
 static gboolean is_pinned(const void *host) {
@@ -158,11 +157,12 @@ static gboolean is_pinned(const void *host) {
 // where GStreamer's stride pads the rows.
 static gboolean stage_frame(GstCudaFrameUpload *self, StagingSlot &slot,
                             const GstVideoFrame &host_frame, cudaprep::Image *staging) {
+  GstCudaFrameUploadPrivate *priv = self->priv;
   if (slot.host == nullptr &&
       !CUDAPREP_CHECK(self, cudaHostAlloc(reinterpret_cast<void **>(&slot.host),
-                                          self->staging_bytes, cudaHostAllocPortable)))
+                                          priv->staging_bytes, cudaHostAllocPortable)))
     return FALSE;
-  *staging = self->staging_layout;
+  *staging = priv->staging_layout;
   for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES(&host_frame); ++plane) {
     staging->planes[plane].data = slot.host + reinterpret_cast<size_t>(staging->planes[plane].data);
     const size_t row_bytes = staging->planes[plane].pitch_bytes;
@@ -182,22 +182,20 @@ static gboolean stage_frame(GstCudaFrameUpload *self, StagingSlot &slot,
 static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
                                                    GstBuffer *outbuf) {
   auto *self = GST_CUDA_FRAME_UPLOAD(base);
+  GstCudaFrameUploadPrivate *priv = self->priv;
   cudaprep::Image device_frame;
-  const gchar *error = nullptr;
-  if (!gst_cuda_prep_buffer_device_image(outbuf, &self->out_info, &device_frame, &error)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Output buffer is not a device frame: %s", error),
-                      (nullptr));
+  if (!gst_cuda_prep_base_transform_output_image(base, outbuf, &device_frame))
     return GST_FLOW_ERROR;
-  }
-  StagingSlot &slot = self->slots[self->next_slot];
-  self->next_slot = (self->next_slot + 1) % kStagingSlots;
+  StagingSlot &slot = priv->slots[priv->next_slot];
+  priv->next_slot = (priv->next_slot + 1) % kStagingSlots;
   if (slot.pending && !CUDAPREP_CHECK(self, cudaEventSynchronize(slot.copied)))
     return GST_FLOW_ERROR;
   slot.pending = false;
   gst_clear_buffer(&slot.held_input);
 
   GstVideoFrame host_frame;
-  if (!gst_video_frame_map(&host_frame, &self->in_info, inbuf, GST_MAP_READ)) {
+  if (!gst_video_frame_map(&host_frame, gst_cuda_prep_base_transform_get_in_info(base), inbuf,
+                           GST_MAP_READ)) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
     return GST_FLOW_ERROR;
   }
@@ -218,26 +216,23 @@ static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *bas
   if (!ok) return GST_FLOW_ERROR;
 
   cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
-  if (self->n_row_copies > 0) {
-    if (!CUDAPREP_CHECK(self, cudaprep::copy_rows(source, device_frame, self->row_copies,
-                                                  self->n_row_copies, stream)))
+  const cudaprep::PixelRect &rect = priv->region.rect;
+  if (!priv->row_copies.empty()) {
+    if (!CUDAPREP_CHECK(self,
+                        cudaprep::copy_rows(source, device_frame, priv->row_copies.data(),
+                                            static_cast<int>(priv->row_copies.size()), stream)))
       return GST_FLOW_ERROR;
   } else {
-    if (self->region_width > 0) {
-      source = cudaprep::sub_image(source, self->region_x, self->region_y, self->region_width,
-                                   self->region_height);
-      device_frame = cudaprep::sub_image(device_frame, self->region_x, self->region_y,
-                                         self->region_width, self->region_height);
+    if (priv->partial) {
+      source = cudaprep::sub_image(source, rect.x, rect.y, rect.width, rect.height);
+      device_frame = cudaprep::sub_image(device_frame, rect.x, rect.y, rect.width, rect.height);
     }
     if (!CUDAPREP_CHECK(self, cudaprep::copy_image(source, device_frame, stream)))
       return GST_FLOW_ERROR;
   }
   if (!CUDAPREP_CHECK(self, cudaEventRecord(slot.copied, stream))) return GST_FLOW_ERROR;
   slot.pending = true;
-  if (self->region_width > 0 &&
-      gst_buffer_add_cuda_prep_region_meta(
-          outbuf, self->region_x, self->region_y, self->region_width, self->region_height,
-          self->row_pattern.period, self->row_pattern.mask) == nullptr) {
+  if (priv->partial && gst_buffer_add_cuda_prep_region_meta(outbuf, &priv->region) == nullptr) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not mark the frame's uploaded region"),
                       (nullptr));
     return GST_FLOW_ERROR;
@@ -245,32 +240,33 @@ static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *bas
   return GST_FLOW_OK;
 }
 
-// Takes the rows of a "region" announcement with row-period/row-mask
-// (cudaresize): whole rows only, a valid pattern every plane can copy by.
-static gboolean take_rows(GstCudaFrameUpload *self, const GstStructure *region, gint x, gint y,
-                          gint width, gint height, cudaprep::PixelFormat format) {
-  gint period = 0;
-  guint mask = 0;
-  if (!gst_structure_get_int(region, "row-period", &period) ||
-      !gst_structure_get_uint(region, "row-mask", &mask) || x != 0 ||
-      width != GST_VIDEO_INFO_WIDTH(&self->out_info) || period < 2 ||
-      period > cudaprep::kMaxRowPeriod || mask == 0 || (period < 32 && mask >= (1u << period)))
+// Takes a region announced downstream when it can be copied as announced:
+// rows by a pattern every plane can copy by, or a rectangle on chroma-aligned
+// offsets.
+static gboolean take_region(GstCudaFrameUpload *self, const GstCudaPrepRegion &region,
+                            const GstVideoInfo *info) {
+  GstCudaFrameUploadPrivate *priv = self->priv;
+  cudaprep::PixelFormat format;
+  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &format)) return FALSE;
+  if (region.rows.period == 0) {
+    if (cudaprep::is_chroma_subsampled(format) &&
+        (region.rect.x % 2 != 0 || region.rect.y % 2 != 0))
+      return FALSE;
+    GST_INFO_OBJECT(self, "copying only the %dx%d region at (%d,%d) downstream reads",
+                    region.rect.width, region.rect.height, region.rect.x, region.rect.y);
+    return TRUE;
+  }
+  if (region.rect.x != 0 || region.rect.width != GST_VIDEO_INFO_WIDTH(info)) return FALSE;
+  priv->row_copies = cudaprep::plan_row_copies(format, GST_VIDEO_INFO_HEIGHT(info), region.rows);
+  if (priv->row_copies.empty() || priv->row_copies.size() > cudaprep::kMaxRowCopies) {
+    priv->row_copies.clear();
     return FALSE;
-  cudaprep::RowPattern pattern;
-  pattern.first = y;
-  pattern.last = y + height - 1;
-  pattern.period = period;
-  pattern.mask = mask;
-  const std::vector<cudaprep::RowCopy> copies =
-      cudaprep::plan_row_copies(format, GST_VIDEO_INFO_HEIGHT(&self->out_info), pattern);
-  if (copies.empty() || copies.size() > G_N_ELEMENTS(self->row_copies)) return FALSE;
-  std::copy(copies.begin(), copies.end(), self->row_copies);
-  self->n_row_copies = static_cast<int>(copies.size());
-  self->row_pattern = pattern;
+  }
   GST_INFO_OBJECT(self,
                   "copying only the rows downstream reads: rows %d to %d whose bit (row - %d) "
-                  "%% %d of 0x%x is set, %d 2D copies per frame",
-                  pattern.first, pattern.last, pattern.first, period, mask, self->n_row_copies);
+                  "%% %d of 0x%x is set, %zu 2D copies per frame",
+                  region.rows.first, region.rows.last, region.rows.first, region.rows.period,
+                  region.rows.mask, priv->row_copies.size());
   return TRUE;
 }
 
@@ -278,34 +274,16 @@ static gboolean take_rows(GstCudaFrameUpload *self, const GstStructure *region, 
 // (cudacrop), or rows (cudaresize's downscales).
 static gboolean gst_cuda_frame_upload_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
   auto *self = GST_CUDA_FRAME_UPLOAD(trans);
-  self->region_width = 0;
-  self->n_row_copies = 0;
-  self->row_pattern = cudaprep::RowPattern();
-  guint index = 0;
-  const GstStructure *region = nullptr;
-  gint x = 0, y = 0, width = 0, height = 0;
-  cudaprep::PixelFormat format;
-  if (gst_query_find_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, &index)) {
-    gst_query_parse_nth_allocation_meta(query, index, &region);
-    if (region != nullptr && gst_structure_get_int(region, "x", &x) &&
-        gst_structure_get_int(region, "y", &y) && gst_structure_get_int(region, "width", &width) &&
-        gst_structure_get_int(region, "height", &height) && x >= 0 && y >= 0 && width > 0 &&
-        height > 0 && static_cast<gint64>(x) + width <= GST_VIDEO_INFO_WIDTH(&self->out_info) &&
-        static_cast<gint64>(y) + height <= GST_VIDEO_INFO_HEIGHT(&self->out_info) &&
-        gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->out_info), &format)) {
-      const gboolean has_rows = gst_structure_has_field(region, "row-period");
-      if (has_rows ? take_rows(self, region, x, y, width, height, format)
-                   : !cudaprep::is_chroma_subsampled(format) || (x % 2 == 0 && y % 2 == 0)) {
-        self->region_x = x;
-        self->region_y = y;
-        self->region_width = width;
-        self->region_height = height;
-        if (!has_rows)
-          GST_INFO_OBJECT(self, "copying only the %dx%d region at (%d,%d) downstream reads", width,
-                          height, x, y);
-      }
-    }
-  }
+  GstCudaFrameUploadPrivate *priv = self->priv;
+  const GstVideoInfo *out_info =
+      gst_cuda_prep_base_transform_get_out_info(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  GstCudaPrepRegion region;
+  priv->row_copies.clear();
+  priv->partial = out_info != nullptr &&
+                  gst_cuda_prep_query_find_region(query, GST_VIDEO_INFO_WIDTH(out_info),
+                                                  GST_VIDEO_INFO_HEIGHT(out_info), &region) &&
+                  take_region(self, region, out_info);
+  priv->region = priv->partial ? region : GstCudaPrepRegion{};
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
       ->decide_allocation(trans, query);
 }
@@ -342,14 +320,26 @@ static gboolean gst_cuda_frame_upload_propose_allocation(GstBaseTransform *trans
 }
 
 static gboolean gst_cuda_frame_upload_stop(GstBaseTransform *trans) {
-  free_staging(GST_CUDA_FRAME_UPLOAD(trans));
+  const gint device_id =
+      gst_cuda_prep_base_transform_get_device_id(GST_CUDA_PREP_BASE_TRANSFORM(trans));
+  if (device_id >= 0) {
+    GstCudaPrepScopedDevice device(device_id);
+    free_staging(GST_CUDA_FRAME_UPLOAD(trans));
+  }
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)->stop(trans);
+}
+
+static void gst_cuda_frame_upload_finalize(GObject *object) {
+  delete GST_CUDA_FRAME_UPLOAD(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_frame_upload_parent_class)->finalize(object);
 }
 
 static void gst_cuda_frame_upload_class_init(GstCudaFrameUploadClass *klass) {
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
+  G_OBJECT_CLASS(klass)->finalize = gst_cuda_frame_upload_finalize;
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_element_class_set_static_metadata(
@@ -360,16 +350,15 @@ static void gst_cuda_frame_upload_class_init(GstCudaFrameUploadClass *klass) {
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_frame_upload_transform_caps;
-  trans_class->set_caps = gst_cuda_frame_upload_set_caps;
   trans_class->stop = gst_cuda_frame_upload_stop;
   trans_class->propose_allocation = gst_cuda_frame_upload_propose_allocation;
   trans_class->decide_allocation = gst_cuda_frame_upload_decide_allocation;
-  GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_frame_upload_process;
+  base_class->set_info = gst_cuda_frame_upload_set_info;
+  base_class->process = gst_cuda_frame_upload_process;
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_frame_upload_debug, "cudaframeupload", 0, "CUDA frame upload");
 }
 
 static void gst_cuda_frame_upload_init(GstCudaFrameUpload *self) {
-  gst_video_info_init(&self->in_info);
-  gst_video_info_init(&self->out_info);
+  self->priv = new GstCudaFrameUploadPrivate();
 }

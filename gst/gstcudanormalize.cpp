@@ -12,8 +12,9 @@
  * `application/x-cudaprep-planar(memory:CUDAPitched)` (see
  * gstcudapreptensorformat.h), float32 or float16, which cudatensorize turns
  * into a batch tensor. mean and std must have one value per output channel
- * (or be empty: mean 0, std 1); a wrong length or a zero std is an error at
- * state change.
+ * (or be empty: mean 0, std 1); a wrong length, a value that is not a finite
+ * 32-bit float, or a std of 0 (or too small for a float) is an error at
+ * state change naming the value.
  *
  *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudanormalize mean="<0.485,0.456,0.406>"
  * std="<0.229,0.224,0.225>" ! cudatensorize ! cudatensorsink drop=true
@@ -27,9 +28,11 @@
 #include <vector>
 
 #include "cudaprep/normalize.h"
+#include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmeta.h"
 #include "gstcudapreptensorformat.h"
+#include "gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_normalize_debug);
 #define GST_CAT_DEFAULT gst_cuda_normalize_debug
@@ -51,13 +54,16 @@ struct NormalizeSettings {
   cudaprep::DataType dtype = DEFAULT_DTYPE;
 };
 
-struct _GstCudaNormalize {
-  GstCudaPrepBaseTransform parent;
-  NormalizeSettings *settings;  // object lock
-  GstVideoInfo in_info;
+struct GstCudaNormalizePrivate {
+  NormalizeSettings settings;  // object lock
+  // Negotiated (streaming thread).
   GstCudaPrepPlanarInfo out_info;
   cudaprep::NormalizeParams params;
-  gboolean defer;  // downstream runs this normalisation (GstCudaPrepPendingMeta)
+};
+
+struct _GstCudaNormalize {
+  GstCudaPrepBaseTransform parent;
+  GstCudaNormalizePrivate *priv;
 };
 
 G_DEFINE_TYPE(GstCudaNormalize, gst_cuda_normalize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -68,6 +74,13 @@ static GstStaticPadTemplate sink_template =
                             GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(NORMALIZE_INPUT_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS));
+
+// A value as a user wrote it (1e-50, inf), not std::to_string's 0.000000.
+static std::string number(double value) {
+  gchar text[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd(text, sizeof(text), "%g", value);
+  return text;
+}
 
 // Why `settings` cannot be used, in words a user can act on; empty if valid.
 static std::string settings_error(const NormalizeSettings &settings) {
@@ -81,15 +94,20 @@ static std::string settings_error(const NormalizeSettings &settings) {
              " channel(s): give one value per output channel, e.g. " + name + "=\"<" +
              (channels == 3 ? "0.5,0.5,0.5" : "0.5") + ">\"";
     for (size_t c = 0; c < values->size(); ++c) {
-      if (!std::isfinite((*values)[c]))
-        return std::string(name) + "[" + std::to_string(c) + "] is not a finite number";
+      // The kernels compute in float: a value is usable when it is a finite float.
+      if (!std::isfinite(static_cast<float>((*values)[c])))
+        return std::string(name) + "[" + std::to_string(c) + "]=" + number((*values)[c]) +
+               " is not a finite 32-bit float";
     }
   }
   for (size_t c = 0; c < settings.std.size(); ++c) {
-    if (settings.std[c] == 0.0)
-      return "std[" + std::to_string(c) + "] is 0: the channel would be divided by zero";
+    // A zero or subnormal float std divides into infinities.
+    if (!std::isnormal(static_cast<float>(settings.std[c])))
+      return "std[" + std::to_string(c) + "]=" + number(settings.std[c]) +
+             " is 0 or too close to 0 for a 32-bit float: the channel would be divided by zero";
   }
-  if (!std::isfinite(settings.scale)) return "scale is not a finite number";
+  if (!std::isfinite(static_cast<float>(settings.scale)))
+    return "scale=" + number(settings.scale) + " is not a finite 32-bit float";
   return {};
 }
 
@@ -104,18 +122,16 @@ static cudaprep::NormalizeParams params_of(const NormalizeSettings &settings) {
   return params;
 }
 
-// Checks the settings under the object lock, posting an element error.
-static gboolean check_settings(GstCudaNormalize *self, NormalizeSettings *copy) {
+static NormalizeSettings get_settings(GstCudaNormalize *self) {
   GST_OBJECT_LOCK(self);
-  *copy = *self->settings;
+  const NormalizeSettings settings = self->priv->settings;
   GST_OBJECT_UNLOCK(self);
-  const std::string error = settings_error(*copy);
-  if (!error.empty()) {
-    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS,
-                      ("Invalid cudanormalize settings: %s", error.c_str()), (nullptr));
-    return FALSE;
-  }
-  return TRUE;
+  return settings;
+}
+
+static gchar *gst_cuda_normalize_settings_error(GstCudaPrepBaseTransform *base) {
+  const std::string error = settings_error(get_settings(GST_CUDA_NORMALIZE(base)));
+  return error.empty() ? nullptr : g_strdup(error.c_str());
 }
 
 static void set_double_array(std::vector<double> *values, const GValue *value) {
@@ -140,7 +156,7 @@ static void gst_cuda_normalize_set_property(GObject *object, guint prop_id, cons
                                             GParamSpec *pspec) {
   auto *self = GST_CUDA_NORMALIZE(object);
   GST_OBJECT_LOCK(self);
-  NormalizeSettings &settings = *self->settings;
+  NormalizeSettings &settings = self->priv->settings;
   switch (prop_id) {
     case PROP_MEAN:
       set_double_array(&settings.mean, value);
@@ -168,7 +184,7 @@ static void gst_cuda_normalize_get_property(GObject *object, guint prop_id, GVal
                                             GParamSpec *pspec) {
   auto *self = GST_CUDA_NORMALIZE(object);
   GST_OBJECT_LOCK(self);
-  const NormalizeSettings &settings = *self->settings;
+  const NormalizeSettings &settings = self->priv->settings;
   switch (prop_id) {
     case PROP_MEAN:
       get_double_array(settings.mean, value);
@@ -194,10 +210,9 @@ static void gst_cuda_normalize_get_property(GObject *object, guint prop_id, GVal
 
 // The planar caps the current settings produce (size and rate unset).
 static GstStructure *planar_structure(GstCudaNormalize *self) {
-  GST_OBJECT_LOCK(self);
-  const cudaprep::ChannelOrder channel_order = self->settings->channel_order;
-  const cudaprep::DataType dtype = self->settings->dtype;
-  GST_OBJECT_UNLOCK(self);
+  const NormalizeSettings settings = get_settings(self);
+  const cudaprep::ChannelOrder channel_order = settings.channel_order;
+  const cudaprep::DataType dtype = settings.dtype;
   return gst_structure_new(GST_CUDA_PREP_PLANAR_MEDIA_TYPE, "dtype", G_TYPE_STRING,
                            cudaprep::data_type_name(dtype), "channels", G_TYPE_INT,
                            cudaprep::channel_count(channel_order), "channel-order", G_TYPE_STRING,
@@ -248,54 +263,60 @@ static GstCaps *gst_cuda_normalize_transform_caps(GstBaseTransform *trans,
   return result;
 }
 
-static gboolean gst_cuda_normalize_set_caps(GstBaseTransform *trans, GstCaps *incaps,
-                                            GstCaps *outcaps) {
-  auto *self = GST_CUDA_NORMALIZE(trans);
-  if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->in_info)) return FALSE;
-  if (!gst_cuda_prep_planar_info_from_caps(&self->out_info, outcaps)) {
+static gboolean gst_cuda_normalize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                            const GstVideoInfo *in_info, GstCaps *outcaps,
+                                            const GstVideoInfo *) {
+  auto *self = GST_CUDA_NORMALIZE(base);
+  GstCudaNormalizePrivate *priv = self->priv;
+  if (!gst_cuda_prep_planar_info_from_caps(&priv->out_info, outcaps)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
                       ("Invalid planar output caps: %s", GST_CUDA_PREP_PLANAR_CAPS_RULES),
                       ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
-  NormalizeSettings settings;
-  if (!check_settings(self, &settings)) return FALSE;
   cudaprep::PixelFormat format;
   cudaprep::InterleavedChannelMap map;
-  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->in_info), &format) ||
-      !cudaprep::interleaved_channel_map(format, self->out_info.channel_order, &map)) {
+  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &format) ||
+      !cudaprep::interleaved_channel_map(format, priv->out_info.channel_order, &map)) {
     GST_ELEMENT_ERROR(
         self, CORE, NEGOTIATION,
         ("cudanormalize cannot give channel-order %s from %s input%s",
-         cudaprep::channel_order_name(self->out_info.channel_order),
-         GST_VIDEO_INFO_NAME(&self->in_info),
-         self->out_info.channel_order == cudaprep::ChannelOrder::kGray ? ": gray needs GRAY8 input"
+         cudaprep::channel_order_name(priv->out_info.channel_order), GST_VIDEO_INFO_NAME(in_info),
+         priv->out_info.channel_order == cudaprep::ChannelOrder::kGray ? ": gray needs GRAY8 input"
                                                                        : ""),
         (nullptr));
     return FALSE;
   }
-  if (self->out_info.width != GST_VIDEO_INFO_WIDTH(&self->in_info) ||
-      self->out_info.height != GST_VIDEO_INFO_HEIGHT(&self->in_info)) {
+  if (priv->out_info.width != GST_VIDEO_INFO_WIDTH(in_info) ||
+      priv->out_info.height != GST_VIDEO_INFO_HEIGHT(in_info)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
                       ("cudanormalize does not resize: the output must be %dx%d, like the input "
                        "(put cudaresize before it)",
-                       GST_VIDEO_INFO_WIDTH(&self->in_info), GST_VIDEO_INFO_HEIGHT(&self->in_info)),
+                       GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info)),
                       ("out %" GST_PTR_FORMAT, outcaps));
     return FALSE;
   }
-  self->params = params_of(settings);
-  self->params.channel_order = self->out_info.channel_order;
+  priv->params = params_of(get_settings(self));
+  priv->params.channel_order = priv->out_info.channel_order;
   return TRUE;
 }
 
-// Whether this element can hand its work (and a pending resize) to
-// downstream in a GstCudaPrepPendingMeta: downstream takes it, and the fused
-// kernel computes what the separate ones would (it resizes to RGB, or to
-// GRAY8 for channel-order=gray, so a GRAY8 input expanded to RGB is not).
-static gboolean can_defer(GstCudaNormalize *self) {
-  const bool gray_input = GST_VIDEO_INFO_FORMAT(&self->in_info) == GST_VIDEO_FORMAT_GRAY8;
-  const bool gray_output = self->params.channel_order == cudaprep::ChannelOrder::kGray;
-  if (gray_input != gray_output) return FALSE;
+// Whether the fused kernel computes what the separate ones would: it
+// resizes to RGB, or to GRAY8 for channel-order=gray, so a GRAY8 input
+// expanded to RGB is not.
+static gboolean fusable(GstCudaNormalize *self, GstVideoFormat in_format) {
+  const bool gray_input = in_format == GST_VIDEO_FORMAT_GRAY8;
+  const bool gray_output = self->priv->params.channel_order == cudaprep::ChannelOrder::kGray;
+  return gray_input == gray_output;
+}
+
+// Upstream may leave its resize here when this element can hand it on with
+// its own work: downstream takes pending work (asked now, with the current
+// caps) and the result is the same.
+static gboolean gst_cuda_normalize_accepts_pending(GstCudaPrepBaseTransform *base) {
+  auto *self = GST_CUDA_NORMALIZE(base);
+  const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
+  if (in_info == nullptr || !fusable(self, GST_VIDEO_INFO_FORMAT(in_info))) return FALSE;
   GstCaps *caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(self));
   if (caps == nullptr) return FALSE;
   GstQuery *query = gst_query_new_allocation(caps, FALSE);
@@ -307,102 +328,57 @@ static gboolean can_defer(GstCudaNormalize *self) {
   return accepted;
 }
 
-static gboolean gst_cuda_normalize_propose_allocation(GstBaseTransform *trans,
-                                                      GstQuery *decide_query, GstQuery *query) {
-  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_normalize_parent_class)
-           ->propose_allocation(trans, decide_query, query))
-    return FALSE;
-  if (can_defer(GST_CUDA_NORMALIZE(trans)))
-    gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
-  return TRUE;
+// Runs its own kernel, or leaves the normalisation (and any pending resize)
+// to downstream's fused kernel: the frame stays the source buffer.
+static GstCudaPrepOutputPlan gst_cuda_normalize_plan_output(GstCudaPrepBaseTransform *base,
+                                                            GstBuffer *) {
+  const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
+  return gst_cuda_prep_base_transform_downstream_runs_pending(base) &&
+                 fusable(GST_CUDA_NORMALIZE(base), GST_VIDEO_INFO_FORMAT(in_info))
+             ? GST_CUDA_PREP_OUTPUT_IN_PLACE
+             : GST_CUDA_PREP_OUTPUT_RUN;
 }
 
-// A deferred frame stays the input buffer, its work noted in the meta.
-static GstFlowReturn gst_cuda_normalize_prepare_output_buffer(GstBaseTransform *trans,
-                                                              GstBuffer *input,
-                                                              GstBuffer **output) {
-  if (!GST_CUDA_NORMALIZE(trans)->defer || gst_base_transform_is_passthrough(trans))
-    return GST_BASE_TRANSFORM_CLASS(gst_cuda_normalize_parent_class)
-        ->prepare_output_buffer(trans, input, output);
-  *output = gst_cuda_prep_buffer_in_place_output(input);
-  return GST_FLOW_OK;
-}
-
-static GstFlowReturn gst_cuda_normalize_transform(GstBaseTransform *trans, GstBuffer *inbuf,
-                                                  GstBuffer *outbuf) {
-  auto *self = GST_CUDA_NORMALIZE(trans);
-  if (!self->defer)
-    return GST_BASE_TRANSFORM_CLASS(gst_cuda_normalize_parent_class)
-        ->transform(trans, inbuf, outbuf);
+static gboolean gst_cuda_normalize_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *,
+                                                   GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
+  if (plan != GST_CUDA_PREP_OUTPUT_IN_PLACE) return TRUE;
   GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);
   if (!pending->has_resize) pending->resize = cudaprep::ResizeParams();  // 1:1, exact
   pending->has_normalize = TRUE;
-  pending->normalize = self->params;
-  return GST_FLOW_OK;
+  pending->normalize = GST_CUDA_NORMALIZE(base)->priv->params;
+  return TRUE;
 }
 
-static GstFlowReturn gst_cuda_normalize_transform_ip(GstBaseTransform *trans, GstBuffer *buffer) {
-  return gst_cuda_normalize_transform(trans, buffer, buffer);
-}
-
-static gboolean gst_cuda_normalize_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
-  auto *self = GST_CUDA_NORMALIZE(trans);
-  self->defer =
-      gst_query_find_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr) &&
-      can_defer(self);
-  GST_DEBUG_OBJECT(
-      self, "%s",
-      self->defer ? "fused: cudatensorize runs this normalisation" : "runs its own kernel");
-  return gst_cuda_prep_decide_block_pool(
-      trans, query, gst_cuda_prep_base_transform_get_device_id(GST_CUDA_PREP_BASE_TRANSFORM(self)),
-      self->out_info.size);
+static gsize gst_cuda_normalize_output_block_size(GstCudaPrepBaseTransform *base) {
+  return GST_CUDA_NORMALIZE(base)->priv->out_info.size;
 }
 
 static GstFlowReturn gst_cuda_normalize_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
                                                 GstBuffer *outbuf) {
   auto *self = GST_CUDA_NORMALIZE(base);
+  GstCudaNormalizePrivate *priv = self->priv;
   cudaprep::Image source;
   cudaprep::PlanarImage planar;
   const gchar *error = nullptr;
-  if (!gst_cuda_prep_buffer_device_image(inbuf, &self->in_info, &source, &error)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a device frame: %s", error),
-                      (nullptr));
+  if (!gst_cuda_prep_base_transform_input_image(base, inbuf, &source)) return GST_FLOW_ERROR;
+  if (!gst_cuda_prep_buffer_planar_image(outbuf, &priv->out_info, &planar, &error)) {
+    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Output", error);
     return GST_FLOW_ERROR;
   }
-  if (!gst_cuda_prep_buffer_planar_image(outbuf, &self->out_info, &planar, &error)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Output buffer is not a planar frame: %s", error),
-                      (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  const char *invalid = cudaprep::validate_normalize(source, planar, self->params);
+  const char *invalid = cudaprep::validate_normalize(source, planar, priv->params);
   if (invalid != nullptr) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot normalise this frame: %s", invalid),
                       (nullptr));
     return GST_FLOW_ERROR;
   }
-  if (!CUDAPREP_CHECK(self, cudaprep::normalize(source, planar, self->params,
+  if (!CUDAPREP_CHECK(self, cudaprep::normalize(source, planar, priv->params,
                                                 gst_cuda_prep_base_transform_get_stream(base))))
     return GST_FLOW_ERROR;
-  // Pixels stay where they are: the source mapping passes through unchanged.
-  gst_cuda_prep_buffer_chain_geometry(inbuf, outbuf, cudaprep::FrameGeometry());
   return GST_FLOW_OK;
 }
 
-// Settings errors surface when the element is set up, before any GPU work
-// (and on machines without a GPU).
-static GstStateChangeReturn gst_cuda_normalize_change_state(GstElement *element,
-                                                            GstStateChange transition) {
-  auto *self = GST_CUDA_NORMALIZE(element);
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY ||
-      transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
-    NormalizeSettings settings;
-    if (!check_settings(self, &settings)) return GST_STATE_CHANGE_FAILURE;
-  }
-  return GST_ELEMENT_CLASS(gst_cuda_normalize_parent_class)->change_state(element, transition);
-}
-
 static void gst_cuda_normalize_finalize(GObject *object) {
-  delete GST_CUDA_NORMALIZE(object)->settings;
+  delete GST_CUDA_NORMALIZE(object)->priv;
   G_OBJECT_CLASS(gst_cuda_normalize_parent_class)->finalize(object);
 }
 
@@ -410,6 +386,7 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
   gobject_class->set_property = gst_cuda_normalize_set_property;
   gobject_class->get_property = gst_cuda_normalize_get_property;
@@ -425,8 +402,8 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
           "mean", "Mean",
           "Per output channel, subtracted after scaling, e.g. \"<0.485,0.456,0.406>\" (ImageNet); "
           "one value per channel of channel-order (empty: 0 for every channel)",
-          g_param_spec_double("mean-value", "Mean value", "One channel's mean", -G_MAXFLOAT,
-                              G_MAXFLOAT, 0.0, element_flags),
+          g_param_spec_double("mean-value", "Mean value", "One channel's mean", -INFINITY, INFINITY,
+                              0.0, element_flags),
           flags));
   g_object_class_install_property(
       gobject_class, PROP_STD,
@@ -436,7 +413,7 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
           "\"<0.229,0.224,0.225>\" (ImageNet); one non-zero value per channel of channel-order "
           "(empty: 1 for every channel)",
           g_param_spec_double("std-value", "Standard deviation value",
-                              "One channel's standard deviation", -G_MAXFLOAT, G_MAXFLOAT, 1.0,
+                              "One channel's standard deviation", -INFINITY, INFINITY, 1.0,
                               element_flags),
           flags));
   g_object_class_install_property(
@@ -444,7 +421,7 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
       g_param_spec_double("scale", "Scale",
                           "Multiplies each 8-bit value before the mean is subtracted; 1/255 maps "
                           "0..255 to 0..1, 1 keeps 0..255",
-                          -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_SCALE, flags));
+                          -INFINITY, INFINITY, DEFAULT_SCALE, flags));
   g_object_class_install_property(
       gobject_class, PROP_CHANNEL_ORDER,
       g_param_spec_enum("channel-order", "Channel order",
@@ -466,17 +443,16 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
       "Normalises 8-bit CUDA device frames, (x * scale - mean[c]) / std[c] per channel, into "
       "planar float32 or float16 frames in RGB, BGR or GRAY order",
       "cudaprep developers");
-  element_class->change_state = gst_cuda_normalize_change_state;
 
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_caps = gst_cuda_normalize_transform_caps;
-  trans_class->set_caps = gst_cuda_normalize_set_caps;
-  trans_class->decide_allocation = gst_cuda_normalize_decide_allocation;
-  trans_class->propose_allocation = gst_cuda_normalize_propose_allocation;
-  trans_class->prepare_output_buffer = gst_cuda_normalize_prepare_output_buffer;
-  trans_class->transform = gst_cuda_normalize_transform;
-  trans_class->transform_ip = gst_cuda_normalize_transform_ip;
-  GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_normalize_process;
+  base_class->settings_error = gst_cuda_normalize_settings_error;
+  base_class->set_info = gst_cuda_normalize_set_info;
+  base_class->accepts_pending = gst_cuda_normalize_accepts_pending;
+  base_class->plan_output = gst_cuda_normalize_plan_output;
+  base_class->annotate_output = gst_cuda_normalize_annotate_output;
+  base_class->output_block_size = gst_cuda_normalize_output_block_size;
+  base_class->process = gst_cuda_normalize_process;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_CHANNEL_ORDER, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_FLOAT_DTYPE, static_cast<GstPluginAPIFlags>(0));
@@ -484,6 +460,5 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
 }
 
 static void gst_cuda_normalize_init(GstCudaNormalize *self) {
-  self->settings = new NormalizeSettings();
-  gst_video_info_init(&self->in_info);
+  self->priv = new GstCudaNormalizePrivate();
 }

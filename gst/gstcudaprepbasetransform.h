@@ -1,17 +1,34 @@
-// The base class of every cudaprep element. It owns what each CUDA element
-// repeats: the device (device-id, agreed through a GstContext), the CUDA
-// stream (its own, created with stream-priority, or the application's
-// cuda-stream), the pools of device frames offered and chosen in the
-// allocation queries, and the cross-stream ordering of every transform:
-// before process() the stream waits for the input's writer and for the
-// output's earlier readers; after it, both are recorded. No host waits.
+// The base class of cudaprep's one-in, one-out CUDA elements. It owns what
+// each of them would otherwise repeat, so that an element holds its caps
+// logic, its settings and one kernel call:
+//
+//  - a GstCudaPrepCore: device and GstContext, stream, the read/write
+//    event protocol, pools;
+//  - caps: parsed once per negotiation (video caps into GstVideoInfo, with
+//    the error posted here) and handed to the element's set_info();
+//  - the output plan: per buffer the element says whether its kernel runs
+//    into a new buffer, the input goes on in place (a view, or work left to
+//    a downstream fused kernel), or the frame is dropped; the base
+//    implements prepare_output_buffer and transform once for all three.
+//    Passthrough does no GPU work and never writes the buffer;
+//  - the protocols between elements: the region an element reads (told to
+//    the upload), whether it takes pending work (fusion), whether
+//    downstream reads views (GstVideoMeta), and the geometry meta, which
+//    follows every frame.
+//
+// Around process() the element's stream waits for the input's writer and
+// the output's earlier readers, and both are recorded after: no host waits.
 #pragma once
 
 #include <cuda_runtime_api.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 #include "cudaprep/geometry.h"
+#include "cudaprep/image.h"
+#include "gstcudaprepcore.h"
+#include "gstcudaprepregion.h"
 
 G_BEGIN_DECLS
 
@@ -19,36 +36,84 @@ G_BEGIN_DECLS
 G_DECLARE_DERIVABLE_TYPE(GstCudaPrepBaseTransform, gst_cuda_prep_base_transform, GST,
                          CUDA_PREP_BASE_TRANSFORM, GstBaseTransform)
 
+// What becomes of one input buffer.
+typedef enum {
+  // process() writes a new buffer from the output pool.
+  GST_CUDA_PREP_OUTPUT_RUN,
+  // The input goes on with new metadata (a view, pending work); no GPU work.
+  GST_CUDA_PREP_OUTPUT_IN_PLACE,
+  // The frame cannot be shown (uploaded for settings that changed since).
+  GST_CUDA_PREP_OUTPUT_DROP,
+  // The element cannot handle the frame and posted an element error.
+  GST_CUDA_PREP_OUTPUT_ERROR,
+} GstCudaPrepOutputPlan;
+
 struct _GstCudaPrepBaseTransformClass {
   GstBaseTransformClass parent_class;
 
-  // Enqueues the work that turns `inbuf` into `outbuf` on the element's
-  // stream (gst_cuda_prep_base_transform_get_stream()). Called with the
-  // device current and the stream ordered after the input's producer.
+  // Why the element's settings (properties) cannot work, as a sentence
+  // naming the property and value (g_free'd), or NULL. Checked when the
+  // element goes to READY and to PAUSED and when caps are set, before any
+  // GPU work (also on machines without a GPU). Optional.
+  gchar *(*settings_error)(GstCudaPrepBaseTransform *self);
+
+  // Negotiated caps. `in_info`/`out_info` are the parsed video caps of each
+  // side, NULL where the side is not video (planar frames, tensors). Called
+  // with the device current. Posts an element error and returns FALSE when
+  // the element cannot work with them. Optional.
+  gboolean (*set_info)(GstCudaPrepBaseTransform *self, GstCaps *incaps, const GstVideoInfo *in_info,
+                       GstCaps *outcaps, const GstVideoInfo *out_info);
+
+  // Decides what becomes of `inbuf` (not called in passthrough). Optional:
+  // always RUN.
+  GstCudaPrepOutputPlan (*plan_output)(GstCudaPrepBaseTransform *self, GstBuffer *inbuf);
+
+  // Describes `outbuf` (for IN_PLACE the input itself, writable): geometry,
+  // pending work, view layout. Posts an element error and returns FALSE on
+  // failure. Optional.
+  gboolean (*annotate_output)(GstCudaPrepBaseTransform *self, GstBuffer *inbuf, GstBuffer *outbuf,
+                              GstCudaPrepOutputPlan plan);
+
+  // RUN: enqueues the element's work turning `inbuf` into `outbuf` on the
+  // element's stream, with the device current and the stream ordered after
+  // the input's writer and the output's readers.
   GstFlowReturn (*process)(GstCudaPrepBaseTransform *self, GstBuffer *inbuf, GstBuffer *outbuf);
+
+  // The part of frames of `in_info` the element reads, announced upstream
+  // so that only it is uploaded; FALSE: the whole frame. Optional.
+  gboolean (*region_read)(GstCudaPrepBaseTransform *self, const GstVideoInfo *in_info,
+                          GstCudaPrepRegion *region);
+
+  // Whether upstream may leave its work to this element in a
+  // GstCudaPrepPendingMeta. Optional: no.
+  gboolean (*accepts_pending)(GstCudaPrepBaseTransform *self);
+
+  // Bytes of each output buffer when the output is not video (planar
+  // frames, tensors): the base then gives the element a pool of such blocks.
+  gsize (*output_block_size)(GstCudaPrepBaseTransform *self);
 };
 
+GstCudaPrepCore *gst_cuda_prep_base_transform_get_core(GstCudaPrepBaseTransform *self);
 // Valid between start and stop.
 cudaStream_t gst_cuda_prep_base_transform_get_stream(GstCudaPrepBaseTransform *self);
 gint gst_cuda_prep_base_transform_get_device_id(GstCudaPrepBaseTransform *self);
 
-// The synchronisation steps transform() takes around process(), one at a
-// time, for subclasses that do not turn one input into one output (e.g. a
-// batching element reads many inputs into one output). Each applies the
-// gst_cuda_prep_memory_* step of that name to every CUDA memory of `buffer`
-// on the element's stream; on failure it posts an element error and returns
-// FALSE. The device must be current (the streaming thread's calls to
-// process() have it; others call cudaSetDevice first).
-gboolean gst_cuda_prep_base_transform_begin_read(GstCudaPrepBaseTransform *self, GstBuffer *buffer);
-gboolean gst_cuda_prep_base_transform_end_read(GstCudaPrepBaseTransform *self, GstBuffer *buffer);
-gboolean gst_cuda_prep_base_transform_begin_write(GstCudaPrepBaseTransform *self,
-                                                  GstBuffer *buffer);
-gboolean gst_cuda_prep_base_transform_end_write(GstCudaPrepBaseTransform *self, GstBuffer *buffer);
+// The negotiated video caps of each side; NULL where that side is not video.
+const GstVideoInfo *gst_cuda_prep_base_transform_get_in_info(GstCudaPrepBaseTransform *self);
+const GstVideoInfo *gst_cuda_prep_base_transform_get_out_info(GstCudaPrepBaseTransform *self);
 
-// The output buffer of an element that leaves the pixels where they are
-// (a crop view, a deferred operation): the input itself when writable, so
-// it goes back whole to its pool, otherwise a shallow copy (a tee).
-GstBuffer *gst_cuda_prep_buffer_in_place_output(GstBuffer *input);
+// The input/output device frame as the negotiated caps describe it; posts
+// the element error and returns FALSE when the buffer is not such a frame.
+gboolean gst_cuda_prep_base_transform_input_image(GstCudaPrepBaseTransform *self, GstBuffer *buffer,
+                                                  cudaprep::Image *image);
+gboolean gst_cuda_prep_base_transform_output_image(GstCudaPrepBaseTransform *self,
+                                                   GstBuffer *buffer, cudaprep::Image *image);
+
+// From the last allocation query: downstream reads GstVideoMeta (so a crop
+// may be a view), and downstream runs pending work (so the element may
+// leave its own to it).
+gboolean gst_cuda_prep_base_transform_downstream_reads_views(GstCudaPrepBaseTransform *self);
+gboolean gst_cuda_prep_base_transform_downstream_runs_pending(GstCudaPrepBaseTransform *self);
 
 // Gives `outbuf` the geometry meta of `inbuf` (identity if none) followed by
 // `step`, the mapping this element applies: tensor pixels stay traceable to

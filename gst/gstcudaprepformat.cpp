@@ -1,7 +1,5 @@
 #include "gstcudaprepformat.h"
 
-#include "gstcudaprepmemory.h"
-
 gboolean gst_cuda_prep_pixel_format(GstVideoFormat video_format, cudaprep::PixelFormat *format) {
   using cudaprep::PixelFormat;
   switch (video_format) {
@@ -100,78 +98,24 @@ GstCaps *gst_cuda_prep_caps_with_feature(const GstCaps *caps, const gchar *featu
   return result;
 }
 
-gboolean gst_cuda_prep_buffer_device_image(GstBuffer *buffer, const GstVideoInfo *info,
-                                           cudaprep::Image *image, const gchar **error) {
-  if (gst_buffer_n_memory(buffer) != 1) {
-    *error = "a device frame must be one memory";
-    return FALSE;
-  }
-  GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
-  if (!gst_is_cuda_prep_memory(memory)) {
-    *error = "buffer memory is not CUDA pitched memory";
-    return FALSE;
-  }
-  GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
-  if (meta == nullptr) {
-    *error = "device frame without GstVideoMeta (its pitch is unknown)";
-    return FALSE;
-  }
-  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &image->format)) {
-    *error = "unsupported video format";
-    return FALSE;
-  }
-  if (meta->format != GST_VIDEO_INFO_FORMAT(info) ||
-      meta->width < static_cast<guint>(GST_VIDEO_INFO_WIDTH(info)) ||
-      meta->height < static_cast<guint>(GST_VIDEO_INFO_HEIGHT(info))) {
-    *error = "GstVideoMeta does not match the negotiated caps";
-    return FALSE;
-  }
-  image->width = GST_VIDEO_INFO_WIDTH(info);
-  image->height = GST_VIDEO_INFO_HEIGHT(info);
-  guint8 *base = gst_cuda_prep_memory_get_device_pointer(memory);
-  const int num_planes = cudaprep::format_info(image->format).num_planes;
+gboolean gst_cuda_prep_device_video_info(const GstVideoInfo *info, GstVideoInfo *device_info) {
+  cudaprep::PixelFormat format;
+  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &format)) return FALSE;
+  if (GST_VIDEO_INFO_WIDTH(info) <= 0 || GST_VIDEO_INFO_HEIGHT(info) <= 0) return FALSE;
+  *device_info = *info;
+  guint64 total_bytes = 0;
+  const int num_planes = cudaprep::format_info(format).num_planes;
   for (int plane = 0; plane < num_planes; ++plane) {
-    const gsize row_bytes = cudaprep::plane_row_bytes(image->format, plane, image->width);
-    const gsize rows = cudaprep::plane_height(image->format, plane, image->height);
-    if (meta->stride[plane] <= 0 || static_cast<gsize>(meta->stride[plane]) < row_bytes ||
-        meta->offset[plane] + (rows - 1) * meta->stride[plane] + row_bytes > memory->size) {
-      *error = "GstVideoMeta plane lies outside the memory";
-      return FALSE;
-    }
-    image->planes[plane].data = base + meta->offset[plane];
-    image->planes[plane].pitch_bytes = static_cast<size_t>(meta->stride[plane]);
+    const guint64 row_bytes = cudaprep::plane_row_bytes(format, plane, GST_VIDEO_INFO_WIDTH(info));
+    const guint64 pitch_bytes = (row_bytes + GST_CUDA_PREP_PITCH_ALIGNMENT - 1) /
+                                GST_CUDA_PREP_PITCH_ALIGNMENT * GST_CUDA_PREP_PITCH_ALIGNMENT;
+    const guint64 rows = cudaprep::plane_height(format, plane, GST_VIDEO_INFO_HEIGHT(info));
+    if (pitch_bytes > G_MAXINT || rows > G_MAXINT / pitch_bytes) return FALSE;
+    GST_VIDEO_INFO_PLANE_STRIDE(device_info, plane) = static_cast<gint>(pitch_bytes);
+    GST_VIDEO_INFO_PLANE_OFFSET(device_info, plane) = total_bytes;
+    total_bytes += pitch_bytes * rows;
   }
+  if (total_bytes > G_MAXSSIZE) return FALSE;
+  GST_VIDEO_INFO_SIZE(device_info) = total_bytes;
   return TRUE;
-}
-
-gboolean gst_cuda_prep_buffer_source_image(GstBuffer *buffer, cudaprep::Image *image,
-                                           const gchar **error) {
-  GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
-  GstVideoInfo info;
-  if (meta == nullptr ||
-      !gst_video_info_set_format(&info, meta->format, meta->width, meta->height)) {
-    *error = "frame without a valid GstVideoMeta";
-    return FALSE;
-  }
-  return gst_cuda_prep_buffer_device_image(buffer, &info, image, error);
-}
-
-gboolean gst_cuda_prep_check(GstElement *element, cudaError_t result, const gchar *call,
-                             const gchar *file, const gchar *function, gint line) {
-  if (result == cudaSuccess) return TRUE;
-  // Clear the sticky-free last error so a later, unrelated check is not blamed.
-  cudaGetLastError();
-  gchar *debug = g_strdup_printf("%s failed: %s (%s)", call, cudaGetErrorName(result),
-                                 cudaGetErrorString(result));
-  if (result == cudaErrorMemoryAllocation) {
-    gst_element_message_full(element, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
-                             GST_RESOURCE_ERROR_NO_SPACE_LEFT,
-                             g_strdup("Out of GPU memory; use smaller frames or fewer buffers"),
-                             debug, file, function, line);
-  } else {
-    gst_element_message_full(
-        element, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-        g_strdup_printf("CUDA error: %s", cudaGetErrorString(result)), debug, file, function, line);
-  }
-  return FALSE;
 }

@@ -1,5 +1,5 @@
-// GStreamer <-> kernel-library vocabulary: formats, image views of buffers,
-// CUDA error reporting.
+// GStreamer <-> kernel-library vocabulary: pixel formats, the caps of
+// device frames, and the pitched layout a device frame of given caps has.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -20,6 +20,10 @@ G_BEGIN_DECLS
 #define GST_CUDA_PREP_VIDEO_CAPS(formats) \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, formats)
 
+// Rows and planes start on this many bytes: every row then starts on a full
+// memory transaction and satisfies the texture pitch alignment of every GPU.
+#define GST_CUDA_PREP_PITCH_ALIGNMENT 256
+
 G_END_DECLS
 
 // Maps a GStreamer video format to the kernels' format; false if unsupported.
@@ -39,21 +43,7 @@ gboolean gst_cuda_prep_caps_are_device(const GstCaps *caps);
 // feature, or system memory when `feature` is NULL.
 GstCaps *gst_cuda_prep_caps_with_feature(const GstCaps *caps, const gchar *feature);
 
-// A view of a device frame: the buffer's single CUDAPitched memory with its
-// GstVideoMeta offsets and strides (a crop is a view with other offsets).
-// False, with `error` set to a reason, when the buffer is not such a frame.
-gboolean gst_cuda_prep_buffer_device_image(GstBuffer *buffer, const GstVideoInfo *info,
-                                           cudaprep::Image *image, const gchar **error);
-
-// The device frame a buffer's own GstVideoMeta describes (format and size
-// from the meta, not from caps): a frame carrying pending operations.
-gboolean gst_cuda_prep_buffer_source_image(GstBuffer *buffer, cudaprep::Image *image,
-                                           const gchar **error);
-
-// Posts a GST_ELEMENT_ERROR naming the failed CUDA call (out of memory gets
-// its own message) and returns FALSE; returns TRUE on cudaSuccess.
-gboolean gst_cuda_prep_check(GstElement *element, cudaError_t result, const gchar *call,
-                             const gchar *file, const gchar *function, gint line);
-
-#define CUDAPREP_CHECK(element, call) \
-  gst_cuda_prep_check(GST_ELEMENT(element), (call), #call, __FILE__, GST_FUNCTION, __LINE__)
+// Fills `device_info` with the pitched device layout of `info`'s frames:
+// each plane's stride rounded up to GST_CUDA_PREP_PITCH_ALIGNMENT, planes
+// one after another, size the total. False if the sizes overflow.
+gboolean gst_cuda_prep_device_video_info(const GstVideoInfo *info, GstVideoInfo *device_info);

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <vector>
 
-#include "gstcudaprepformat.h"
+#include "gstcudaprepcuda.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_memory_debug);
 #define GST_CAT_DEFAULT gst_cuda_prep_memory_debug
@@ -12,22 +12,8 @@ GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_memory_debug);
 namespace {
 
 std::atomic<guint64> allocation_count{0};
-
-// Makes `device_id` current for the scope and restores the caller's device:
-// memory may be freed from any thread, including the application's.
-class ScopedDevice {
- public:
-  explicit ScopedDevice(gint device_id) {
-    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-    if (previous_ != device_id) cudaSetDevice(device_id);
-  }
-  ~ScopedDevice() {
-    if (previous_ >= 0) cudaSetDevice(previous_);
-  }
-
- private:
-  gint previous_ = -1;
-};
+// Why this thread's last allocation failed, for the element that asked.
+thread_local cudaError_t last_allocation_error = cudaSuccess;
 
 // The synchronisation state of one device allocation, shared by the memory
 // that owns it and every memory shared from it.
@@ -68,13 +54,14 @@ static GstMemory *gst_cuda_prep_allocator_alloc(GstAllocator *allocator, gsize s
                                                 GstAllocationParams *params) {
   GstCudaPrepAllocator *self = GST_CUDA_PREP_ALLOCATOR(allocator);
   (void)params;  // device memory is aligned to 256 bytes by cudaMalloc; no prefix/padding
-  ScopedDevice device(self->device_id);
+  GstCudaPrepScopedDevice device(self->device_id);
 
   auto *sync = new SyncState();
   cudaError_t err = cudaEventCreateWithFlags(&sync->write_event, cudaEventDisableTiming);
   if (err != cudaSuccess) {
     GST_ERROR("cudaEventCreateWithFlags failed on device %d: %s", self->device_id,
               cudaGetErrorString(err));
+    last_allocation_error = err;
     delete sync;
     return nullptr;
   }
@@ -93,6 +80,7 @@ static GstMemory *gst_cuda_prep_allocator_alloc(GstAllocator *allocator, gsize s
     GST_ERROR("allocating %" G_GSIZE_FORMAT
               " bytes (cudaMalloc, cudaMemset) failed on device %d: %s",
               size, self->device_id, cudaGetErrorString(err));
+    last_allocation_error = err;
     cudaEventDestroy(sync->write_event);
     delete sync;
     return nullptr;
@@ -112,7 +100,7 @@ static void gst_cuda_prep_allocator_free(GstAllocator *allocator, GstMemory *gst
   (void)allocator;
   auto *memory = reinterpret_cast<GstCudaPrepMemory *>(gst_memory);
   if (gst_memory->parent == nullptr) {
-    ScopedDevice device(memory->device_id);
+    GstCudaPrepScopedDevice device(memory->device_id);
     // cudaFree waits for the device, so pending readers finish first.
     cudaError_t err = cudaFree(memory->device_ptr);
     if (err != cudaSuccess) GST_ERROR("cudaFree failed: %s", cudaGetErrorString(err));
@@ -163,7 +151,7 @@ static GstMemory *gst_cuda_prep_memory_copy(GstMemory *gst_memory, gssize offset
   GstMemory *copy = gst_allocator_alloc(gst_memory->allocator, size, nullptr);
   if (copy == nullptr) return nullptr;
 
-  ScopedDevice device(memory->device_id);
+  GstCudaPrepScopedDevice device(memory->device_id);
   // A copy is a host-side request with no stream: wait for the last writer.
   cudaError_t err = cudaEventSynchronize(memory->sync->write_event);
   if (err == cudaSuccess) {
@@ -265,7 +253,7 @@ cudaError_t gst_cuda_prep_memory_end_read(GstMemory *memory, cudaStream_t stream
     if (sync->reads[i].stream == stream) return cudaEventRecord(sync->reads[i].event, stream);
   if (sync->active_reads == sync->reads.size()) {
     // Grows only up to the number of concurrent readers, then is reused.
-    ScopedDevice device(root->device_id);
+    GstCudaPrepScopedDevice device(root->device_id);
     cudaEvent_t event = nullptr;
     cudaError_t err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
     if (err != cudaSuccess) return err;
@@ -292,30 +280,12 @@ cudaEvent_t gst_cuda_prep_memory_get_ready_event(GstMemory *memory) {
   return sync->written ? sync->write_event : nullptr;
 }
 
-guint64 gst_cuda_prep_memory_get_allocation_count(void) {
-  return allocation_count.load(std::memory_order_relaxed);
+cudaError_t gst_cuda_prep_memory_get_last_allocation_error(void) {
+  return last_allocation_error;
 }
 
-gboolean gst_cuda_prep_device_video_info(const GstVideoInfo *info, GstVideoInfo *device_info) {
-  cudaprep::PixelFormat format;
-  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &format)) return FALSE;
-  if (GST_VIDEO_INFO_WIDTH(info) <= 0 || GST_VIDEO_INFO_HEIGHT(info) <= 0) return FALSE;
-  *device_info = *info;
-  guint64 total_bytes = 0;
-  const int num_planes = cudaprep::format_info(format).num_planes;
-  for (int plane = 0; plane < num_planes; ++plane) {
-    const guint64 row_bytes = cudaprep::plane_row_bytes(format, plane, GST_VIDEO_INFO_WIDTH(info));
-    const guint64 pitch_bytes = (row_bytes + GST_CUDA_PREP_PITCH_ALIGNMENT - 1) /
-                                GST_CUDA_PREP_PITCH_ALIGNMENT * GST_CUDA_PREP_PITCH_ALIGNMENT;
-    const guint64 rows = cudaprep::plane_height(format, plane, GST_VIDEO_INFO_HEIGHT(info));
-    if (pitch_bytes > G_MAXINT || rows > G_MAXINT / pitch_bytes) return FALSE;
-    GST_VIDEO_INFO_PLANE_STRIDE(device_info, plane) = static_cast<gint>(pitch_bytes);
-    GST_VIDEO_INFO_PLANE_OFFSET(device_info, plane) = total_bytes;
-    total_bytes += pitch_bytes * rows;
-  }
-  if (total_bytes > G_MAXSSIZE) return FALSE;
-  GST_VIDEO_INFO_SIZE(device_info) = total_bytes;
-  return TRUE;
+guint64 gst_cuda_prep_memory_get_allocation_count(void) {
+  return allocation_count.load(std::memory_order_relaxed);
 }
 
 /* --- pinned host memory --- */
@@ -342,6 +312,7 @@ static GstMemory *gst_cuda_prep_host_allocator_alloc(GstAllocator *allocator, gs
   if (err != cudaSuccess) {
     GST_ERROR("cudaHostAlloc of %" G_GSIZE_FORMAT " bytes failed: %s", maxsize,
               cudaGetErrorString(err));
+    last_allocation_error = err;
     return nullptr;
   }
   return gst_memory_new_wrapped(params->flags, host, maxsize, params->prefix, size, host,
@@ -364,118 +335,4 @@ GstAllocator *gst_cuda_prep_host_allocator_get(void) {
     return instance;
   }();
   return GST_ALLOCATOR(gst_object_ref(allocator));
-}
-
-/* --- buffer pool --- */
-
-struct _GstCudaPrepBufferPool {
-  GstBufferPool parent;
-  gint device_id;
-  GstAllocator *allocator;
-  GstVideoInfo device_info;
-};
-
-G_DEFINE_TYPE(GstCudaPrepBufferPool, gst_cuda_prep_buffer_pool, GST_TYPE_BUFFER_POOL)
-
-static const gchar **gst_cuda_prep_buffer_pool_get_options(GstBufferPool *pool) {
-  (void)pool;
-  static const gchar *options[] = {GST_BUFFER_POOL_OPTION_VIDEO_META, nullptr};
-  return options;
-}
-
-static gboolean gst_cuda_prep_buffer_pool_set_config(GstBufferPool *pool, GstStructure *config) {
-  GstCudaPrepBufferPool *self = GST_CUDA_PREP_BUFFER_POOL(pool);
-  GstCaps *caps = nullptr;
-  guint size, min_buffers, max_buffers;
-  if (!gst_buffer_pool_config_get_params(config, &caps, &size, &min_buffers, &max_buffers) ||
-      caps == nullptr) {
-    GST_WARNING_OBJECT(pool, "pool configuration without caps");
-    return FALSE;
-  }
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps(&info, caps)) {
-    GST_WARNING_OBJECT(pool, "caps are not video caps: %" GST_PTR_FORMAT, caps);
-    return FALSE;
-  }
-  if (!gst_cuda_prep_device_video_info(&info, &self->device_info)) {
-    GST_WARNING_OBJECT(pool, "no pitched device layout for %" GST_PTR_FORMAT, caps);
-    return FALSE;
-  }
-  gst_buffer_pool_config_set_params(config, caps, GST_VIDEO_INFO_SIZE(&self->device_info),
-                                    min_buffers, max_buffers);
-  gst_buffer_pool_config_set_allocator(config, self->allocator, nullptr);
-  return GST_BUFFER_POOL_CLASS(gst_cuda_prep_buffer_pool_parent_class)->set_config(pool, config);
-}
-
-static GstFlowReturn gst_cuda_prep_buffer_pool_alloc_buffer(GstBufferPool *pool, GstBuffer **buffer,
-                                                            GstBufferPoolAcquireParams *params) {
-  (void)params;
-  GstCudaPrepBufferPool *self = GST_CUDA_PREP_BUFFER_POOL(pool);
-  const GstVideoInfo *info = &self->device_info;
-  GstMemory *memory = gst_allocator_alloc(self->allocator, GST_VIDEO_INFO_SIZE(info), nullptr);
-  if (memory == nullptr) {
-    GST_ERROR_OBJECT(pool, "could not allocate %" G_GSIZE_FORMAT " bytes on CUDA device %d",
-                     GST_VIDEO_INFO_SIZE(info), self->device_id);
-    return GST_FLOW_ERROR;
-  }
-  *buffer = gst_buffer_new();
-  gst_buffer_append_memory(*buffer, memory);
-  gsize offsets[GST_VIDEO_MAX_PLANES];
-  gint strides[GST_VIDEO_MAX_PLANES];
-  for (int plane = 0; plane < GST_VIDEO_MAX_PLANES; ++plane) {
-    offsets[plane] = info->offset[plane];
-    strides[plane] = info->stride[plane];
-  }
-  GstVideoMeta *meta = gst_buffer_add_video_meta_full(
-      *buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(info), GST_VIDEO_INFO_WIDTH(info),
-      GST_VIDEO_INFO_HEIGHT(info), GST_VIDEO_INFO_N_PLANES(info), offsets, strides);
-  // Pooled: the layout is the memory's, it survives the pool's reset.
-  meta->meta.flags = static_cast<GstMetaFlags>(meta->meta.flags | GST_META_FLAG_POOLED);
-  return GST_FLOW_OK;
-}
-
-// An element may have moved the frame's GstVideoMeta (cudacrop's views):
-// give every frame back its own layout.
-static void gst_cuda_prep_buffer_pool_reset_buffer(GstBufferPool *pool, GstBuffer *buffer) {
-  GST_BUFFER_POOL_CLASS(gst_cuda_prep_buffer_pool_parent_class)->reset_buffer(pool, buffer);
-  const GstVideoInfo *info = &GST_CUDA_PREP_BUFFER_POOL(pool)->device_info;
-  GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
-  if (meta == nullptr) return;
-  meta->width = GST_VIDEO_INFO_WIDTH(info);
-  meta->height = GST_VIDEO_INFO_HEIGHT(info);
-  for (guint plane = 0; plane < meta->n_planes; ++plane) {
-    meta->offset[plane] = GST_VIDEO_INFO_PLANE_OFFSET(info, plane);
-    meta->stride[plane] = GST_VIDEO_INFO_PLANE_STRIDE(info, plane);
-  }
-}
-
-static void gst_cuda_prep_buffer_pool_finalize(GObject *object) {
-  GstCudaPrepBufferPool *self = GST_CUDA_PREP_BUFFER_POOL(object);
-  gst_clear_object(&self->allocator);
-  G_OBJECT_CLASS(gst_cuda_prep_buffer_pool_parent_class)->finalize(object);
-}
-
-static void gst_cuda_prep_buffer_pool_class_init(GstCudaPrepBufferPoolClass *klass) {
-  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS(klass);
-  G_OBJECT_CLASS(klass)->finalize = gst_cuda_prep_buffer_pool_finalize;
-  pool_class->get_options = gst_cuda_prep_buffer_pool_get_options;
-  pool_class->set_config = gst_cuda_prep_buffer_pool_set_config;
-  pool_class->alloc_buffer = gst_cuda_prep_buffer_pool_alloc_buffer;
-  pool_class->reset_buffer = gst_cuda_prep_buffer_pool_reset_buffer;
-}
-
-static void gst_cuda_prep_buffer_pool_init(GstCudaPrepBufferPool *self) {
-  (void)self;
-}
-
-GstBufferPool *gst_cuda_prep_buffer_pool_new(gint device_id) {
-  auto *self = GST_CUDA_PREP_BUFFER_POOL(g_object_new(GST_TYPE_CUDA_PREP_BUFFER_POOL, nullptr));
-  gst_object_ref_sink(self);
-  self->device_id = device_id;
-  self->allocator = gst_cuda_prep_allocator_get(device_id);
-  return GST_BUFFER_POOL(self);
-}
-
-gint gst_cuda_prep_buffer_pool_get_device_id(GstBufferPool *pool) {
-  return GST_CUDA_PREP_BUFFER_POOL(pool)->device_id;
 }

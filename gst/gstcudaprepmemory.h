@@ -1,6 +1,7 @@
-// Pitched device memory: a GstMemory that owns one cudaMalloc'd block on one
-// device, with the events that order its writers and readers across streams,
-// and the buffer pool that reuses such memories.
+// Device memory: a GstMemory that owns one cudaMalloc'd block on one device,
+// with the events that order its writers and readers across streams; and
+// pinned host memory for uploads. The pool that reuses device frames is in
+// gstcudapreppool.h.
 //
 // Synchronisation protocol (DESIGN.md, "Streams and synchronisation"):
 //  - a writer calls gst_cuda_prep_memory_begin_write() before enqueueing work
@@ -13,7 +14,6 @@
 
 #include <cuda_runtime_api.h>
 #include <gst/gst.h>
-#include <gst/video/video.h>
 
 G_BEGIN_DECLS
 
@@ -23,17 +23,9 @@ G_BEGIN_DECLS
 // a map fails: device memory is not host-accessible.
 #define GST_MAP_CUDA_PREP (static_cast<GstMapFlags>(GST_MAP_FLAG_LAST << 1))
 
-// Rows and planes start on this many bytes: every row then starts on a full
-// memory transaction and satisfies the texture pitch alignment of every GPU.
-#define GST_CUDA_PREP_PITCH_ALIGNMENT 256
-
 #define GST_TYPE_CUDA_PREP_ALLOCATOR (gst_cuda_prep_allocator_get_type())
 G_DECLARE_FINAL_TYPE(GstCudaPrepAllocator, gst_cuda_prep_allocator, GST, CUDA_PREP_ALLOCATOR,
                      GstAllocator)
-
-#define GST_TYPE_CUDA_PREP_BUFFER_POOL (gst_cuda_prep_buffer_pool_get_type())
-G_DECLARE_FINAL_TYPE(GstCudaPrepBufferPool, gst_cuda_prep_buffer_pool, GST, CUDA_PREP_BUFFER_POOL,
-                     GstBufferPool)
 
 #define GST_TYPE_CUDA_PREP_HOST_ALLOCATOR (gst_cuda_prep_host_allocator_get_type())
 G_DECLARE_FINAL_TYPE(GstCudaPrepHostAllocator, gst_cuda_prep_host_allocator, GST,
@@ -62,18 +54,12 @@ guint gst_cuda_prep_memory_get_pending_reads(GstMemory *memory);
 // application waits on it (cudaStreamWaitEvent) before reading on its stream.
 cudaEvent_t gst_cuda_prep_memory_get_ready_event(GstMemory *memory);
 
+// Why the calling thread's last failed allocation (device or pinned) failed,
+// e.g. cudaErrorMemoryAllocation; cudaSuccess if none failed.
+cudaError_t gst_cuda_prep_memory_get_last_allocation_error(void);
+
 // Device allocations made so far by every cudaprep allocator: tests prove the
 // steady state allocates nothing.
 guint64 gst_cuda_prep_memory_get_allocation_count(void);
-
-// Fills `device_info` with the pitched device layout of `info`'s frames:
-// each plane's stride rounded up to GST_CUDA_PREP_PITCH_ALIGNMENT, planes
-// one after another, size the total. False if the sizes overflow.
-gboolean gst_cuda_prep_device_video_info(const GstVideoInfo *info, GstVideoInfo *device_info);
-
-// A pool of device frames of `device_id`, each with a GstVideoMeta giving
-// the pitched layout. Configure it with caps as any video buffer pool.
-GstBufferPool *gst_cuda_prep_buffer_pool_new(gint device_id);
-gint gst_cuda_prep_buffer_pool_get_device_id(GstBufferPool *pool);
 
 G_END_DECLS

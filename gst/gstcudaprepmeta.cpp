@@ -145,27 +145,6 @@ bool from_gst_data_type(GstCudaPrepTensorDataType data_type, cudaprep::DataType 
   }
 }
 
-// --- Region meta ------------------------------------------------------------
-
-gboolean region_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
-  auto *region = reinterpret_cast<GstCudaPrepRegionMeta *>(meta);
-  region->x = region->y = region->width = region->height = 0;
-  region->row_period = 0;
-  region->row_mask = 0;
-  return TRUE;
-}
-
-// A whole copy shares the memory and so the region; nothing else keeps it.
-gboolean region_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *, GQuark type,
-                               gpointer data) {
-  if (!GST_META_TRANSFORM_IS_COPY(type) || static_cast<GstMetaTransformCopy *>(data)->region)
-    return FALSE;
-  const auto *source = reinterpret_cast<GstCudaPrepRegionMeta *>(meta);
-  return gst_buffer_add_cuda_prep_region_meta(dest, source->x, source->y, source->width,
-                                              source->height, source->row_period,
-                                              source->row_mask) != nullptr;
-}
-
 }  // namespace
 
 GType gst_cuda_prep_geometry_meta_api_get_type(void) {
@@ -330,79 +309,4 @@ GstCudaPrepPendingMeta *gst_buffer_ensure_cuda_prep_pending_meta(GstBuffer *buff
   if (meta != nullptr) return meta;
   return reinterpret_cast<GstCudaPrepPendingMeta *>(
       gst_buffer_add_meta(buffer, gst_cuda_prep_pending_meta_get_info(), nullptr));
-}
-
-GType gst_cuda_prep_region_meta_api_get_type(void) {
-  static GType type = 0;
-  // Describes the memory's contents: dropped wherever new memory is made.
-  static const gchar *tags[] = {GST_META_TAG_MEMORY_STR, nullptr};
-  if (g_once_init_enter(&type)) {
-    const GType registered = gst_meta_api_type_register("GstCudaPrepRegionMetaAPI", tags);
-    g_once_init_leave(&type, registered);
-  }
-  return type;
-}
-
-const GstMetaInfo *gst_cuda_prep_region_meta_get_info(void) {
-  static const GstMetaInfo *info = nullptr;
-  if (g_once_init_enter(&info)) {
-    const GstMetaInfo *registered = gst_meta_register(
-        GST_CUDA_PREP_REGION_META_API_TYPE, "GstCudaPrepRegionMeta", sizeof(GstCudaPrepRegionMeta),
-        region_meta_init, nullptr, region_meta_transform);
-    g_once_init_leave(&info, registered);
-  }
-  return info;
-}
-
-GstCudaPrepRegionMeta *gst_buffer_add_cuda_prep_region_meta(GstBuffer *buffer, gint x, gint y,
-                                                            gint width, gint height,
-                                                            gint row_period, guint row_mask) {
-  auto *meta = reinterpret_cast<GstCudaPrepRegionMeta *>(
-      gst_buffer_add_meta(buffer, gst_cuda_prep_region_meta_get_info(), nullptr));
-  if (meta == nullptr) return nullptr;
-  meta->x = x;
-  meta->y = y;
-  meta->width = width;
-  meta->height = height;
-  meta->row_period = row_period;
-  meta->row_mask = row_mask;
-  return meta;
-}
-
-void gst_cuda_prep_query_add_region(GstQuery *query, gint x, gint y, gint width, gint height,
-                                    gint row_period, guint row_mask) {
-  GstStructure *region =
-      gst_structure_new("region", "x", G_TYPE_INT, x, "y", G_TYPE_INT, y, "width", G_TYPE_INT,
-                        width, "height", G_TYPE_INT, height, nullptr);
-  if (row_period > 0)
-    gst_structure_set(region, "row-period", G_TYPE_INT, row_period, "row-mask", G_TYPE_UINT,
-                      row_mask, nullptr);
-  gst_query_add_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, region);
-  gst_structure_free(region);
-}
-
-GstCudaPrepRegionMeta *gst_buffer_get_cuda_prep_region_meta(GstBuffer *buffer) {
-  return reinterpret_cast<GstCudaPrepRegionMeta *>(
-      gst_buffer_get_meta(buffer, GST_CUDA_PREP_REGION_META_API_TYPE));
-}
-
-gboolean gst_cuda_prep_buffer_holds_region(GstBuffer *buffer, gint x, gint y, gint width,
-                                           gint height) {
-  const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(buffer);
-  if (region == nullptr) return TRUE;
-  if (region->row_period > 0) return FALSE;
-  return x >= region->x && y >= region->y &&
-         static_cast<gint64>(x) + width <= static_cast<gint64>(region->x) + region->width &&
-         static_cast<gint64>(y) + height <= static_cast<gint64>(region->y) + region->height;
-}
-
-gboolean gst_cuda_prep_buffer_holds_rows(GstBuffer *buffer, const cudaprep::RowPattern &rows) {
-  const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(buffer);
-  if (region == nullptr || region->row_period == 0) return TRUE;
-  cudaprep::RowPattern written;
-  written.first = region->y;
-  written.last = region->y + region->height - 1;
-  written.period = region->row_period;
-  written.mask = region->row_mask;
-  return written == rows;
 }

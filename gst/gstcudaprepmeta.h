@@ -1,8 +1,11 @@
-// The two metas of cudaprep buffers.
+// The metas cudaprep buffers carry between elements and to applications
+// (the region meta of partial uploads is in gstcudaprepregion.h).
 //
 // GstCudaPrepGeometryMeta: how this buffer's pixels map back to the original
 // source frame (crop, scale, letterbox pad; cudaprep::FrameGeometry). Each
 // element that moves pixels composes its own mapping onto it.
+//
+// GstCudaPrepPendingMeta: work an element left for a later one to run fused.
 //
 // GstCudaPrepTensorMeta: the tensors a buffer carries, for inference. Named
 // after GStreamer 1.26's analytics GstTensorMeta / GstTensor (id, layout,
@@ -23,7 +26,6 @@
 #include <cuda_runtime_api.h>
 #include <gst/gst.h>
 
-#include "cudaprep/copy.h"
 #include "cudaprep/geometry.h"
 #include "cudaprep/resize.h"
 #include "cudaprep/tensor.h"
@@ -71,46 +73,6 @@ const GstMetaInfo *gst_cuda_prep_pending_meta_get_info(void);
 // The buffer's pending meta, added (nothing pending) if it has none.
 GstCudaPrepPendingMeta *gst_buffer_ensure_cuda_prep_pending_meta(GstBuffer *buffer);
 GstCudaPrepPendingMeta *gst_buffer_get_cuda_prep_pending_meta(GstBuffer *buffer);
-
-// --- Region ----------------------------------------------------------------
-
-// Announced by an element in its allocation answer, with params structure
-// "region" (int x, y, width, height): it reads only that rectangle of each
-// frame (cudacrop). With "row-period" (int, 1..32) and "row-mask" (uint) it
-// reads, within the rectangle, only the rows r whose bit (r - y) % period of
-// the mask is set (cudaresize's downscales: rows of weight zero are never
-// read). cudaframeupload then copies only those pixels, leaves the rest of
-// the frame unwritten and marks each such frame with a
-// GstCudaPrepRegionMeta, so that a reader whose region moved since (a live
-// property change) can tell the frame does not hold its pixels.
-#define GST_CUDA_PREP_REGION_META_API_TYPE (gst_cuda_prep_region_meta_api_get_type())
-GType gst_cuda_prep_region_meta_api_get_type(void);
-
-typedef struct {
-  GstMeta meta;
-  gint x, y, width, height;  // the only pixels of the frame that were written...
-  gint row_period;           // ...and of those rows only the ones in row_mask (0: all)
-  guint row_mask;
-} GstCudaPrepRegionMeta;
-
-const GstMetaInfo *gst_cuda_prep_region_meta_get_info(void);
-// row_period 0: every row of the rectangle.
-GstCudaPrepRegionMeta *gst_buffer_add_cuda_prep_region_meta(GstBuffer *buffer, gint x, gint y,
-                                                            gint width, gint height,
-                                                            gint row_period, guint row_mask);
-GstCudaPrepRegionMeta *gst_buffer_get_cuda_prep_region_meta(GstBuffer *buffer);
-// The announcement itself, in an allocation answer (row_period 0: a plain
-// rectangle).
-void gst_cuda_prep_query_add_region(GstQuery *query, gint x, gint y, gint width, gint height,
-                                    gint row_period, guint row_mask);
-// TRUE when the rectangle's pixels were written: the buffer has no region
-// meta (a whole frame) or its region, all of whose rows were written,
-// contains the rectangle.
-gboolean gst_cuda_prep_buffer_holds_region(GstBuffer *buffer, gint x, gint y, gint width,
-                                           gint height);
-// FALSE when the buffer was uploaded row by row for rows other than `rows`
-// (a reader whose settings changed while it was on its way).
-gboolean gst_cuda_prep_buffer_holds_rows(GstBuffer *buffer, const cudaprep::RowPattern &rows);
 
 // --- Tensor meta ----------------------------------------------------------
 

@@ -21,6 +21,8 @@ GType gst_cuda_prep_tensor_dtype_get_type(void) {
   static GType type = 0;
   if (g_once_init_enter(&type)) {
     static const GEnumValue values[] = {
+        {GST_CUDA_PREP_TENSOR_DTYPE_AUTO,
+         "The input's: cudanormalize's float32 or float16, uint8 from 8-bit video", "auto"},
         {static_cast<gint>(cudaprep::DataType::kFloat32), "32-bit IEEE float", "float32"},
         {static_cast<gint>(cudaprep::DataType::kFloat16), "16-bit IEEE float (half)", "float16"},
         {static_cast<gint>(cudaprep::DataType::kUInt8),
@@ -165,43 +167,5 @@ gboolean gst_cuda_prep_buffer_planar_image(GstBuffer *buffer, const GstCudaPrepP
   result.channels = info->channels;
   result.dtype = info->dtype;
   *image = result;
-  return TRUE;
-}
-
-gboolean gst_cuda_prep_decide_block_pool(GstBaseTransform *trans, GstQuery *query, gint device_id,
-                                         gsize size) {
-  GstCaps *caps = nullptr;
-  gst_query_parse_allocation(query, &caps, nullptr);
-  guint min_buffers = 0, max_buffers = 0;
-  const gboolean have_pool = gst_query_get_n_allocation_pools(query) > 0;
-  if (have_pool)
-    gst_query_parse_nth_allocation_pool(query, 0, nullptr, nullptr, &min_buffers, &max_buffers);
-  if (size > G_MAXUINT) {
-    GST_ELEMENT_ERROR(
-        trans, RESOURCE, SETTINGS,
-        ("Output buffers of %" G_GSIZE_FORMAT " bytes are too large (4 GiB at most)", size),
-        (nullptr));
-    return FALSE;
-  }
-  GstAllocator *allocator = gst_cuda_prep_allocator_get(device_id);
-  GstBufferPool *pool = gst_buffer_pool_new();
-  GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(size), min_buffers,
-                                    max_buffers);
-  gst_buffer_pool_config_set_allocator(config, allocator, nullptr);
-  gst_object_unref(allocator);
-  if (!gst_buffer_pool_set_config(pool, config)) {
-    GST_ELEMENT_ERROR(trans, RESOURCE, SETTINGS,
-                      ("Could not configure a pool of device buffers for %" GST_PTR_FORMAT, caps),
-                      (nullptr));
-    gst_object_unref(pool);
-    return FALSE;
-  }
-  if (have_pool)
-    gst_query_set_nth_allocation_pool(query, 0, pool, static_cast<guint>(size), min_buffers,
-                                      max_buffers);
-  else
-    gst_query_add_allocation_pool(query, pool, static_cast<guint>(size), min_buffers, max_buffers);
-  gst_object_unref(pool);
   return TRUE;
 }

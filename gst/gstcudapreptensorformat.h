@@ -16,7 +16,6 @@
 //    one contiguous tensor per buffer, described by its GstCudaPrepTensorMeta.
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
 
 #include "cudaprep/tensor.h"
@@ -45,7 +44,9 @@ G_BEGIN_DECLS
 #define GST_TYPE_CUDA_PREP_FLOAT_DTYPE (gst_cuda_prep_float_dtype_get_type())
 GType gst_cuda_prep_float_dtype_get_type(void);  // float32, float16
 #define GST_TYPE_CUDA_PREP_TENSOR_DTYPE (gst_cuda_prep_tensor_dtype_get_type())
-GType gst_cuda_prep_tensor_dtype_get_type(void);  // float32, float16, uint8
+GType gst_cuda_prep_tensor_dtype_get_type(void);  // auto, float32, float16, uint8
+// The tensor dtype value "auto": the input's element type.
+#define GST_CUDA_PREP_TENSOR_DTYPE_AUTO (-1)
 #define GST_TYPE_CUDA_PREP_CHANNEL_ORDER (gst_cuda_prep_channel_order_get_type())
 GType gst_cuda_prep_channel_order_get_type(void);  // rgb, bgr, gray
 #define GST_TYPE_CUDA_PREP_TENSOR_LAYOUT (gst_cuda_prep_tensor_layout_get_type())
@@ -91,10 +92,3 @@ gboolean gst_cuda_prep_data_type_from_string(const gchar *name, cudaprep::DataTy
 gboolean gst_cuda_prep_channel_order_from_string(const gchar *name,
                                                  cudaprep::ChannelOrder *channel_order);
 gboolean gst_cuda_prep_tensor_layout_from_string(const gchar *name, cudaprep::TensorLayout *layout);
-
-// Puts in the allocation query a pool of `size`-byte blocks of device memory
-// of `device_id` (cudaprep memory, no GstVideoMeta), configured for `caps`.
-// The pool is element-owned: non-video payloads have no downstream pool to
-// share. Posts an element error and returns FALSE when it cannot be set up.
-gboolean gst_cuda_prep_decide_block_pool(GstBaseTransform *trans, GstQuery *query, gint device_id,
-                                         gsize size);

@@ -47,9 +47,10 @@
 #include <string>
 #include <vector>
 
-#include "cudaprep/resize.h"
 #include "cudaprep/copy.h"
+#include "cudaprep/resize.h"
 #include "cudaprep/resize_geometry.h"
+#include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmeta.h"
 
@@ -80,27 +81,28 @@ struct ResizeSettings {
   GstCudaResizeMethod method = DEFAULT_METHOD;
   gboolean add_borders = DEFAULT_ADD_BORDERS;
   // As given: 1 value grey, 2 grey + alpha, 3 R,G,B, 4 R,G,B,A.
-  gint pad_values[kMaxPadValues] = {DEFAULT_PAD_LEVEL, DEFAULT_PAD_LEVEL, DEFAULT_PAD_LEVEL};
-  guint pad_value_count = DEFAULT_PAD_VALUE_COUNT;
+  std::vector<gint> pad_values = std::vector<gint>(DEFAULT_PAD_VALUE_COUNT, DEFAULT_PAD_LEVEL);
   GstCudaResizeLetterboxAlign letterbox_align = DEFAULT_LETTERBOX_ALIGN;
   gint short_side = 0;   // 0: output size from caps
   gint multiple_of = 0;  // 0: 1
   bool uses_size_rule() const { return short_side > 0; }
 };
 
-struct _GstCudaResize {
-  GstCudaPrepBaseTransform parent;
+struct GstCudaResizePrivate {
   ResizeSettings settings;  // object lock
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;
+  // Streaming thread.
   cudaprep::Colorimetry colorimetry;  // of the input, from its caps
   cudaprep::ResizeParams params;      // of the frame being processed
-  gboolean defer;                     // downstream runs this resize (GstCudaPrepPendingMeta)
   // The input rows `params` read, as announced upstream (period 0: all),
   // and what it was computed for.
   cudaprep::RowPattern rows_read;
-  cudaprep::Interpolation rows_interpolation;
-  gint rows_src_height, rows_rect_height;
+  cudaprep::Interpolation rows_interpolation = cudaprep::Interpolation::kBilinear;
+  gint rows_src_height = 0, rows_rect_height = 0;
+};
+
+struct _GstCudaResize {
+  GstCudaPrepBaseTransform parent;
+  GstCudaResizePrivate *priv;
 };
 
 G_DEFINE_TYPE(GstCudaResize, gst_cuda_resize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -143,7 +145,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
 
 static ResizeSettings get_settings(GstCudaResize *self) {
   GST_OBJECT_LOCK(self);
-  const ResizeSettings settings = self->settings;
+  const ResizeSettings settings = self->priv->settings;
   GST_OBJECT_UNLOCK(self);
   return settings;
 }
@@ -164,14 +166,33 @@ static cudaprep::Interpolation interpolation_of(GstCudaResizeMethod method) {
 
 // The pad value as R, G, B, A from the 1 to 4 values given.
 static void pad_rgba(const ResizeSettings &settings, uint8_t rgba[4]) {
-  const gint *values = settings.pad_values;
-  const bool grey = settings.pad_value_count <= 2;
+  const std::vector<gint> &values = settings.pad_values;
+  const bool grey = values.size() <= 2;
   rgba[0] = static_cast<uint8_t>(values[0]);
   rgba[1] = static_cast<uint8_t>(grey ? values[0] : values[1]);
   rgba[2] = static_cast<uint8_t>(grey ? values[0] : values[2]);
   const guint alpha_index = grey ? 1 : 3;
-  rgba[3] =
-      settings.pad_value_count > alpha_index ? static_cast<uint8_t>(values[alpha_index]) : 255;
+  rgba[3] = values.size() > alpha_index ? static_cast<uint8_t>(values[alpha_index]) : 255;
+}
+
+// Why the settings cannot work, naming the property and value; empty if
+// they can.
+static std::string settings_error(const ResizeSettings &settings) {
+  const size_t count = settings.pad_values.size();
+  if (count < 1 || count > kMaxPadValues)
+    return "pad-value takes 1 to 4 values (<grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>), not " +
+           std::to_string(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (settings.pad_values[i] < 0 || settings.pad_values[i] > 255)
+      return "pad-value[" + std::to_string(i) + "]=" + std::to_string(settings.pad_values[i]) +
+             " is outside 0..255";
+  }
+  return {};
+}
+
+static gchar *gst_cuda_resize_settings_error(GstCudaPrepBaseTransform *base) {
+  const std::string error = settings_error(get_settings(GST_CUDA_RESIZE(base)));
+  return error.empty() ? nullptr : g_strdup(error.c_str());
 }
 
 // The output size the short-side rule derives from a width x height input.
@@ -240,6 +261,8 @@ static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in
   const gint in_width = GST_VIDEO_INFO_WIDTH(in_info), in_height = GST_VIDEO_INFO_HEIGHT(in_info);
   const gint out_width = GST_VIDEO_INFO_WIDTH(out_info),
              out_height = GST_VIDEO_INFO_HEIGHT(out_info);
+  *reason = settings_error(settings);
+  if (!reason->empty()) return false;
   params->interpolation = interpolation_of(settings.method);
   params->source_colorimetry = colorimetry;
   pad_rgba(settings, params->pad_value);
@@ -413,31 +436,30 @@ static gboolean gst_cuda_resize_sink_event(GstBaseTransform *trans, GstEvent *ev
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->sink_event(trans, event);
 }
 
-static gboolean gst_cuda_resize_set_caps(GstBaseTransform *trans, GstCaps *incaps,
-                                         GstCaps *outcaps) {
-  auto *self = GST_CUDA_RESIZE(trans);
-  if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->in_info) ||
-      !gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), outcaps, &self->out_info))
-    return FALSE;
+static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                         const GstVideoInfo *in_info, GstCaps *outcaps,
+                                         const GstVideoInfo *out_info) {
+  auto *self = GST_CUDA_RESIZE(base);
+  GstCudaResizePrivate *priv = self->priv;
   cudaprep::PixelFormat in_format, out_format;
-  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->in_info), &in_format) ||
-      !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&self->out_info), &out_format) ||
+  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &in_format) ||
+      !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(out_info), &out_format) ||
       !cudaprep::is_resize_source_format(in_format) ||
       !cudaprep::is_resize_destination_format(out_format)) {
     GST_ELEMENT_ERROR(
         self, CORE, NEGOTIATION,
         ("Unsupported conversion %s -> %s: cudaresize reads " GST_CUDA_PREP_FRAME_FORMATS
          " and writes " OUTPUT_FORMATS,
-         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->in_info)),
-         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->out_info))),
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in_info)),
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out_info))),
         ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
   const ResizeSettings settings = get_settings(self);
-  const gint in_width = GST_VIDEO_INFO_WIDTH(&self->in_info);
-  const gint in_height = GST_VIDEO_INFO_HEIGHT(&self->in_info);
-  const gint out_width = GST_VIDEO_INFO_WIDTH(&self->out_info);
-  const gint out_height = GST_VIDEO_INFO_HEIGHT(&self->out_info);
+  const gint in_width = GST_VIDEO_INFO_WIDTH(in_info);
+  const gint in_height = GST_VIDEO_INFO_HEIGHT(in_info);
+  const gint out_width = GST_VIDEO_INFO_WIDTH(out_info);
+  const gint out_height = GST_VIDEO_INFO_HEIGHT(out_info);
   std::string reason;
   gint rule_width = 0, rule_height = 0;
   if (settings.uses_size_rule()) {
@@ -456,22 +478,21 @@ static gboolean gst_cuda_resize_set_caps(GstBaseTransform *trans, GstCaps *incap
       return FALSE;
     }
   }
-  if (!input_colorimetry(&self->in_info, &self->colorimetry, &reason) ||
-      !resize_params(settings, &self->in_info, &self->out_info, self->colorimetry, &self->params,
-                     &reason)) {
+  if (!input_colorimetry(in_info, &priv->colorimetry, &reason) ||
+      !resize_params(settings, in_info, out_info, priv->colorimetry, &priv->params, &reason)) {
     GST_ELEMENT_ERROR(
         self, CORE, NEGOTIATION,
         ("Impossible cudaresize of %dx%d %s to %dx%d %s: %s", in_width, in_height,
-         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->in_info)), out_width, out_height,
-         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->out_info)), reason.c_str()),
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in_info)), out_width, out_height,
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out_info)), reason.c_str()),
         (nullptr));
     return FALSE;
   }
   GST_INFO_OBJECT(self, "%dx%d %s -> %dx%d %s, image at %dx%d+%d+%d", in_width, in_height,
-                  gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->in_info)), out_width,
-                  out_height, gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&self->out_info)),
-                  self->params.dst_rect.width, self->params.dst_rect.height,
-                  self->params.dst_rect.x, self->params.dst_rect.y);
+                  gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in_info)), out_width, out_height,
+                  gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out_info)),
+                  priv->params.dst_rect.width, priv->params.dst_rect.height,
+                  priv->params.dst_rect.x, priv->params.dst_rect.y);
   return TRUE;
 }
 
@@ -489,119 +510,92 @@ static cudaprep::RowPattern rows_worth_copying(const cudaprep::ResizeParams &par
 }
 
 // A frame uploaded for the rows of earlier settings (a method or size
-// changed while it was on its way) lacks rows this resize reads: dropped.
-static gboolean frame_holds_rows_read(GstCudaResize *self, GstBuffer *input) {
-  if (self->rows_interpolation != self->params.interpolation ||
-      self->rows_src_height != GST_VIDEO_INFO_HEIGHT(&self->in_info) ||
-      self->rows_rect_height != self->params.dst_rect.height) {
-    self->rows_read = rows_worth_copying(self->params, GST_VIDEO_INFO_HEIGHT(&self->in_info));
-    self->rows_interpolation = self->params.interpolation;
-    self->rows_src_height = GST_VIDEO_INFO_HEIGHT(&self->in_info);
-    self->rows_rect_height = self->params.dst_rect.height;
+// changed while it was on its way) lacks rows this resize reads.
+static gboolean frame_holds_rows_read(GstCudaResize *self, GstBuffer *input, gint src_height) {
+  GstCudaResizePrivate *priv = self->priv;
+  if (priv->rows_interpolation != priv->params.interpolation ||
+      priv->rows_src_height != src_height ||
+      priv->rows_rect_height != priv->params.dst_rect.height) {
+    priv->rows_read = rows_worth_copying(priv->params, src_height);
+    priv->rows_interpolation = priv->params.interpolation;
+    priv->rows_src_height = src_height;
+    priv->rows_rect_height = priv->params.dst_rect.height;
   }
-  if (gst_cuda_prep_buffer_holds_rows(input, self->rows_read)) return TRUE;
-  GST_INFO_OBJECT(self, "dropping a frame uploaded for the rows of earlier settings");
-  return FALSE;
+  return gst_cuda_prep_buffer_holds_rows(input, priv->rows_read);
 }
 
-static GstFlowReturn gst_cuda_resize_transform(GstBaseTransform *trans, GstBuffer *inbuf,
-                                               GstBuffer *outbuf) {
-  auto *self = GST_CUDA_RESIZE(trans);
-  // Settings that keep the caps (method, borders, pad value) apply from the
-  // next frame on.
+// Settings that keep the caps (method, borders, pad value) apply from the
+// next frame on. The resize runs here, or is left to downstream's fused
+// kernel in a GstCudaPrepPendingMeta when it takes it.
+static GstCudaPrepOutputPlan gst_cuda_resize_plan_output(GstCudaPrepBaseTransform *base,
+                                                         GstBuffer *inbuf) {
+  auto *self = GST_CUDA_RESIZE(base);
+  const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   std::string reason;
-  if (!resize_params(get_settings(self), &self->in_info, &self->out_info, self->colorimetry,
-                     &self->params, &reason)) {
+  if (!resize_params(get_settings(self), in_info, gst_cuda_prep_base_transform_get_out_info(base),
+                     self->priv->colorimetry, &self->priv->params, &reason)) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Impossible cudaresize: %s", reason.c_str()),
                       (nullptr));
-    return GST_FLOW_ERROR;
+    return GST_CUDA_PREP_OUTPUT_ERROR;
   }
-  if (!frame_holds_rows_read(self, inbuf)) return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  if (!frame_holds_rows_read(self, inbuf, GST_VIDEO_INFO_HEIGHT(in_info))) {
+    GST_INFO_OBJECT(self, "dropping a frame uploaded for the rows of earlier settings");
+    return GST_CUDA_PREP_OUTPUT_DROP;
+  }
+  return gst_cuda_prep_base_transform_downstream_runs_pending(base) ? GST_CUDA_PREP_OUTPUT_IN_PLACE
+                                                                    : GST_CUDA_PREP_OUTPUT_RUN;
+}
+
+static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
+                                                GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
+  GstCudaResizePrivate *priv = GST_CUDA_RESIZE(base)->priv;
+  const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   gst_cuda_prep_buffer_chain_geometry(
       inbuf, outbuf,
-      cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(&self->in_info),
-                                      GST_VIDEO_INFO_HEIGHT(&self->in_info),
-                                      self->params.dst_rect));
-  if (self->defer) {
+      cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
+                                      priv->params.dst_rect));
+  if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE) {
     GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);
     pending->has_resize = TRUE;
-    pending->resize = self->params;
-    return GST_FLOW_OK;
+    pending->resize = priv->params;
   }
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->transform(trans, inbuf, outbuf);
-}
-
-static GstFlowReturn gst_cuda_resize_transform_ip(GstBaseTransform *trans, GstBuffer *buffer) {
-  return gst_cuda_resize_transform(trans, buffer, buffer);
-}
-
-// A deferred frame stays the input buffer (the source), its resize noted in
-// a GstCudaPrepPendingMeta for downstream to run fused.
-static GstFlowReturn gst_cuda_resize_prepare_output_buffer(GstBaseTransform *trans,
-                                                           GstBuffer *input, GstBuffer **output) {
-  if (!GST_CUDA_RESIZE(trans)->defer || gst_base_transform_is_passthrough(trans))
-    return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)
-        ->prepare_output_buffer(trans, input, output);
-  *output = gst_cuda_prep_buffer_in_place_output(input);
-  return GST_FLOW_OK;
+  return TRUE;
 }
 
 // Tells upstream (cudaframeupload) which input rows this resize reads when
 // a downscale skips most (bilinear 1080 -> 360 reads one row in three), so
 // that only those cross PCIe.
-static gboolean gst_cuda_resize_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query,
-                                                   GstQuery *query) {
-  auto *self = GST_CUDA_RESIZE(trans);
-  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)
-           ->propose_allocation(trans, decide_query, query))
-    return FALSE;
-  GstCaps *caps = nullptr;
-  gst_query_parse_allocation(query, &caps, nullptr);
-  GstVideoInfo in_info;
+static gboolean gst_cuda_resize_region_read(GstCudaPrepBaseTransform *base,
+                                            const GstVideoInfo *in_info,
+                                            GstCudaPrepRegion *region) {
+  auto *self = GST_CUDA_RESIZE(base);
+  const GstVideoInfo *out_info = gst_cuda_prep_base_transform_get_out_info(base);
   cudaprep::ResizeParams params;
   std::string reason;
-  if (gst_base_transform_is_passthrough(trans) || caps == nullptr ||
-      !gst_video_info_from_caps(&in_info, caps) || GST_VIDEO_INFO_WIDTH(&self->out_info) <= 0 ||
-      !resize_params(get_settings(self), &in_info, &self->out_info, self->colorimetry, &params,
-                     &reason))
-    return TRUE;
-  const cudaprep::RowPattern rows = rows_worth_copying(params, GST_VIDEO_INFO_HEIGHT(&in_info));
-  if (rows.period == 0) return TRUE;
-  gst_cuda_prep_query_add_region(query, 0, rows.first, GST_VIDEO_INFO_WIDTH(&in_info),
-                                 rows.last - rows.first + 1, rows.period, rows.mask);
+  if (out_info == nullptr || !resize_params(get_settings(self), in_info, out_info,
+                                            self->priv->colorimetry, &params, &reason))
+    return FALSE;
+  const cudaprep::RowPattern rows = rows_worth_copying(params, GST_VIDEO_INFO_HEIGHT(in_info));
+  if (rows.period == 0) return FALSE;
+  region->rect = {0, rows.first, GST_VIDEO_INFO_WIDTH(in_info), rows.last - rows.first + 1};
+  region->rows = rows;
   return TRUE;
-}
-
-static gboolean gst_cuda_resize_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
-  auto *self = GST_CUDA_RESIZE(trans);
-  self->defer = gst_query_find_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
-  GST_DEBUG_OBJECT(self, "%s",
-                   self->defer ? "fused: downstream runs this resize" : "runs its own kernel");
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->decide_allocation(trans, query);
 }
 
 static GstFlowReturn gst_cuda_resize_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
                                              GstBuffer *outbuf) {
   auto *self = GST_CUDA_RESIZE(base);
   cudaprep::Image src, dst;
-  const gchar *error = nullptr;
-  if (!gst_cuda_prep_buffer_device_image(inbuf, &self->in_info, &src, &error)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a device frame: %s", error),
-                      (nullptr));
+  if (!gst_cuda_prep_base_transform_input_image(base, inbuf, &src) ||
+      !gst_cuda_prep_base_transform_output_image(base, outbuf, &dst))
     return GST_FLOW_ERROR;
-  }
-  if (!gst_cuda_prep_buffer_device_image(outbuf, &self->out_info, &dst, &error)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Output buffer is not a device frame: %s", error),
-                      (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  const std::string reason = cudaprep::resize_params_error(src, dst, self->params);
+  const std::string reason = cudaprep::resize_params_error(src, dst, self->priv->params);
   if (!reason.empty()) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot resize this frame: %s", reason.c_str()),
                       (nullptr));
     return GST_FLOW_ERROR;
   }
-  if (!CUDAPREP_CHECK(self, cudaprep::resize(src, dst, self->params,
+  if (!CUDAPREP_CHECK(self, cudaprep::resize(src, dst, self->priv->params,
                                              gst_cuda_prep_base_transform_get_stream(base))))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
@@ -611,7 +605,7 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
                                          GParamSpec *pspec) {
   auto *self = GST_CUDA_RESIZE(object);
   GST_OBJECT_LOCK(self);
-  ResizeSettings &settings = self->settings;
+  ResizeSettings &settings = self->priv->settings;
   switch (prop_id) {
     case PROP_METHOD:
       settings.method = static_cast<GstCudaResizeMethod>(g_value_get_enum(value));
@@ -619,20 +613,11 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
     case PROP_ADD_BORDERS:
       settings.add_borders = g_value_get_boolean(value);
       break;
-    case PROP_PAD_VALUE: {
-      const guint count = gst_value_array_get_size(value);
-      if (count < 1 || count > kMaxPadValues) {
-        g_warning(
-            "cudaresize: pad-value takes 1 to 4 values (grey, grey+alpha, R,G,B or "
-            "R,G,B,A), not %u; keeping the previous value",
-            count);
-        break;
-      }
-      for (guint i = 0; i < count; ++i)
-        settings.pad_values[i] = g_value_get_int(gst_value_array_get_value(value, i));
-      settings.pad_value_count = count;
+    case PROP_PAD_VALUE:
+      settings.pad_values.clear();
+      for (guint i = 0; i < gst_value_array_get_size(value); ++i)
+        settings.pad_values.push_back(g_value_get_int(gst_value_array_get_value(value, i)));
       break;
-    }
     case PROP_LETTERBOX_ALIGN:
       settings.letterbox_align = static_cast<GstCudaResizeLetterboxAlign>(g_value_get_enum(value));
       break;
@@ -658,7 +643,7 @@ static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue 
                                          GParamSpec *pspec) {
   auto *self = GST_CUDA_RESIZE(object);
   GST_OBJECT_LOCK(self);
-  const ResizeSettings &settings = self->settings;
+  const ResizeSettings &settings = self->priv->settings;
   switch (prop_id) {
     case PROP_METHOD:
       g_value_set_enum(value, settings.method);
@@ -667,10 +652,10 @@ static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue 
       g_value_set_boolean(value, settings.add_borders);
       break;
     case PROP_PAD_VALUE:
-      for (guint i = 0; i < settings.pad_value_count; ++i) {
+      for (gint pad_value : settings.pad_values) {
         GValue entry = G_VALUE_INIT;
         g_value_init(&entry, G_TYPE_INT);
-        g_value_set_int(&entry, settings.pad_values[i]);
+        g_value_set_int(&entry, pad_value);
         gst_value_array_append_and_take_value(value, &entry);
       }
       break;
@@ -690,13 +675,20 @@ static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue 
   GST_OBJECT_UNLOCK(self);
 }
 
+static void gst_cuda_resize_finalize(GObject *object) {
+  delete GST_CUDA_RESIZE(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_resize_parent_class)->finalize(object);
+}
+
 static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
   gobject_class->set_property = gst_cuda_resize_set_property;
   gobject_class->get_property = gst_cuda_resize_get_property;
+  gobject_class->finalize = gst_cuda_resize_finalize;
   const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                               GST_PARAM_MUTABLE_PLAYING);
   g_object_class_install_property(
@@ -717,9 +709,10 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
       gst_param_spec_array("pad-value", "Pad value",
                            "Colour of the letterbox borders, 0-255 per channel whatever the output "
                            "format: <grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>; alpha defaults to "
-                           "255. Default <0,0,0> (black); YOLO models use <114,114,114>",
-                           g_param_spec_int("value", "Value", "One channel of the pad colour", 0,
-                                            255, DEFAULT_PAD_LEVEL, flags),
+                           "255. Default <0,0,0> (black); YOLO models use <114,114,114>. Values "
+                           "outside 0-255 or a wrong count are an error at start",
+                           g_param_spec_int("value", "Value", "One channel of the pad colour",
+                                            G_MININT, G_MAXINT, DEFAULT_PAD_LEVEL, flags),
                            flags));
   g_object_class_install_property(
       gobject_class, PROP_LETTERBOX_ALIGN,
@@ -754,13 +747,12 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   trans_class->transform_caps = gst_cuda_resize_transform_caps;
   trans_class->fixate_caps = gst_cuda_resize_fixate_caps;
   trans_class->sink_event = gst_cuda_resize_sink_event;
-  trans_class->transform_ip = gst_cuda_resize_transform_ip;
-  trans_class->prepare_output_buffer = gst_cuda_resize_prepare_output_buffer;
-  trans_class->decide_allocation = gst_cuda_resize_decide_allocation;
-  trans_class->propose_allocation = gst_cuda_resize_propose_allocation;
-  trans_class->set_caps = gst_cuda_resize_set_caps;
-  trans_class->transform = gst_cuda_resize_transform;
-  GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass)->process = gst_cuda_resize_process;
+  base_class->settings_error = gst_cuda_resize_settings_error;
+  base_class->set_info = gst_cuda_resize_set_info;
+  base_class->plan_output = gst_cuda_resize_plan_output;
+  base_class->annotate_output = gst_cuda_resize_annotate_output;
+  base_class->process = gst_cuda_resize_process;
+  base_class->region_read = gst_cuda_resize_region_read;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN,
@@ -769,7 +761,5 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
 }
 
 static void gst_cuda_resize_init(GstCudaResize *self) {
-  self->settings = ResizeSettings{};
-  gst_video_info_init(&self->in_info);
-  gst_video_info_init(&self->out_info);
+  self->priv = new GstCudaResizePrivate();
 }

@@ -6,7 +6,8 @@
  * over memory per frame. Input is either the planar float frame of
  * cudanormalize (float32/float16 tensors) or 8-bit device video (uint8
  * tensors, the pixels unchanged, alpha dropped, channels in the source's
- * order).
+ * order). dtype=auto (default) keeps the input's element type; an explicit
+ * float dtype converts cudanormalize's frames (rounded to nearest even).
  *
  * Output caps:
  *
@@ -21,9 +22,11 @@
  * geometry mapping tensor pixels back to it. The buffer's PTS is the first
  * item's.
  *
- * A tensor leaves every batch-size frames. At EOS (and before new input
- * caps) a partial batch leaves with batch_filled < batch_size in its meta (its shape keeps the
- * negotiated batch; the missing items are zeros); a flush drops a partial batch.
+ * A tensor leaves every batch-size frames. At EOS and before any
+ * renegotiation (new input caps, or a new batch-size, layout or dtype) a
+ * partial batch leaves with batch_filled < batch_size in its meta (its shape
+ * keeps the batch it was started with; the missing items are zeros); a flush
+ * drops a partial batch.
  *
  *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudanormalize ! cudatensorize batch-size=4
  * layout=nhwc dtype=float16 ! cudatensorsink drop=true
@@ -38,10 +41,12 @@
 
 #include "cudaprep/preprocess.h"
 #include "cudaprep/tensorize.h"
+#include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepmeta.h"
 #include "gstcudapreptensorformat.h"
+#include "gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensorize_debug);
 #define GST_CAT_DEFAULT gst_cuda_tensorize_debug
@@ -50,32 +55,38 @@ enum { PROP_0, PROP_LAYOUT, PROP_BATCH_SIZE, PROP_DTYPE, PROP_FUSE };
 
 #define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
 #define DEFAULT_BATCH_SIZE 1
-#define DEFAULT_DTYPE cudaprep::DataType::kFloat32
+#define DEFAULT_DTYPE GST_CUDA_PREP_TENSOR_DTYPE_AUTO
 
 #define TENSORIZE_VIDEO_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
 
-struct _GstCudaTensorize {
-  GstCudaPrepBaseTransform parent;
+struct TensorizeSettings {
+  cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
+  guint batch_size = DEFAULT_BATCH_SIZE;
+  gint dtype = DEFAULT_DTYPE;  // a cudaprep::DataType, or GST_CUDA_PREP_TENSOR_DTYPE_AUTO
+  gboolean fuse = TRUE;
+};
 
-  // Properties (object lock).
-  cudaprep::TensorLayout layout;
-  guint batch_size;
-  cudaprep::DataType dtype;
-  gboolean fuse;
+struct GstCudaTensorizePrivate {
+  TensorizeSettings settings;  // object lock
 
   // Negotiated (streaming thread).
-  gboolean planar_input;
+  gboolean planar_input = FALSE;
   GstCudaPrepPlanarInfo planar_info;
-  GstVideoInfo video_info;
-  cudaprep::ChannelOrder video_channel_order;
+  cudaprep::ChannelOrder video_channel_order = cudaprep::ChannelOrder::kRGB;
   cudaprep::TensorDesc desc;
 
   // The batch being filled (streaming thread): a pooled tensor buffer, its
-  // first `filled` items written.
-  GstBuffer *batch;
-  guint filled;
-  std::vector<GstCudaPrepTensorItem> *items;
-  GstClockTime end_time;  // of the last frame added, if known
+  // first `filled` items written, described by `batch_desc`.
+  GstBuffer *batch = nullptr;
+  cudaprep::TensorDesc batch_desc;
+  guint filled = 0;
+  std::vector<GstCudaPrepTensorItem> items;
+  GstClockTime end_time = GST_CLOCK_TIME_NONE;  // of the last frame added, if known
+};
+
+struct _GstCudaTensorize {
+  GstCudaPrepBaseTransform parent;
+  GstCudaTensorizePrivate *priv;
 };
 
 G_DEFINE_TYPE(GstCudaTensorize, gst_cuda_tensorize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
@@ -136,28 +147,56 @@ static void add_device_structure(GstCaps *caps, GstStructure *structure) {
       caps, structure, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, nullptr));
 }
 
+static TensorizeSettings get_settings(GstCudaTensorize *self) {
+  GST_OBJECT_LOCK(self);
+  const TensorizeSettings settings = self->priv->settings;
+  GST_OBJECT_UNLOCK(self);
+  return settings;
+}
+
+// The element type of tensors of this input: the dtype property, or with
+// dtype=auto the input's (planar frames: theirs; video: uint8).
+static gboolean resolve_dtype(gint dtype_setting, const GstStructure *input,
+                              cudaprep::DataType *dtype) {
+  if (dtype_setting != GST_CUDA_PREP_TENSOR_DTYPE_AUTO) {
+    *dtype = static_cast<cudaprep::DataType>(dtype_setting);
+    return TRUE;
+  }
+  if (!gst_structure_has_name(input, GST_CUDA_PREP_PLANAR_MEDIA_TYPE)) {
+    *dtype = cudaprep::DataType::kUInt8;
+    return TRUE;
+  }
+  return gst_cuda_prep_data_type_from_string(gst_structure_get_string(input, "dtype"), dtype);
+}
+
+static gchar *gst_cuda_tensorize_settings_error(GstCudaPrepBaseTransform *base) {
+  const TensorizeSettings settings = get_settings(GST_CUDA_TENSORIZE(base));
+  if (settings.batch_size < 1 || settings.batch_size > GST_CUDA_PREP_TENSOR_MAX_BATCH)
+    return g_strdup_printf("batch-size=%u is outside 1..%d", settings.batch_size,
+                           GST_CUDA_PREP_TENSOR_MAX_BATCH);
+  return nullptr;
+}
+
 // Input -> tensor with the properties' layout, batch and dtype (whether the
-// dtype suits the input is checked in set_caps, with a message); tensor ->
+// dtype suits the input is checked in set_info, with a message); tensor ->
 // planar frames or 8-bit video of the same size and channels.
 static GstCaps *gst_cuda_tensorize_transform_caps(GstBaseTransform *trans,
                                                   GstPadDirection direction, GstCaps *caps,
                                                   GstCaps *filter) {
   auto *self = GST_CUDA_TENSORIZE(trans);
-  GST_OBJECT_LOCK(self);
-  const cudaprep::TensorLayout layout = self->layout;
-  const gint batch_size = static_cast<gint>(self->batch_size);
-  const cudaprep::DataType dtype = self->dtype;
-  GST_OBJECT_UNLOCK(self);
-
+  const TensorizeSettings settings = get_settings(self);
   GstCaps *result = gst_caps_new_empty();
   const guint size = gst_caps_get_size(caps);
   for (guint i = 0; i < size; ++i) {
     const GstStructure *structure = gst_caps_get_structure(caps, i);
     if (direction == GST_PAD_SINK) {
-      GstStructure *tensor = gst_structure_new(
-          GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "dtype", G_TYPE_STRING, cudaprep::data_type_name(dtype),
-          "layout", G_TYPE_STRING, cudaprep::tensor_layout_name(layout), "batch", G_TYPE_INT,
-          batch_size, nullptr);
+      GstStructure *tensor =
+          gst_structure_new(GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "layout", G_TYPE_STRING,
+                            cudaprep::tensor_layout_name(settings.layout), "batch", G_TYPE_INT,
+                            static_cast<gint>(settings.batch_size), nullptr);
+      cudaprep::DataType dtype;
+      if (resolve_dtype(settings.dtype, structure, &dtype))
+        gst_structure_set(tensor, "dtype", G_TYPE_STRING, cudaprep::data_type_name(dtype), nullptr);
       copy_fields(tensor, structure, {"width", "height"});
       if (gst_structure_has_name(structure, GST_CUDA_PREP_PLANAR_MEDIA_TYPE)) {
         copy_fields(tensor, structure, {"channels", "channel-order"});
@@ -201,60 +240,79 @@ static GstCaps *gst_cuda_tensorize_transform_caps(GstBaseTransform *trans,
   return result;
 }
 
-static gboolean gst_cuda_tensorize_set_caps(GstBaseTransform *trans, GstCaps *incaps,
-                                            GstCaps *outcaps) {
-  auto *self = GST_CUDA_TENSORIZE(trans);
-  GST_OBJECT_LOCK(self);
-  const cudaprep::TensorLayout layout = self->layout;
-  const gint batch_size = static_cast<gint>(self->batch_size);
-  const cudaprep::DataType dtype = self->dtype;
-  GST_OBJECT_UNLOCK(self);
+static GstFlowReturn push_partial_batch(GstCudaTensorize *self);
 
-  gint width = 0, height = 0, channels = 0;
+// The tensor's channels, size and dtype from the input caps; posts an error
+// naming what does not fit.
+static gboolean input_shape(GstCudaTensorize *self, GstCaps *incaps, const GstVideoInfo *video_info,
+                            gint dtype_setting, gint *channels, gint *height, gint *width,
+                            cudaprep::DataType *dtype) {
+  GstCudaTensorizePrivate *priv = self->priv;
   const GstStructure *in = gst_caps_get_structure(incaps, 0);
-  self->planar_input = gst_structure_has_name(in, GST_CUDA_PREP_PLANAR_MEDIA_TYPE);
-  if (self->planar_input) {
-    if (!gst_cuda_prep_planar_info_from_caps(&self->planar_info, incaps)) {
+  priv->planar_input = video_info == nullptr;
+  if (!resolve_dtype(dtype_setting, in, dtype)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Input caps give no element type"),
+                      ("%" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  if (priv->planar_input) {
+    if (!gst_cuda_prep_planar_info_from_caps(&priv->planar_info, incaps)) {
       GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
                         ("Invalid planar input caps: %s", GST_CUDA_PREP_PLANAR_CAPS_RULES),
                         ("%" GST_PTR_FORMAT, incaps));
       return FALSE;
     }
-    if (dtype == cudaprep::DataType::kUInt8) {
+    if (*dtype == cudaprep::DataType::kUInt8) {
       GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
                         ("cudatensorize dtype=uint8 needs 8-bit video input, but it receives "
-                         "normalised float frames: set dtype=float32 or float16, or remove "
-                         "cudanormalize"),
+                         "normalised float frames: set dtype=auto, float32 or float16, or "
+                         "remove cudanormalize"),
                         (nullptr));
       return FALSE;
     }
-    width = self->planar_info.width;
-    height = self->planar_info.height;
-    channels = self->planar_info.channels;
-  } else {
-    if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), incaps, &self->video_info))
-      return FALSE;
-    if (!video_channel_order(GST_VIDEO_INFO_FORMAT(&self->video_info),
-                             &self->video_channel_order)) {
-      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                        ("cudatensorize reads " TENSORIZE_VIDEO_FORMATS " video, not %s",
-                         GST_VIDEO_INFO_NAME(&self->video_info)),
-                        ("%" GST_PTR_FORMAT, incaps));
-      return FALSE;
-    }
-    if (dtype != cudaprep::DataType::kUInt8) {
-      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                        ("cudatensorize receives 8-bit video, which gives uint8 tensors only, "
-                         "but dtype=%s: put cudanormalize before cudatensorize for float "
-                         "tensors, or set dtype=uint8",
-                         cudaprep::data_type_name(dtype)),
-                        (nullptr));
-      return FALSE;
-    }
-    width = GST_VIDEO_INFO_WIDTH(&self->video_info);
-    height = GST_VIDEO_INFO_HEIGHT(&self->video_info);
-    channels = cudaprep::channel_count(self->video_channel_order);
+    *width = priv->planar_info.width;
+    *height = priv->planar_info.height;
+    *channels = priv->planar_info.channels;
+    return TRUE;
   }
+  if (!video_channel_order(GST_VIDEO_INFO_FORMAT(video_info), &priv->video_channel_order)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("cudatensorize reads " TENSORIZE_VIDEO_FORMATS " video, not %s",
+                       GST_VIDEO_INFO_NAME(video_info)),
+                      ("%" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  if (*dtype != cudaprep::DataType::kUInt8) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("cudatensorize receives 8-bit video, which gives uint8 tensors only, "
+                       "but dtype=%s: put cudanormalize before cudatensorize for float "
+                       "tensors, or set dtype=auto or uint8",
+                       cudaprep::data_type_name(*dtype)),
+                      (nullptr));
+    return FALSE;
+  }
+  *width = GST_VIDEO_INFO_WIDTH(video_info);
+  *height = GST_VIDEO_INFO_HEIGHT(video_info);
+  *channels = cudaprep::channel_count(priv->video_channel_order);
+  return TRUE;
+}
+
+// A renegotiation (new caps, or a new batch-size, layout or dtype) first
+// sends the batch begun under the old one on its way, whole as it was.
+static gboolean gst_cuda_tensorize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                            const GstVideoInfo *in_info, GstCaps *outcaps,
+                                            const GstVideoInfo *) {
+  auto *self = GST_CUDA_TENSORIZE(base);
+  GstCudaTensorizePrivate *priv = self->priv;
+  const GstFlowReturn pushed = push_partial_batch(self);
+  if (pushed != GST_FLOW_OK)
+    GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(pushed));
+  const TensorizeSettings settings = get_settings(self);
+  const gint batch_size = static_cast<gint>(settings.batch_size);
+  gint width = 0, height = 0, channels = 0;
+  cudaprep::DataType dtype;
+  if (!input_shape(self, incaps, in_info, settings.dtype, &channels, &height, &width, &dtype))
+    return FALSE;
   // A buffer pool's buffers hold at most G_MAXUINT bytes.
   guint64 tensor_bytes = cudaprep::data_type_size(dtype);
   if (!g_uint64_checked_mul(&tensor_bytes, tensor_bytes, batch_size) ||
@@ -268,8 +326,8 @@ static gboolean gst_cuda_tensorize_set_caps(GstBaseTransform *trans, GstCaps *in
                       (nullptr));
     return FALSE;
   }
-  self->desc =
-      cudaprep::make_contiguous_tensor_desc(layout, batch_size, channels, height, width, dtype);
+  priv->desc = cudaprep::make_contiguous_tensor_desc(settings.layout, batch_size, channels, height,
+                                                     width, dtype);
 
   const GstStructure *out = gst_caps_get_structure(outcaps, 0);
   gint out_batch = 0, out_channels = 0, out_width = 0, out_height = 0;
@@ -278,16 +336,16 @@ static gboolean gst_cuda_tensorize_set_caps(GstBaseTransform *trans, GstCaps *in
       !gst_structure_get_int(out, "width", &out_width) || out_width != width ||
       !gst_structure_get_int(out, "height", &out_height) || out_height != height ||
       g_strcmp0(gst_structure_get_string(out, "dtype"), cudaprep::data_type_name(dtype)) != 0 ||
-      g_strcmp0(gst_structure_get_string(out, "layout"), cudaprep::tensor_layout_name(layout)) !=
-          0) {
+      g_strcmp0(gst_structure_get_string(out, "layout"),
+                cudaprep::tensor_layout_name(settings.layout)) != 0) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
                       ("Output caps do not describe the tensor cudatensorize makes"),
                       ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
   GST_INFO_OBJECT(self, "tensor %s %s batch %d, %d x %d x %d, %" G_GSIZE_FORMAT " bytes",
-                  cudaprep::tensor_layout_name(layout), cudaprep::data_type_name(dtype), batch_size,
-                  channels, height, width, cudaprep::tensor_span_bytes(self->desc));
+                  cudaprep::tensor_layout_name(settings.layout), cudaprep::data_type_name(dtype),
+                  batch_size, channels, height, width, cudaprep::tensor_span_bytes(priv->desc));
   return TRUE;
 }
 
@@ -295,116 +353,96 @@ static gboolean gst_cuda_tensorize_set_caps(GstBaseTransform *trans, GstCaps *in
 // kernel per frame) when the result is the same: normalised frames in the
 // tensor's own dtype (a float16 frame into a float32 tensor is rounded twice
 // by the separate kernels).
-static gboolean gst_cuda_tensorize_propose_allocation(GstBaseTransform *trans,
-                                                      GstQuery *decide_query, GstQuery *query) {
-  auto *self = GST_CUDA_TENSORIZE(trans);
-  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)
-           ->propose_allocation(trans, decide_query, query))
-    return FALSE;
-  GST_OBJECT_LOCK(self);
-  const cudaprep::DataType dtype = self->dtype;
-  const gboolean fuse = self->fuse;
-  GST_OBJECT_UNLOCK(self);
-  if (fuse && self->planar_input && self->planar_info.dtype == dtype)
-    gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
-  return TRUE;
+static gboolean gst_cuda_tensorize_accepts_pending(GstCudaPrepBaseTransform *base) {
+  GstCudaTensorizePrivate *priv = GST_CUDA_TENSORIZE(base)->priv;
+  return get_settings(GST_CUDA_TENSORIZE(base)).fuse && priv->planar_input &&
+         priv->planar_info.dtype == priv->desc.dtype;
 }
 
-static gboolean gst_cuda_tensorize_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
-  auto *self = GST_CUDA_TENSORIZE(trans);
-  return gst_cuda_prep_decide_block_pool(
-      trans, query, gst_cuda_prep_base_transform_get_device_id(GST_CUDA_PREP_BASE_TRANSFORM(self)),
-      cudaprep::tensor_span_bytes(self->desc));
+static gsize gst_cuda_tensorize_output_block_size(GstCudaPrepBaseTransform *base) {
+  return cudaprep::tensor_span_bytes(GST_CUDA_TENSORIZE(base)->priv->desc);
 }
 
 // Starts a batch: a tensor buffer from the pool, ordered after its earlier
 // readers (an application may still read it on its own stream).
 static GstFlowReturn start_batch(GstCudaTensorize *self) {
-  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
-  GstBufferPool *pool = gst_base_transform_get_buffer_pool(GST_BASE_TRANSFORM(self));
-  if (pool == nullptr) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("No tensor buffer pool: caps not negotiated"),
-                      (nullptr));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
+  GstCudaTensorizePrivate *priv = self->priv;
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
   // GstBaseTransform activates its pool only in prepare_output_buffer, which
   // batching bypasses.
-  if (!gst_buffer_pool_is_active(pool) && !gst_buffer_pool_set_active(pool, TRUE)) {
-    gst_object_unref(pool);
-    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("Could not activate the tensor buffer pool"),
-                      (nullptr));
-    return GST_FLOW_ERROR;
-  }
+  GstBufferPool *pool = gst_base_transform_get_buffer_pool(GST_BASE_TRANSFORM(self));
   GstBuffer *batch = nullptr;
-  const GstFlowReturn ret = gst_buffer_pool_acquire_buffer(pool, &batch, nullptr);
-  gst_object_unref(pool);
+  const GstFlowReturn ret = gst_cuda_prep_core_acquire(core, pool, &batch);
+  if (pool != nullptr) gst_object_unref(pool);
   if (ret != GST_FLOW_OK) return ret;
   if (gst_buffer_n_memory(batch) != 1 ||
       !gst_is_cuda_prep_memory(gst_buffer_peek_memory(batch, 0))) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Tensor buffer is not CUDA pitched memory"),
-                      (nullptr));
+    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Tensor", "not CUDA device memory");
     gst_buffer_unref(batch);
     return GST_FLOW_ERROR;
   }
-  if (!gst_cuda_prep_base_transform_begin_write(base, batch)) {
+  if (!gst_cuda_prep_core_begin_write(core, batch)) {
     gst_buffer_unref(batch);
     return GST_FLOW_ERROR;
   }
-  self->batch = batch;
-  self->filled = 0;
-  self->items->assign(self->desc.dims[0],
-                      GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, cudaprep::FrameGeometry()});
-  self->end_time = GST_CLOCK_TIME_NONE;
+  priv->batch = batch;
+  priv->batch_desc = priv->desc;
+  priv->filled = 0;
+  priv->items.assign(priv->batch_desc.dims[0],
+                     GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, cudaprep::FrameGeometry()});
+  priv->end_time = GST_CLOCK_TIME_NONE;
   return GST_FLOW_OK;
 }
 
 // Closes the batch: zeroes missing items, records the write event after
 // the last kernel and describes the tensor. Returns the buffer to push.
 static GstBuffer *finish_batch(GstCudaTensorize *self, GstFlowReturn *ret) {
+  GstCudaTensorizePrivate *priv = self->priv;
   auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
-  GstBuffer *batch = self->batch;
-  self->batch = nullptr;
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(base);
+  GstBuffer *batch = priv->batch;
+  priv->batch = nullptr;
   *ret = GST_FLOW_ERROR;
+  const cudaprep::TensorDesc &desc = priv->batch_desc;
   GstMemory *memory = gst_buffer_peek_memory(batch, 0);
   guint8 *data = gst_cuda_prep_memory_get_device_pointer(memory);
-  const gsize item_bytes = static_cast<gsize>(self->desc.strides_bytes[0]);
-  const gsize batch_size = static_cast<gsize>(self->desc.dims[0]);
-  cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
+  const gsize item_bytes = static_cast<gsize>(desc.strides_bytes[0]);
+  const gsize batch_size = static_cast<gsize>(desc.dims[0]);
   // A partial batch (EOS): a reused buffer still holds old frames there.
-  if (self->filled < batch_size &&
-      !CUDAPREP_CHECK(self, cudaMemsetAsync(data + self->filled * item_bytes, 0,
-                                            (batch_size - self->filled) * item_bytes, stream))) {
+  if (priv->filled < batch_size &&
+      !CUDAPREP_CHECK(self, cudaMemsetAsync(data + priv->filled * item_bytes, 0,
+                                            (batch_size - priv->filled) * item_bytes,
+                                            gst_cuda_prep_core_get_stream(core)))) {
     gst_buffer_unref(batch);
     return nullptr;
   }
-  if (!gst_cuda_prep_base_transform_end_write(base, batch)) {
+  if (!gst_cuda_prep_core_end_write(core, batch)) {
     gst_buffer_unref(batch);
     return nullptr;
   }
   GstCudaPrepTensorMeta *meta = gst_buffer_add_cuda_prep_tensor_meta(batch, 1);
   if (meta == nullptr ||
       !gst_cuda_prep_tensor_set_from_desc(
-          meta->tensors[0], g_quark_from_static_string(GST_CUDA_TENSORIZE_TENSOR_ID), self->desc,
-          data, gst_cuda_prep_base_transform_get_device_id(base),
-          gst_cuda_prep_memory_get_ready_event(memory))) {
+          meta->tensors[0], g_quark_from_static_string(GST_CUDA_TENSORIZE_TENSOR_ID), desc, data,
+          gst_cuda_prep_core_get_device_id(core), gst_cuda_prep_memory_get_ready_event(memory))) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not attach the tensor meta"), (nullptr));
     gst_buffer_unref(batch);
     return nullptr;
   }
   GstCudaPrepTensor *tensor = meta->tensors[0];
-  for (gsize i = 0; i < batch_size; ++i) tensor->items[i] = (*self->items)[i];
-  tensor->batch_filled = self->filled;
+  for (gsize i = 0; i < batch_size; ++i) tensor->items[i] = priv->items[i];
+  tensor->batch_filled = priv->filled;
 
-  const GstClockTime first_pts = (*self->items)[0].pts;
+  const GstClockTime first_pts = priv->items[0].pts;
   GST_BUFFER_PTS(batch) = first_pts;
   GST_BUFFER_DTS(batch) = GST_CLOCK_TIME_NONE;
   GST_BUFFER_DURATION(batch) = GST_CLOCK_TIME_IS_VALID(first_pts) &&
-                                       GST_CLOCK_TIME_IS_VALID(self->end_time) &&
-                                       self->end_time >= first_pts
-                                   ? self->end_time - first_pts
+                                       GST_CLOCK_TIME_IS_VALID(priv->end_time) &&
+                                       priv->end_time >= first_pts
+                                   ? priv->end_time - first_pts
                                    : GST_CLOCK_TIME_NONE;
   GST_DEBUG_OBJECT(self, "tensor of %u/%" G_GSIZE_FORMAT " frames, pts %" GST_TIME_FORMAT,
-                   self->filled, batch_size, GST_TIME_ARGS(first_pts));
+                   priv->filled, batch_size, GST_TIME_ARGS(first_pts));
   *ret = GST_FLOW_OK;
   return batch;
 }
@@ -412,92 +450,87 @@ static GstBuffer *finish_batch(GstCudaTensorize *self, GstFlowReturn *ret) {
 // Drops a partial batch (flush, stop); its write is still recorded so that
 // the memory's next user orders after the kernels already queued.
 static void drop_batch(GstCudaTensorize *self) {
-  if (self->batch == nullptr) return;
+  GstCudaTensorizePrivate *priv = self->priv;
+  if (priv->batch == nullptr) return;
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  if (gst_cuda_prep_core_make_current(core)) gst_cuda_prep_core_end_write(core, priv->batch);
+  gst_clear_buffer(&priv->batch);
+  priv->filled = 0;
+}
+
+// The kernel that writes `frame` into item `index` of the batch at
+// `tensor_data`: the fused one when upstream left its work in a pending
+// meta, else tensorize of a planar or 8-bit frame. Posts an error and
+// returns FALSE when the frame does not fit.
+static gboolean write_item(GstCudaTensorize *self, GstBuffer *frame, void *tensor_data, int index,
+                           cudaStream_t stream) {
+  GstCudaTensorizePrivate *priv = self->priv;
   auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
-  if (cudaSetDevice(gst_cuda_prep_base_transform_get_device_id(base)) == cudaSuccess)
-    gst_cuda_prep_base_transform_end_write(base, self->batch);
-  gst_clear_buffer(&self->batch);
-  self->filled = 0;
+  const cudaprep::TensorDesc &desc = priv->batch_desc;
+  const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(frame);
+  const gchar *error = nullptr;
+  std::string reason;
+  cudaprep::Image image;
+  cudaprep::PlanarImage planar;
+  if (pending != nullptr && pending->has_normalize) {
+    // Fused: the frame is still the source; run what upstream left here.
+    if (!gst_cuda_prep_buffer_source_image(frame, &image, &error))
+      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Pending", error);
+    reason = cudaprep::preprocess_params_error(image, pending->resize, pending->normalize,
+                                               tensor_data, desc, index);
+  } else if (priv->planar_input) {
+    if (!gst_cuda_prep_buffer_planar_image(frame, &priv->planar_info, &planar, &error))
+      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Input", error);
+    const char *invalid = cudaprep::validate_tensorize_planar(planar, tensor_data, desc, index);
+    if (invalid != nullptr) reason = invalid;
+  } else {
+    if (!gst_cuda_prep_base_transform_input_image(base, frame, &image)) return FALSE;
+    const char *invalid = cudaprep::validate_tensorize_interleaved(image, priv->video_channel_order,
+                                                                   tensor_data, desc, index);
+    if (invalid != nullptr) reason = invalid;
+  }
+  if (!reason.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("Cannot write this frame into the tensor: %s", reason.c_str()), (nullptr));
+    return FALSE;
+  }
+  cudaError_t launched;
+  if (pending != nullptr && pending->has_normalize)
+    launched = cudaprep::preprocess(image, pending->resize, pending->normalize, tensor_data, desc,
+                                    index, stream);
+  else if (priv->planar_input)
+    launched = cudaprep::tensorize_planar(planar, tensor_data, desc, index, stream);
+  else
+    launched = cudaprep::tensorize_interleaved(image, priv->video_channel_order, tensor_data, desc,
+                                               index, stream);
+  return CUDAPREP_CHECK(self, launched);
 }
 
 // Writes `frame` into the next item of the batch.
 static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
-  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
-  if (!CUDAPREP_CHECK(self, cudaSetDevice(gst_cuda_prep_base_transform_get_device_id(base))))
-    return GST_FLOW_ERROR;
-  if (self->batch == nullptr) {
+  GstCudaTensorizePrivate *priv = self->priv;
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  if (!gst_cuda_prep_core_make_current(core)) return GST_FLOW_ERROR;
+  if (priv->batch == nullptr) {
     const GstFlowReturn ret = start_batch(self);
     if (ret != GST_FLOW_OK) return ret;
   }
   void *tensor_data =
-      gst_cuda_prep_memory_get_device_pointer(gst_buffer_peek_memory(self->batch, 0));
-  const int index = static_cast<int>(self->filled);
-  cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
-  const gchar *error = nullptr;
-  const char *invalid = nullptr;
-  cudaprep::PlanarImage planar;
-  cudaprep::Image image;
-  const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(frame);
-  if (pending != nullptr && pending->has_normalize) {
-    // Fused: the frame is still the source; run what upstream left here.
-    std::string reason;
-    if (!gst_cuda_prep_buffer_source_image(frame, &image, &error)) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Pending frame is not a device frame: %s", error),
-                        (nullptr));
-      return GST_FLOW_ERROR;
-    }
-    reason = cudaprep::preprocess_params_error(image, pending->resize, pending->normalize,
-                                               tensor_data, self->desc, index);
-    if (!reason.empty()) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                        ("Cannot write this frame into the tensor: %s", reason.c_str()), (nullptr));
-      return GST_FLOW_ERROR;
-    }
-    if (!gst_cuda_prep_base_transform_begin_read(base, frame) ||
-        !CUDAPREP_CHECK(self, cudaprep::preprocess(image, pending->resize, pending->normalize,
-                                                   tensor_data, self->desc, index, stream)) ||
-        !gst_cuda_prep_base_transform_end_read(base, frame))
-      return GST_FLOW_ERROR;
-  } else if (self->planar_input) {
-    if (!gst_cuda_prep_buffer_planar_image(frame, &self->planar_info, &planar, &error)) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a planar frame: %s", error),
-                        (nullptr));
-      return GST_FLOW_ERROR;
-    }
-    invalid = cudaprep::validate_tensorize_planar(planar, tensor_data, self->desc, index);
-  } else {
-    if (!gst_cuda_prep_buffer_device_image(frame, &self->video_info, &image, &error)) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a device frame: %s", error),
-                        (nullptr));
-      return GST_FLOW_ERROR;
-    }
-    invalid = cudaprep::validate_tensorize_interleaved(image, self->video_channel_order,
-                                                       tensor_data, self->desc, index);
-  }
-  if (pending == nullptr || !pending->has_normalize) {
-    if (invalid != nullptr) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                        ("Cannot write this frame into the tensor: %s", invalid), (nullptr));
-      return GST_FLOW_ERROR;
-    }
-    if (!gst_cuda_prep_base_transform_begin_read(base, frame)) return GST_FLOW_ERROR;
-    const cudaError_t launched =
-        self->planar_input
-            ? cudaprep::tensorize_planar(planar, tensor_data, self->desc, index, stream)
-            : cudaprep::tensorize_interleaved(image, self->video_channel_order, tensor_data,
-                                              self->desc, index, stream);
-    if (!CUDAPREP_CHECK(self, launched) || !gst_cuda_prep_base_transform_end_read(base, frame))
-      return GST_FLOW_ERROR;
-  }
+      gst_cuda_prep_memory_get_device_pointer(gst_buffer_peek_memory(priv->batch, 0));
+  const int index = static_cast<int>(priv->filled);
+  if (!gst_cuda_prep_core_begin_read(core, frame) ||
+      !write_item(self, frame, tensor_data, index, gst_cuda_prep_core_get_stream(core)) ||
+      !gst_cuda_prep_core_end_read(core, frame))
+    return GST_FLOW_ERROR;
 
-  GstCudaPrepTensorItem &item = (*self->items)[index];
+  GstCudaPrepTensorItem &item = priv->items[index];
   item.pts = GST_BUFFER_PTS(frame);
   GstCudaPrepGeometryMeta *geometry = gst_buffer_get_cuda_prep_geometry_meta(frame);
   item.geometry = geometry != nullptr ? geometry->geometry : cudaprep::FrameGeometry();
-  self->end_time = GST_BUFFER_PTS_IS_VALID(frame) && GST_BUFFER_DURATION_IS_VALID(frame)
+  priv->end_time = GST_BUFFER_PTS_IS_VALID(frame) && GST_BUFFER_DURATION_IS_VALID(frame)
                        ? GST_BUFFER_PTS(frame) + GST_BUFFER_DURATION(frame)
                        : GST_BUFFER_PTS(frame);
-  self->filled++;
+  priv->filled++;
   return GST_FLOW_OK;
 }
 
@@ -512,18 +545,18 @@ static GstFlowReturn gst_cuda_tensorize_generate_output(GstBaseTransform *trans,
   if (frame == nullptr) return GST_FLOW_OK;
   GstFlowReturn ret = add_frame(self, frame);
   gst_buffer_unref(frame);
-  if (ret == GST_FLOW_OK && self->filled == static_cast<guint>(self->desc.dims[0]))
+  if (ret == GST_FLOW_OK &&
+      self->priv->filled == static_cast<guint>(self->priv->batch_desc.dims[0]))
     *outbuf = finish_batch(self, &ret);
   return ret;
 }
 
-// Pushes a partial batch downstream: at EOS, and before new caps (its frames
-// belong to the old ones).
+// Pushes a partial batch downstream: at EOS, and before a renegotiation
+// (its frames belong to the old caps).
 static GstFlowReturn push_partial_batch(GstCudaTensorize *self) {
-  if (self->batch == nullptr) return GST_FLOW_OK;
-  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
-  if (!CUDAPREP_CHECK(self, cudaSetDevice(gst_cuda_prep_base_transform_get_device_id(base))))
-    return GST_FLOW_ERROR;
+  if (self->priv->batch == nullptr) return GST_FLOW_OK;
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  if (!gst_cuda_prep_core_make_current(core)) return GST_FLOW_ERROR;
   GstFlowReturn ret;
   GstBuffer *batch = finish_batch(self, &ret);
   if (batch == nullptr) return ret;
@@ -558,18 +591,19 @@ static void gst_cuda_tensorize_set_property(GObject *object, guint prop_id, cons
                                             GParamSpec *pspec) {
   auto *self = GST_CUDA_TENSORIZE(object);
   GST_OBJECT_LOCK(self);
+  TensorizeSettings &settings = self->priv->settings;
   switch (prop_id) {
     case PROP_LAYOUT:
-      self->layout = static_cast<cudaprep::TensorLayout>(g_value_get_enum(value));
+      settings.layout = static_cast<cudaprep::TensorLayout>(g_value_get_enum(value));
       break;
     case PROP_BATCH_SIZE:
-      self->batch_size = g_value_get_uint(value);
+      settings.batch_size = g_value_get_uint(value);
       break;
     case PROP_DTYPE:
-      self->dtype = static_cast<cudaprep::DataType>(g_value_get_enum(value));
+      settings.dtype = g_value_get_enum(value);
       break;
     case PROP_FUSE:
-      self->fuse = g_value_get_boolean(value);
+      settings.fuse = g_value_get_boolean(value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -581,29 +615,28 @@ static void gst_cuda_tensorize_set_property(GObject *object, guint prop_id, cons
 static void gst_cuda_tensorize_get_property(GObject *object, guint prop_id, GValue *value,
                                             GParamSpec *pspec) {
   auto *self = GST_CUDA_TENSORIZE(object);
-  GST_OBJECT_LOCK(self);
+  const TensorizeSettings settings = get_settings(self);
   switch (prop_id) {
     case PROP_LAYOUT:
-      g_value_set_enum(value, static_cast<gint>(self->layout));
+      g_value_set_enum(value, static_cast<gint>(settings.layout));
       break;
     case PROP_BATCH_SIZE:
-      g_value_set_uint(value, self->batch_size);
+      g_value_set_uint(value, settings.batch_size);
       break;
     case PROP_DTYPE:
-      g_value_set_enum(value, static_cast<gint>(self->dtype));
+      g_value_set_enum(value, settings.dtype);
       break;
     case PROP_FUSE:
-      g_value_set_boolean(value, self->fuse);
+      g_value_set_boolean(value, settings.fuse);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
   }
-  GST_OBJECT_UNLOCK(self);
 }
 
 static void gst_cuda_tensorize_finalize(GObject *object) {
-  delete GST_CUDA_TENSORIZE(object)->items;
+  delete GST_CUDA_TENSORIZE(object)->priv;
   G_OBJECT_CLASS(gst_cuda_tensorize_parent_class)->finalize(object);
 }
 
@@ -611,6 +644,7 @@ static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
   gobject_class->set_property = gst_cuda_tensorize_set_property;
   gobject_class->get_property = gst_cuda_tensorize_get_property;
@@ -627,17 +661,18 @@ static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
   g_object_class_install_property(
       gobject_class, PROP_BATCH_SIZE,
       g_param_spec_uint("batch-size", "Batch size",
-                        "Frames per tensor (its N): a tensor leaves every batch-size frames; at "
-                        "EOS a partial batch leaves with its real count in the tensor meta "
-                        "(batch_filled)",
-                        1, GST_CUDA_PREP_TENSOR_MAX_BATCH, DEFAULT_BATCH_SIZE, flags));
+                        "Frames per tensor (its N), 1 to 1024: a tensor leaves every batch-size "
+                        "frames; at EOS a partial batch leaves with its real count in the tensor "
+                        "meta (batch_filled). Other values are an error at start",
+                        0, G_MAXUINT, DEFAULT_BATCH_SIZE, flags));
   g_object_class_install_property(
       gobject_class, PROP_DTYPE,
       g_param_spec_enum("dtype", "Data type",
-                        "Element type of the tensor: float32 or float16 from cudanormalize's "
-                        "frames (converted, round to nearest even), uint8 from 8-bit video "
+                        "Element type of the tensor: auto keeps the input's (cudanormalize's "
+                        "float32 or float16, uint8 from 8-bit video); float32 or float16 convert "
+                        "cudanormalize's frames (round to nearest even); uint8 needs 8-bit video "
                         "(pixels unchanged)",
-                        GST_TYPE_CUDA_PREP_TENSOR_DTYPE, static_cast<gint>(DEFAULT_DTYPE), flags));
+                        GST_TYPE_CUDA_PREP_TENSOR_DTYPE, DEFAULT_DTYPE, flags));
 
   g_object_class_install_property(
       gobject_class, PROP_FUSE,
@@ -659,12 +694,13 @@ static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
 
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_caps = gst_cuda_tensorize_transform_caps;
-  trans_class->set_caps = gst_cuda_tensorize_set_caps;
-  trans_class->decide_allocation = gst_cuda_tensorize_decide_allocation;
-  trans_class->propose_allocation = gst_cuda_tensorize_propose_allocation;
   trans_class->generate_output = gst_cuda_tensorize_generate_output;
   trans_class->sink_event = gst_cuda_tensorize_sink_event;
   trans_class->stop = gst_cuda_tensorize_stop;
+  base_class->settings_error = gst_cuda_tensorize_settings_error;
+  base_class->set_info = gst_cuda_tensorize_set_info;
+  base_class->accepts_pending = gst_cuda_tensorize_accepts_pending;
+  base_class->output_block_size = gst_cuda_tensorize_output_block_size;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_DTYPE, static_cast<GstPluginAPIFlags>(0));
@@ -672,10 +708,5 @@ static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
 }
 
 static void gst_cuda_tensorize_init(GstCudaTensorize *self) {
-  self->layout = DEFAULT_LAYOUT;
-  self->batch_size = DEFAULT_BATCH_SIZE;
-  self->dtype = DEFAULT_DTYPE;
-  self->fuse = TRUE;
-  self->items = new std::vector<GstCudaPrepTensorItem>();
-  gst_video_info_init(&self->video_info);
+  self->priv = new GstCudaTensorizePrivate();
 }

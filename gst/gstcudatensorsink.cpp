@@ -29,7 +29,7 @@
 
 #include "cudaprep/dlpack_export.h"
 #include "cudaprep/npy.h"
-#include "gstcudaprepformat.h"
+#include "gstcudaprepcuda.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudapreptensorformat.h"
 

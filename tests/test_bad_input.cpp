@@ -448,21 +448,24 @@ TEST(TensorMismatch, DtypeAndInputThatDoNotGoTogetherNameTheFix) {
   }
 }
 
-// batch-size=0 on a launch line is refused by the property's range (GLib
-// warns) and the caps keep a real batch: no tensor of 0 frames is offered.
-TEST(BatchSize, ZeroOnALaunchLineNeverReachesTheCaps) {
-  GstElement *tensorize = make("cudatensorize batch-size=3");
-  gst_util_set_object_arg(G_OBJECT(tensorize), "batch-size", "0");
-  guint batch_size = 0;
-  g_object_get(tensorize, "batch-size", &batch_size, nullptr);
-  EXPECT_EQ(batch_size, 3u);
-  GstCaps *tensor = caps_downstream_of(tensorize, planar_caps("float32", 3, "RGB", 8, 8).c_str());
-  ASSERT_FALSE(gst_caps_is_empty(tensor));
-  gint batch = 0;
-  EXPECT_TRUE(gst_structure_get_int(gst_caps_get_structure(tensor, 0), "batch", &batch));
-  EXPECT_EQ(batch, 3);
-  gst_caps_unref(tensor);
-  gst_object_unref(tensorize);
+// A batch-size outside 1..1024 on a launch line is not silently replaced by
+// the old value: the element refuses to start, naming the value (no GPU
+// needed: settings are checked before the device is chosen).
+TEST(BatchSize, OutOfRangeOnALaunchLineIsAnErrorNamingIt) {
+  for (const char *value : {"0", "100000"}) {
+    GstElement *tensorize = make("cudatensorize batch-size=3");
+    gst_util_set_object_arg(G_OBJECT(tensorize), "batch-size", value);
+    guint batch_size = 0;
+    g_object_get(tensorize, "batch-size", &batch_size, nullptr);
+    EXPECT_EQ(batch_size, static_cast<guint>(std::stoul(value)));
+    GstStateChangeReturn ret = GST_STATE_CHANGE_SUCCESS;
+    const std::string error =
+        posted_error(tensorize, [&] { ret = gst_element_set_state(tensorize, GST_STATE_READY); });
+    EXPECT_EQ(ret, GST_STATE_CHANGE_FAILURE);
+    EXPECT_NE(error.find(std::string("batch-size=") + value), std::string::npos) << error;
+    gst_element_set_state(tensorize, GST_STATE_NULL);
+    gst_object_unref(tensorize);
+  }
 }
 
 }  // namespace

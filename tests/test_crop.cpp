@@ -18,6 +18,7 @@
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepmeta.h"
+#include "gstcudaprepregion.h"
 
 namespace {
 
@@ -521,8 +522,8 @@ TEST(CropOutput, FrameUploadedForAnotherRegionIsDropped) {
   ASSERT_NE(partial, nullptr);
   const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(partial);
   ASSERT_NE(region, nullptr) << "the upload did not mark the region it copied";
-  EXPECT_EQ(region->width, 64);
-  EXPECT_EQ(region->height, 32);
+  EXPECT_EQ(region->region.rect.width, 64);
+  EXPECT_EQ(region->region.rect.height, 32);
 
   GstHarness *crop = gst_harness_new_parse("cudacrop x=200 y=50 width=64 height=32");
   std::unique_ptr<GstHarness, decltype(&gst_harness_teardown)> teardown_crop(crop,

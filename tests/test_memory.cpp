@@ -9,6 +9,7 @@
 #include "common/gpu_helpers.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
+#include "gstcudapreppool.h"
 
 namespace {
 

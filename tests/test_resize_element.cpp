@@ -26,6 +26,7 @@
 #include "cudaprep/resize.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmeta.h"
+#include "gstcudaprepregion.h"
 #include "reference/color_ref.h"
 #include "reference/resize_ref.h"
 
@@ -126,12 +127,30 @@ TEST(ResizeProperties, PadValueTakesOneToFourChannelValues) {
   EXPECT_EQ(pad_value_of(resize), std::vector<int>({7}));
   gst_util_set_object_arg(G_OBJECT(resize), "pad-value", "<1,2,3,4>");
   EXPECT_EQ(pad_value_of(resize), std::vector<int>({1, 2, 3, 4}));
-  // Five values, or a value outside 0..255, are refused with a warning.
-  gst_util_set_object_arg(G_OBJECT(resize), "pad-value", "<1,2,3,4,5>");
-  EXPECT_EQ(pad_value_of(resize), std::vector<int>({1, 2, 3, 4}));
-  gst_util_set_object_arg(G_OBJECT(resize), "pad-value", "<300>");
-  EXPECT_EQ(pad_value_of(resize), std::vector<int>({1, 2, 3, 4}));
   gst_object_unref(resize);
+}
+
+// Five values, or a value outside 0..255, are kept as given (never silently
+// replaced by the old value) and the element refuses to start, naming them.
+TEST(ResizeProperties, PadValuesThatCannotWorkAreErrorsAtStart) {
+  struct Case {
+    const char *pad_value, *named;
+  } const cases[] = {
+      {"<1,2,3,4,5>", "pad-value takes 1 to 4 values"},
+      {"<300>", "pad-value[0]=300 is outside 0..255"},
+      {"<0,-1,0>", "pad-value[1]=-1 is outside 0..255"},
+  };
+  for (const Case &c : cases) {
+    GstElement *resize = gst_element_factory_make("cudaresize", nullptr);
+    gst_util_set_object_arg(G_OBJECT(resize), "pad-value", c.pad_value);
+    GstStateChangeReturn ret = GST_STATE_CHANGE_SUCCESS;
+    const std::string error =
+        posted_error(resize, [&] { ret = gst_element_set_state(resize, GST_STATE_READY); });
+    EXPECT_EQ(ret, GST_STATE_CHANGE_FAILURE) << c.pad_value;
+    EXPECT_NE(error.find(c.named), std::string::npos) << error;
+    gst_element_set_state(resize, GST_STATE_NULL);
+    gst_object_unref(resize);
+  }
 }
 
 // --- Caps -------------------------------------------------------------------
@@ -922,7 +941,8 @@ void PrintTo(const RowsCase &c, std::ostream *os) {
 GstPadProbeReturn record_row_period(GstPad *, GstPadProbeInfo *info, gpointer data) {
   const GstCudaPrepRegionMeta *region =
       gst_buffer_get_cuda_prep_region_meta(GST_PAD_PROBE_INFO_BUFFER(info));
-  static_cast<std::vector<int> *>(data)->push_back(region != nullptr ? region->row_period : 0);
+  static_cast<std::vector<int> *>(data)->push_back(region != nullptr ? region->region.rows.period
+                                                                     : 0);
   return GST_PAD_PROBE_OK;
 }
 
@@ -1035,7 +1055,7 @@ TEST(RowSampledUploadLive, FrameUploadedForOtherRowsIsDropped) {
   ASSERT_NE(partial, nullptr);
   const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(partial);
   ASSERT_NE(region, nullptr) << "the upload did not mark the rows it copied";
-  EXPECT_EQ(region->row_period, 3);
+  EXPECT_EQ(region->region.rows.period, 3);
   // Nearest 180 -> 60 reads rows 0, 3, 6, ...: none of them was copied.
   EXPECT_EQ(gst_harness_push(resize, partial), GST_FLOW_OK);
   EXPECT_EQ(gst_harness_buffers_received(resize), 0u) << "resized rows that were never uploaded";

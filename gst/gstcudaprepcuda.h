@@ -1,0 +1,34 @@
+// The CUDA call discipline of every cudaprep element: each call's result is
+// checked and a failure becomes an element error naming the call; device
+// objects are made with their device current, whatever thread runs.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <gst/gst.h>
+
+// Posts a GST_ELEMENT_ERROR naming the failed CUDA call (out of memory gets
+// its own message) and returns FALSE; returns TRUE on cudaSuccess.
+gboolean gst_cuda_prep_check(GstElement *element, cudaError_t result, const gchar *call,
+                             const gchar *file, const gchar *function, gint line);
+
+#define CUDAPREP_CHECK(element, call) \
+  gst_cuda_prep_check(GST_ELEMENT(element), (call), #call, __FILE__, GST_FUNCTION, __LINE__)
+
+// Makes `device_id` current for the scope and restores the caller's device:
+// memory and events may be created or freed from any thread, including the
+// application's.
+class GstCudaPrepScopedDevice {
+ public:
+  explicit GstCudaPrepScopedDevice(gint device_id) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+    if (previous_ != device_id) cudaSetDevice(device_id);
+  }
+  ~GstCudaPrepScopedDevice() {
+    if (previous_ >= 0) cudaSetDevice(previous_);
+  }
+  GstCudaPrepScopedDevice(const GstCudaPrepScopedDevice &) = delete;
+  GstCudaPrepScopedDevice &operator=(const GstCudaPrepScopedDevice &) = delete;
+
+ private:
+  gint previous_ = -1;
+};
