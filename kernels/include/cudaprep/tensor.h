@@ -1,7 +1,7 @@
-// Tensor vocabulary shared by normalize, tensorize, the .npy writer and the
-// DLPack export: element types, NCHW/NHWC descriptors with byte strides, and
-// the planar (one plane per channel) float frame that lies between
-// cudanormalize and cudatensorize.
+// Tensor vocabulary shared by normalize, tensorize and the file writers of
+// io/ (.npy, DLPack): element types, NCHW/NHWC descriptors with byte
+// strides, and the planar (one plane per channel) float frame that lies
+// between cudanormalize and cudatensorize.
 #pragma once
 
 #include <cstddef>
