@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cudaprep/resize.h"
-#include "pixel_ops.cuh"
+#include "resize_ops.cuh"
 
 namespace cudaprep {
 
@@ -39,12 +39,12 @@ inline PixelRect effective_rect(int dst_width, int dst_height, const ResizeParam
   return rect;
 }
 
-inline pixel_ops::ResizeMapping resize_mapping(int src_width, int src_height, int dst_width,
-                                               int dst_height, const ResizeParams &params) {
-  pixel_ops::ResizeMapping mapping;
+inline device::ResizeMapping resize_mapping(int src_width, int src_height, int dst_width,
+                                            int dst_height, const ResizeParams &params) {
+  device::ResizeMapping mapping;
   mapping.rect = effective_rect(dst_width, dst_height, params);
   mapping.axes =
-      pixel_ops::resample_axes(src_width, src_height, mapping.rect.width, mapping.rect.height);
+      device::resample_axes(src_width, src_height, mapping.rect.width, mapping.rect.height);
   mapping.pad = make_float4(params.pad_value[0], params.pad_value[1], params.pad_value[2],
                             params.pad_value[3]);
   return mapping;
@@ -114,22 +114,22 @@ inline bool is_aligned(const ImagePlane &plane, size_t alignment) {
 }
 
 // The 32-bit reader of a 4-byte format whose view allows it.
-inline pixel_ops::Packed32Source packed32_source(const Image &src) {
-  const pixel_ops::DestinationLayout layout = pixel_ops::destination_layout(src.format);
+inline device::Packed32Source packed32_source(const Image &src) {
+  const device::DestinationLayout layout = device::destination_layout(src.format);
   return {src.planes[0].data, src.planes[0].pitch_bytes,
           src.width,          src.height,
           layout.r_index,     layout.g_index,
           layout.b_index,     layout.alpha_filler ? -1 : layout.alpha_index};
 }
 
-inline pixel_ops::InterleavedRgbSource interleaved_source(const Image &src) {
-  pixel_ops::InterleavedRgbSource source;
+inline device::InterleavedRgbSource interleaved_source(const Image &src) {
+  device::InterleavedRgbSource source;
   source.data = src.planes[0].data;
   source.pitch_bytes = src.planes[0].pitch_bytes;
   source.width = src.width;
   source.height = src.height;
   // Channel byte indices as read by the destination layout of the same name.
-  const pixel_ops::DestinationLayout layout = pixel_ops::destination_layout(src.format);
+  const device::DestinationLayout layout = device::destination_layout(src.format);
   source.bytes_per_pixel = layout.bytes_per_pixel;
   source.r_index = layout.r_index;
   source.g_index = layout.g_index;
@@ -144,7 +144,7 @@ inline pixel_ops::InterleavedRgbSource interleaved_source(const Image &src) {
 // result, or cudaErrorInvalidValue for a format no reader handles.
 template <class Launch>
 cudaError_t with_resize_source(const Image &src, const Colorimetry &colorimetry, Launch &&launch) {
-  const pixel_ops::YuvToRgbMatrix matrix = pixel_ops::yuv_to_rgb_matrix(colorimetry);
+  const device::YuvToRgbMatrix matrix = device::yuv_to_rgb_matrix(colorimetry);
   switch (src.format) {
     case PixelFormat::kRGBA:
     case PixelFormat::kBGRA:
@@ -156,20 +156,20 @@ cudaError_t with_resize_source(const Image &src, const Colorimetry &colorimetry,
     case PixelFormat::kBGR:
       return launch(interleaved_source(src));
     case PixelFormat::kGRAY8:
-      return launch(pixel_ops::GraySource{src.planes[0].data, src.planes[0].pitch_bytes, src.width,
-                                          src.height});
+      return launch(
+          device::GraySource{src.planes[0].data, src.planes[0].pitch_bytes, src.width, src.height});
     case PixelFormat::kNV12:
-      return launch(pixel_ops::Nv12Source{src.planes[0].data, src.planes[0].pitch_bytes,
-                                          src.planes[1].data, src.planes[1].pitch_bytes, src.width,
-                                          src.height, matrix});
+      return launch(device::Nv12Source{src.planes[0].data, src.planes[0].pitch_bytes,
+                                       src.planes[1].data, src.planes[1].pitch_bytes, src.width,
+                                       src.height, matrix});
     case PixelFormat::kI420:
-      return launch(pixel_ops::I420Source{src.planes[0].data, src.planes[0].pitch_bytes,
-                                          src.planes[1].data, src.planes[1].pitch_bytes,
-                                          src.planes[2].data, src.planes[2].pitch_bytes, src.width,
-                                          src.height, matrix});
+      return launch(device::I420Source{src.planes[0].data, src.planes[0].pitch_bytes,
+                                       src.planes[1].data, src.planes[1].pitch_bytes,
+                                       src.planes[2].data, src.planes[2].pitch_bytes, src.width,
+                                       src.height, matrix});
     case PixelFormat::kYUY2:
-      return launch(pixel_ops::Yuy2Source{src.planes[0].data, src.planes[0].pitch_bytes, src.width,
-                                          src.height, matrix});
+      return launch(device::Yuy2Source{src.planes[0].data, src.planes[0].pitch_bytes, src.width,
+                                       src.height, matrix});
   }
   return cudaErrorInvalidValue;
 }

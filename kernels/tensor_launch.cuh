@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "cudaprep/tensor.h"
-#include "normalize_ops.cuh"
+#include "tensor_ops.cuh"
 
 namespace cudaprep {
 
@@ -54,8 +54,8 @@ inline const char *normalize_constants_error(const NormalizeParams &params) {
   return nullptr;
 }
 
-inline ops::ChannelNormalization channel_normalization(const NormalizeParams &params) {
-  ops::ChannelNormalization norm = {};
+inline device::ChannelNormalization channel_normalization(const NormalizeParams &params) {
+  device::ChannelNormalization norm = {};
   norm.scale = params.scale;
   for (int c = 0; c < kMaxChannels; ++c) {
     norm.mean[c] = params.mean[c];
@@ -92,7 +92,7 @@ inline const char *validate_tensor_item(const void *tensor_data, const TensorDes
   return nullptr;
 }
 
-inline ops::TensorStrides logical_strides(const TensorDesc &desc) {
+inline device::TensorStrides logical_strides(const TensorDesc &desc) {
   const TensorShape strides = tensor_strides_bytes(desc);
   return {strides.batch, strides.channels, strides.height, strides.width};
 }
