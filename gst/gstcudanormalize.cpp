@@ -374,9 +374,9 @@ static GstFlowReturn gst_cuda_normalize_process(GstCudaPrepBaseTransform *base, 
                       (nullptr));
     return GST_FLOW_ERROR;
   }
-  const char *invalid = cudaprep::validate_normalize(source, planar, self->params);
-  if (invalid != nullptr) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot normalise this frame: %s", invalid),
+  const std::string invalid = cudaprep::normalize_error(source, planar, self->params);
+  if (!invalid.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot normalise this frame: %s", invalid.c_str()),
                       (nullptr));
     return GST_FLOW_ERROR;
   }

@@ -434,7 +434,7 @@ static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
   const int index = static_cast<int>(self->filled);
   cudaStream_t stream = gst_cuda_prep_base_transform_get_stream(base);
   const gchar *error = nullptr;
-  const char *invalid = nullptr;
+  std::string invalid;
   cudaprep::PlanarImage planar;
   cudaprep::Image image;
   const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(frame);
@@ -464,20 +464,21 @@ static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
                         (nullptr));
       return GST_FLOW_ERROR;
     }
-    invalid = cudaprep::validate_tensorize_planar(planar, tensor_data, self->desc, index);
+    invalid = cudaprep::tensorize_planar_error(planar, tensor_data, self->desc, index);
   } else {
     if (!gst_cuda_prep_buffer_device_image(frame, &self->video_info, &image, &error)) {
       GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Input buffer is not a device frame: %s", error),
                         (nullptr));
       return GST_FLOW_ERROR;
     }
-    invalid = cudaprep::validate_tensorize_interleaved(image, self->video_channel_order,
-                                                       tensor_data, self->desc, index);
+    invalid = cudaprep::tensorize_interleaved_error(image, self->video_channel_order, tensor_data,
+                                                    self->desc, index);
   }
   if (pending == nullptr || !pending->has_normalize) {
-    if (invalid != nullptr) {
+    if (!invalid.empty()) {
       GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                        ("Cannot write this frame into the tensor: %s", invalid), (nullptr));
+                        ("Cannot write this frame into the tensor: %s", invalid.c_str()),
+                        (nullptr));
       return GST_FLOW_ERROR;
     }
     if (!gst_cuda_prep_base_transform_begin_read(base, frame)) return GST_FLOW_ERROR;

@@ -84,13 +84,13 @@ void launch_normalize(const Image &src, const PlanarImage &dst, const Interleave
 
 }  // namespace
 
-const char *validate_normalize(const Image &src, const PlanarImage &dst,
-                               const NormalizeParams &params) {
+std::string normalize_error(const Image &src, const PlanarImage &dst,
+                            const NormalizeParams &params) {
   InterleavedChannelMap map;
-  if (const char *reason = validate_interleaved_image(src, params.channel_order, &map)) {
-    return reason;
-  }
-  if (const char *reason = validate_planar_image(dst)) return reason;
+  std::string reason = interleaved_image_error(src, params.channel_order, &map);
+  if (!reason.empty()) return reason;
+  reason = planar_image_error(dst);
+  if (!reason.empty()) return reason;
   if (dst.width != src.width || dst.height != src.height) {
     return "the normalized frame's size differs from the source's";
   }
@@ -103,7 +103,7 @@ const char *validate_normalize(const Image &src, const PlanarImage &dst,
 
 cudaError_t normalize(const Image &src, const PlanarImage &dst, const NormalizeParams &params,
                       cudaStream_t stream) {
-  if (validate_normalize(src, dst, params) != nullptr) return cudaErrorInvalidValue;
+  if (!normalize_error(src, dst, params).empty()) return cudaErrorInvalidValue;
   InterleavedChannelMap map;
   interleaved_channel_map(src.format, params.channel_order, &map);
   const device::ChannelNormalization norm = channel_normalization(params);

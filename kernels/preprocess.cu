@@ -108,15 +108,15 @@ std::string preprocess_params_error(const Image &src, const ResizeParams &resize
   if (shape.width > INT_MAX || shape.height > INT_MAX) {
     return prefix + "the tensor's width or height exceeds " + std::to_string(INT_MAX);
   }
-  if (const char *reason = validate_tensor_item(
-          tensor_data, desc, batch_index, static_cast<int>(shape.width),
-          static_cast<int>(shape.height), channel_count(normalize_params.channel_order))) {
-    return prefix + reason;
+  for (const std::string &reason :
+       {tensor_item_error(tensor_data, desc, batch_index, static_cast<int>(shape.width),
+                          static_cast<int>(shape.height),
+                          channel_count(normalize_params.channel_order)),
+        normalize_constants_error(normalize_params),
+        resize_source_error(src, static_cast<int>(shape.width), static_cast<int>(shape.height),
+                            resize_params)}) {
+    if (!reason.empty()) return prefix + reason;
   }
-  if (const char *reason = normalize_constants_error(normalize_params)) return prefix + reason;
-  const std::string resize_error = resize_source_error(
-      src, static_cast<int>(shape.width), static_cast<int>(shape.height), resize_params);
-  if (!resize_error.empty()) return prefix + resize_error;
   return {};
 }
 

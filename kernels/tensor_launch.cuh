@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "cudaprep/tensor.h"
 #include "tensor_ops.cuh"
@@ -42,16 +43,17 @@ inline bool is_aligned(const void *address, int64_t stride, size_t alignment) {
   return (reinterpret_cast<uintptr_t>(address) | static_cast<uintptr_t>(stride)) % alignment == 0;
 }
 
-// Why the scale, means and stds of `params` cannot normalise, or nullptr.
-// Only the channel_count(params.channel_order) channels used are checked.
-inline const char *normalize_constants_error(const NormalizeParams &params) {
+// Why the scale, means and stds of `params` cannot normalise, or an empty
+// string. Only the channel_count(params.channel_order) channels used are
+// checked.
+inline std::string normalize_constants_error(const NormalizeParams &params) {
   if (!std::isfinite(params.scale)) return "scale is not a finite number";
   for (int c = 0; c < channel_count(params.channel_order); ++c) {
     if (!std::isfinite(params.mean[c])) return "a mean is not a finite number";
     if (!std::isfinite(params.std[c])) return "a std is not a finite number";
     if (params.std[c] == 0.0f) return "a std is 0 (it divides)";
   }
-  return nullptr;
+  return {};
 }
 
 inline device::ChannelNormalization channel_normalization(const NormalizeParams &params) {
@@ -65,9 +67,9 @@ inline device::ChannelNormalization channel_normalization(const NormalizeParams 
 }
 
 // Why item `batch_index` of the tensor cannot receive a width x height frame
-// of `channels` channels, or nullptr.
-inline const char *validate_tensor_item(const void *tensor_data, const TensorDesc &desc,
-                                        int batch_index, int width, int height, int channels) {
+// of `channels` channels, or an empty string.
+inline std::string tensor_item_error(const void *tensor_data, const TensorDesc &desc,
+                                     int batch_index, int width, int height, int channels) {
   if (tensor_data == nullptr) return "the tensor has no memory";
   const size_t element_bytes = data_type_size(desc.dtype);
   if (element_bytes == 0) return "the tensor's dtype is unknown";
@@ -89,7 +91,7 @@ inline const char *validate_tensor_item(const void *tensor_data, const TensorDes
     return "the frame's size differs from the tensor's width and height";
   }
   if (shape.channels != channels) return "the frame's channel count differs from the tensor's";
-  return nullptr;
+  return {};
 }
 
 inline device::TensorStrides logical_strides(const TensorDesc &desc) {

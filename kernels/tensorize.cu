@@ -132,18 +132,19 @@ void launch_tensorize_planar(const PlanarImage &src, void *tensor_data, const Te
 
 }  // namespace
 
-const char *validate_tensorize_planar(const PlanarImage &src, const void *tensor_data,
-                                      const TensorDesc &desc, int batch_index) {
-  if (const char *reason = validate_planar_image(src)) return reason;
+std::string tensorize_planar_error(const PlanarImage &src, const void *tensor_data,
+                                   const TensorDesc &desc, int batch_index) {
+  const std::string reason = planar_image_error(src);
+  if (!reason.empty()) return reason;
   if (desc.dtype != DataType::kFloat32 && desc.dtype != DataType::kFloat16) {
     return "a tensor made from a planar float frame holds float32 or float16";
   }
-  return validate_tensor_item(tensor_data, desc, batch_index, src.width, src.height, src.channels);
+  return tensor_item_error(tensor_data, desc, batch_index, src.width, src.height, src.channels);
 }
 
 cudaError_t tensorize_planar(const PlanarImage &src, void *tensor_data, const TensorDesc &desc,
                              int batch_index, cudaStream_t stream) {
-  if (validate_tensorize_planar(src, tensor_data, desc, batch_index) != nullptr) {
+  if (!tensorize_planar_error(src, tensor_data, desc, batch_index).empty()) {
     return cudaErrorInvalidValue;
   }
   const bool src_half = src.dtype == DataType::kFloat16;
@@ -160,22 +161,21 @@ cudaError_t tensorize_planar(const PlanarImage &src, void *tensor_data, const Te
   return cudaGetLastError();
 }
 
-const char *validate_tensorize_interleaved(const Image &src, ChannelOrder channel_order,
-                                           const void *tensor_data, const TensorDesc &desc,
-                                           int batch_index) {
+std::string tensorize_interleaved_error(const Image &src, ChannelOrder channel_order,
+                                        const void *tensor_data, const TensorDesc &desc,
+                                        int batch_index) {
   InterleavedChannelMap map;
-  if (const char *reason = validate_interleaved_image(src, channel_order, &map)) return reason;
+  const std::string reason = interleaved_image_error(src, channel_order, &map);
+  if (!reason.empty()) return reason;
   if (desc.dtype != DataType::kUInt8) {
     return "a tensor made directly from 8-bit pixels holds uint8 (normalize first for floats)";
   }
-  return validate_tensor_item(tensor_data, desc, batch_index, src.width, src.height,
-                              map.num_channels);
+  return tensor_item_error(tensor_data, desc, batch_index, src.width, src.height, map.num_channels);
 }
 
 cudaError_t tensorize_interleaved(const Image &src, ChannelOrder channel_order, void *tensor_data,
                                   const TensorDesc &desc, int batch_index, cudaStream_t stream) {
-  if (validate_tensorize_interleaved(src, channel_order, tensor_data, desc, batch_index) !=
-      nullptr) {
+  if (!tensorize_interleaved_error(src, channel_order, tensor_data, desc, batch_index).empty()) {
     return cudaErrorInvalidValue;
   }
   InterleavedChannelMap map;
