@@ -63,26 +63,12 @@ void launch_preprocess(const Source &source, const ResizeParams &resize_params,
   const device::ChannelNormalization norm = channel_normalization(normalize_params);
   const device::TensorStrides strides = logical_strides(desc);
   const ChannelOrder order = normalize_params.channel_order;
-  const dim3 grid = resize_grid(width, height);
-  const dim3 block = resize_block();
-  switch (resize_params.interpolation) {
-    case Interpolation::kNearest:
-      preprocess_kernel<Interpolation::kNearest, Source, Out><<<grid, block, 0, stream>>>(
-          source, mapping, width, height, order, norm, tensor_data, strides, batch_index);
-      break;
-    case Interpolation::kBilinear:
-      preprocess_kernel<Interpolation::kBilinear, Source, Out><<<grid, block, 0, stream>>>(
-          source, mapping, width, height, order, norm, tensor_data, strides, batch_index);
-      break;
-    case Interpolation::kBicubic:
-      preprocess_kernel<Interpolation::kBicubic, Source, Out><<<grid, block, 0, stream>>>(
-          source, mapping, width, height, order, norm, tensor_data, strides, batch_index);
-      break;
-    case Interpolation::kArea:
-      preprocess_kernel<Interpolation::kArea, Source, Out><<<grid, block, 0, stream>>>(
-          source, mapping, width, height, order, norm, tensor_data, strides, batch_index);
-      break;
-  }
+  const LaunchShape launch = launch_shape_2d(width, height, 1);
+  with_interpolation(resize_params.interpolation, [&](auto method) {
+    preprocess_kernel<decltype(method)::value, Source, Out>
+        <<<launch.grid, launch.block, 0, stream>>>(source, mapping, width, height, order, norm,
+                                                   tensor_data, strides, batch_index);
+  });
 }
 
 }  // namespace

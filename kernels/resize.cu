@@ -29,48 +29,19 @@ cudaError_t launch(const Source &source, const Image &dst, const ResizeParams &p
   const ResizeMapping mapping =
       resize_mapping(source.width, source.height, dst.width, dst.height, params);
   const DestinationLayout layout = device::destination_layout(dst.format);
-  const dim3 grid = resize_grid(dst.width, dst.height);
-  const dim3 block = resize_block();
-  uint8_t *const out = dst.planes[0].data;
-  const size_t pitch = dst.planes[0].pitch_bytes;
-  switch (params.interpolation) {
-    case Interpolation::kNearest:
-      resize_kernel<Interpolation::kNearest>
-          <<<grid, block, 0, stream>>>(source, out, pitch, dst.width, dst.height, layout, mapping);
-      break;
-    case Interpolation::kBilinear:
-      resize_kernel<Interpolation::kBilinear>
-          <<<grid, block, 0, stream>>>(source, out, pitch, dst.width, dst.height, layout, mapping);
-      break;
-    case Interpolation::kBicubic:
-      resize_kernel<Interpolation::kBicubic>
-          <<<grid, block, 0, stream>>>(source, out, pitch, dst.width, dst.height, layout, mapping);
-      break;
-    case Interpolation::kArea:
-      resize_kernel<Interpolation::kArea>
-          <<<grid, block, 0, stream>>>(source, out, pitch, dst.width, dst.height, layout, mapping);
-      break;
-  }
+  const LaunchShape shape = launch_shape_2d(dst.width, dst.height, 1);
+  with_interpolation(params.interpolation, [&](auto method) {
+    resize_kernel<decltype(method)::value><<<shape.grid, shape.block, 0, stream>>>(
+        source, dst.planes[0].data, dst.planes[0].pitch_bytes, dst.width, dst.height, layout,
+        mapping);
+  });
   return cudaGetLastError();
 }
 
 }  // namespace
 
 bool is_resize_source_format(PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kRGBA:
-    case PixelFormat::kBGRA:
-    case PixelFormat::kRGBx:
-    case PixelFormat::kBGRx:
-    case PixelFormat::kRGB:
-    case PixelFormat::kBGR:
-    case PixelFormat::kGRAY8:
-    case PixelFormat::kNV12:
-    case PixelFormat::kI420:
-    case PixelFormat::kYUY2:
-      return true;
-  }
-  return false;
+  return format_info(format).num_planes > 0;
 }
 
 bool is_resize_destination_format(PixelFormat format) {

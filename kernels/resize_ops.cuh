@@ -94,6 +94,9 @@ __device__ __forceinline__ float load_byte(const uint8_t *address) {
 }
 
 // RGBA BGRA RGBx BGRx RGB BGR: interleaved channels at fixed byte indices.
+// kPacked32: a 4-byte format whose view (pointer and pitch) is 4-byte
+// aligned, read with one 32-bit load per pixel instead of byte loads.
+template <bool kPacked32>
 struct InterleavedRgbSource {
   const uint8_t *data;
   size_t pitch_bytes;
@@ -104,28 +107,17 @@ struct InterleavedRgbSource {
   int alpha_index;  // -1: no alpha, reads as 255
 
   __device__ __forceinline__ Rgba load(int x, int y) const {
-    const uint8_t *pixel = data + y * pitch_bytes + static_cast<size_t>(x) * bytes_per_pixel;
-    return make_float4(load_byte(pixel + r_index), load_byte(pixel + g_index),
-                       load_byte(pixel + b_index),
-                       alpha_index < 0 ? 255.0f : load_byte(pixel + alpha_index));
-  }
-};
-
-// RGBA BGRA RGBx BGRx whose view (pointer and pitch) is 4-byte aligned: one
-// 32-bit load per pixel instead of four byte loads.
-struct Packed32Source {
-  const uint8_t *data;
-  size_t pitch_bytes;
-  int width;
-  int height;
-  int r_index, g_index, b_index;
-  int alpha_index;  // -1: no alpha, reads as 255
-
-  __device__ __forceinline__ Rgba load(int x, int y) const {
-    const uint32_t pixel = __ldg(reinterpret_cast<const uint32_t *>(data + y * pitch_bytes) + x);
-    return make_float4(word_byte_to_float(pixel, r_index), word_byte_to_float(pixel, g_index),
-                       word_byte_to_float(pixel, b_index),
-                       alpha_index < 0 ? 255.0f : word_byte_to_float(pixel, alpha_index));
+    if constexpr (kPacked32) {
+      const uint32_t pixel = __ldg(reinterpret_cast<const uint32_t *>(data + y * pitch_bytes) + x);
+      return make_float4(word_byte_to_float(pixel, r_index), word_byte_to_float(pixel, g_index),
+                         word_byte_to_float(pixel, b_index),
+                         alpha_index < 0 ? 255.0f : word_byte_to_float(pixel, alpha_index));
+    } else {
+      const uint8_t *pixel = data + y * pitch_bytes + static_cast<size_t>(x) * bytes_per_pixel;
+      return make_float4(load_byte(pixel + r_index), load_byte(pixel + g_index),
+                         load_byte(pixel + b_index),
+                         alpha_index < 0 ? 255.0f : load_byte(pixel + alpha_index));
+    }
   }
 };
 

@@ -1,9 +1,12 @@
 #include "cudaprep/tensor.h"
 
+#include "image_errors.h"
+
 namespace cudaprep {
 
 std::string planar_image_error(const PlanarImage &image) {
-  if (image.width <= 0 || image.height <= 0) return "the planar frame has no pixels";
+  const std::string error = size_error("planar frame", image.width, image.height);
+  if (!error.empty()) return error;
   if (image.channels < 1 || image.channels > kMaxChannels) {
     return "a planar frame has 1 to 3 channels";
   }
@@ -33,12 +36,7 @@ std::string interleaved_image_error(const Image &image, ChannelOrder order,
     return "the source is not an 8-bit interleaved format (RGB, BGR, RGBA, BGRA, RGBx, BGRx, "
            "GRAY8)";
   }
-  if (image.width <= 0 || image.height <= 0) return "the source frame has no pixels";
-  if (image.planes[0].data == nullptr) return "the source frame has no memory";
-  if (image.planes[0].pitch_bytes < static_cast<size_t>(image.width) * map->bytes_per_pixel) {
-    return "the source frame's pitch is smaller than a row";
-  }
-  return {};
+  return image_error("source", image);
 }
 
 }  // namespace cudaprep

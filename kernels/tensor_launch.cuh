@@ -1,10 +1,8 @@
 // Host side of the kernels that normalise and write tensors (normalize,
-// tensorize, the fused preprocess): launch shape, alignment, validation of
-// the normalisation constants and of a tensor item, and the by-value kernel
-// parameters built from them.
+// tensorize, the fused preprocess): validation of the normalisation
+// constants and of a tensor item, and the by-value kernel parameters built
+// from them.
 #pragma once
-
-#include <cuda_runtime_api.h>
 
 #include <cmath>
 #include <cstddef>
@@ -12,36 +10,10 @@
 #include <string>
 
 #include "cudaprep/tensor.h"
+#include "launch.cuh"
 #include "tensor_ops.cuh"
 
 namespace cudaprep {
-
-// Launch shape of the per-pixel kernels of normalize and tensorize: each
-// thread handles a run of `columns_per_thread` pixels of one row, a warp
-// spans consecutive runs of a row so that loads and stores coalesce.
-
-struct LaunchShape {
-  dim3 grid;
-  dim3 block;
-};
-
-// Kernels loop over rows by gridDim.y * blockDim.y, so any height fits the
-// grid's 65535 limit in y.
-inline LaunchShape launch_shape_2d(int width, int height, int columns_per_thread) {
-  constexpr unsigned kBlockWidth = 32, kBlockHeight = 8, kMaxGridY = 65535;
-  const unsigned threads_x = (static_cast<unsigned>(width) + columns_per_thread - 1) /
-                             static_cast<unsigned>(columns_per_thread);
-  const unsigned grid_x = (threads_x + kBlockWidth - 1) / kBlockWidth;
-  unsigned grid_y = (static_cast<unsigned>(height) + kBlockHeight - 1) / kBlockHeight;
-  if (grid_y > kMaxGridY) grid_y = kMaxGridY;
-  return {dim3(grid_x, grid_y), dim3(kBlockWidth, kBlockHeight)};
-}
-
-// True when `address` and every multiple of `stride` added to it are
-// multiples of `alignment` (a power of two).
-inline bool is_aligned(const void *address, int64_t stride, size_t alignment) {
-  return (reinterpret_cast<uintptr_t>(address) | static_cast<uintptr_t>(stride)) % alignment == 0;
-}
 
 // Why the scale, means and stds of `params` cannot normalise, or an empty
 // string. Only the channel_count(params.channel_order) channels used are
