@@ -365,9 +365,9 @@ static GstFlowReturn gst_cuda_normalize_process(GstCudaPrepBaseTransform *base, 
     gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Output", error);
     return GST_FLOW_ERROR;
   }
-  const char *invalid = cudaprep::validate_normalize(source, planar, priv->params);
-  if (invalid != nullptr) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot normalise this frame: %s", invalid),
+  const std::string invalid = cudaprep::normalize_error(source, planar, priv->params);
+  if (!invalid.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot normalise this frame: %s", invalid.c_str()),
                       (nullptr));
     return GST_FLOW_ERROR;
   }

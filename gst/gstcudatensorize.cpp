@@ -481,13 +481,11 @@ static gboolean write_item(GstCudaTensorize *self, GstBuffer *frame, void *tenso
   } else if (priv->planar_input) {
     if (!gst_cuda_prep_buffer_planar_image(frame, &priv->planar_info, &planar, &error))
       return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Input", error);
-    const char *invalid = cudaprep::validate_tensorize_planar(planar, tensor_data, desc, index);
-    if (invalid != nullptr) reason = invalid;
+    reason = cudaprep::tensorize_planar_error(planar, tensor_data, desc, index);
   } else {
     if (!gst_cuda_prep_base_transform_input_image(base, frame, &image)) return FALSE;
-    const char *invalid = cudaprep::validate_tensorize_interleaved(image, priv->video_channel_order,
-                                                                   tensor_data, desc, index);
-    if (invalid != nullptr) reason = invalid;
+    reason = cudaprep::tensorize_interleaved_error(image, priv->video_channel_order, tensor_data,
+                                                   desc, index);
   }
   if (!reason.empty()) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED,

@@ -1,12 +1,12 @@
 #include "cudaprep/normalize.h"
 
-#include "normalize_ops.cuh"
 #include "tensor_launch.cuh"
+#include "tensor_ops.cuh"
 
 namespace cudaprep {
 namespace {
 
-// Each thread normalises a run of ops::kRunLength pixels of a row: one wide
+// Each thread normalises a run of device::kRunLength pixels of a row: one wide
 // load of their bytes and, per output channel, one wide store (when the
 // views are aligned for them; byte loads and element stores otherwise and
 // for the last, partial run of a row). The channel maps and constants are
@@ -15,30 +15,30 @@ namespace {
 template <typename Out, int kBytesPerPixel, int kChannels>
 __global__ void normalize_kernel(const uint8_t *src, size_t src_pitch_bytes,
                                  InterleavedChannelMap map, PlanarImage dst,
-                                 ops::ChannelNormalization norm, bool wide_loads,
+                                 device::ChannelNormalization norm, bool wide_loads,
                                  bool wide_stores) {
-  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * ops::kRunLength;
+  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * device::kRunLength;
   if (x >= dst.width) return;
-  const int valid = min(ops::kRunLength, dst.width - x);
-  const bool whole_run = valid == ops::kRunLength;
+  const int valid = min(device::kRunLength, dst.width - x);
+  const bool whole_run = valid == device::kRunLength;
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < dst.height; y += gridDim.y * blockDim.y) {
-    const ops::PixelRun<kBytesPerPixel> run = ops::load_pixel_run<kBytesPerPixel>(
+    const device::PixelRun<kBytesPerPixel> run = device::load_pixel_run<kBytesPerPixel>(
         src + y * src_pitch_bytes + x * kBytesPerPixel, wide_loads && whole_run, valid);
     const int64_t dst_offset = y * dst.pitch_bytes + x * sizeof(Out);
 #pragma unroll
     for (int c = 0; c < kChannels; ++c) {
-      Out values[ops::kRunLength];
+      Out values[device::kRunLength];
 #pragma unroll
-      for (int i = 0; i < ops::kRunLength; ++i) {
-        values[i] =
-            ops::normalized_element<Out>(ops::run_byte(run, i, map.source_offset[c]), norm, c);
+      for (int i = 0; i < device::kRunLength; ++i) {
+        values[i] = device::normalized_element<Out>(device::run_byte(run, i, map.source_offset[c]),
+                                                    norm, c);
       }
-      Out *const out = ops::byte_offset<Out>(dst.planes[c], dst_offset);
+      Out *const out = device::byte_offset<Out>(dst.planes[c], dst_offset);
       if (wide_stores && whole_run) {
-        ops::store_run(out, values);
+        device::store_run(out, values);
       } else {
 #pragma unroll
-        for (int i = 0; i < ops::kRunLength; ++i) {
+        for (int i = 0; i < device::kRunLength; ++i) {
           if (i < valid) out[i] = values[i];
         }
       }
@@ -48,23 +48,23 @@ __global__ void normalize_kernel(const uint8_t *src, size_t src_pitch_bytes,
 
 template <typename Out, int kBytesPerPixel, int kChannels>
 void launch_normalize(const Image &src, const PlanarImage &dst, const InterleavedChannelMap &map,
-                      const ops::ChannelNormalization &norm, cudaStream_t stream) {
+                      const device::ChannelNormalization &norm, cudaStream_t stream) {
   const ImagePlane &plane = src.planes[0];
   const bool wide_loads = is_aligned(plane.data, static_cast<int64_t>(plane.pitch_bytes),
-                                     ops::pixel_run_alignment(kBytesPerPixel));
+                                     device::pixel_run_alignment(kBytesPerPixel));
   bool wide_stores = true;
   for (int c = 0; c < kChannels; ++c) {
     wide_stores = wide_stores && is_aligned(dst.planes[c], static_cast<int64_t>(dst.pitch_bytes),
-                                            ops::kRunLength * sizeof(Out));
+                                            device::kRunLength * sizeof(Out));
   }
-  const LaunchShape shape = launch_shape_2d(dst.width, dst.height, ops::kRunLength);
+  const LaunchShape shape = launch_shape_2d(dst.width, dst.height, device::kRunLength);
   normalize_kernel<Out, kBytesPerPixel, kChannels><<<shape.grid, shape.block, 0, stream>>>(
       plane.data, plane.pitch_bytes, map, dst, norm, wide_loads, wide_stores);
 }
 
 template <typename Out>
 void launch_normalize(const Image &src, const PlanarImage &dst, const InterleavedChannelMap &map,
-                      const ops::ChannelNormalization &norm, cudaStream_t stream) {
+                      const device::ChannelNormalization &norm, cudaStream_t stream) {
   switch (map.bytes_per_pixel) {
     case 4:
       launch_normalize<Out, 4, 3>(src, dst, map, norm, stream);
@@ -84,13 +84,13 @@ void launch_normalize(const Image &src, const PlanarImage &dst, const Interleave
 
 }  // namespace
 
-const char *validate_normalize(const Image &src, const PlanarImage &dst,
-                               const NormalizeParams &params) {
+std::string normalize_error(const Image &src, const PlanarImage &dst,
+                            const NormalizeParams &params) {
   InterleavedChannelMap map;
-  if (const char *reason = validate_interleaved_image(src, params.channel_order, &map)) {
-    return reason;
-  }
-  if (const char *reason = validate_planar_image(dst)) return reason;
+  std::string reason = interleaved_image_error(src, params.channel_order, &map);
+  if (!reason.empty()) return reason;
+  reason = planar_image_error(dst);
+  if (!reason.empty()) return reason;
   if (dst.width != src.width || dst.height != src.height) {
     return "the normalized frame's size differs from the source's";
   }
@@ -103,10 +103,10 @@ const char *validate_normalize(const Image &src, const PlanarImage &dst,
 
 cudaError_t normalize(const Image &src, const PlanarImage &dst, const NormalizeParams &params,
                       cudaStream_t stream) {
-  if (validate_normalize(src, dst, params) != nullptr) return cudaErrorInvalidValue;
+  if (!normalize_error(src, dst, params).empty()) return cudaErrorInvalidValue;
   InterleavedChannelMap map;
   interleaved_channel_map(src.format, params.channel_order, &map);
-  const ops::ChannelNormalization norm = channel_normalization(params);
+  const device::ChannelNormalization norm = channel_normalization(params);
   if (dst.dtype == DataType::kFloat32) {
     launch_normalize<float>(src, dst, map, norm, stream);
   } else {

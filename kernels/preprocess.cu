@@ -1,5 +1,5 @@
 // The fused preprocess kernel: the per-pixel functions of resize
-// (pixel_ops.cuh) and of normalize/tensorize (normalize_ops.cuh) composed
+// (resize_ops.cuh) and of normalize/tensorize (tensor_ops.cuh) composed
 // in one thread per tensor pixel, with the host-side constants built by the
 // same helpers the unfused launches use (resize_launch.cuh,
 // tensor_launch.cuh). Nothing here re-implements a formula: that is what
@@ -11,10 +11,10 @@
 #include <climits>
 #include <cstdint>
 
-#include "normalize_ops.cuh"
-#include "pixel_ops.cuh"
 #include "resize_launch.cuh"
+#include "resize_ops.cuh"
 #include "tensor_launch.cuh"
+#include "tensor_ops.cuh"
 
 namespace cudaprep {
 namespace {
@@ -25,29 +25,29 @@ namespace {
 // channel, and stored as tensorize stores it (element by element, any
 // strides). `order` is uniform over the grid, so its branch costs nothing.
 template <Interpolation kMethod, class Source, typename Out>
-__global__ void preprocess_kernel(Source src, pixel_ops::ResizeMapping mapping, int width,
-                                  int height, ChannelOrder order, ops::ChannelNormalization norm,
-                                  void *tensor, ops::TensorStrides strides, int batch_index) {
+__global__ void preprocess_kernel(Source src, device::ResizeMapping mapping, int width, int height,
+                                  ChannelOrder order, device::ChannelNormalization norm,
+                                  void *tensor, device::TensorStrides strides, int batch_index) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height) return;
-  const pixel_ops::Rgba value = pixel_ops::resized_value<kMethod>(src, x, y, mapping);
-  const int64_t pixel = ops::tensor_offset(strides, batch_index, 0, y, x);
+  const device::Rgba value = device::resized_value<kMethod>(src, x, y, mapping);
+  const int64_t pixel = device::tensor_offset(strides, batch_index, 0, y, x);
   if (order == ChannelOrder::kGray) {
-    ops::store_element(tensor, pixel,
-                       ops::normalized_element<Out>(pixel_ops::gray_byte(value), norm, 0));
+    device::store_element(tensor, pixel,
+                          device::normalized_element<Out>(device::gray_byte(value), norm, 0));
     return;
   }
-  const uint32_t red = pixel_ops::to_byte(value.x);
-  const uint32_t green = pixel_ops::to_byte(value.y);
-  const uint32_t blue = pixel_ops::to_byte(value.z);
+  const uint32_t red = device::to_byte(value.x);
+  const uint32_t green = device::to_byte(value.y);
+  const uint32_t blue = device::to_byte(value.z);
   const bool bgr = order == ChannelOrder::kBGR;
   // Output channel c's byte; constant indices once unrolled keep it in registers.
   const uint32_t bytes[kMaxChannels] = {bgr ? blue : red, green, bgr ? red : blue};
 #pragma unroll
   for (int c = 0; c < kMaxChannels; ++c) {
-    ops::store_element(tensor, pixel + c * strides.channel,
-                       ops::normalized_element<Out>(bytes[c], norm, c));
+    device::store_element(tensor, pixel + c * strides.channel,
+                          device::normalized_element<Out>(bytes[c], norm, c));
   }
 }
 
@@ -58,31 +58,17 @@ void launch_preprocess(const Source &source, const ResizeParams &resize_params,
   const TensorShape shape = tensor_shape(desc);
   const int width = static_cast<int>(shape.width);
   const int height = static_cast<int>(shape.height);
-  const pixel_ops::ResizeMapping mapping =
+  const device::ResizeMapping mapping =
       resize_mapping(source.width, source.height, width, height, resize_params);
-  const ops::ChannelNormalization norm = channel_normalization(normalize_params);
-  const ops::TensorStrides strides = logical_strides(desc);
+  const device::ChannelNormalization norm = channel_normalization(normalize_params);
+  const device::TensorStrides strides = logical_strides(desc);
   const ChannelOrder order = normalize_params.channel_order;
-  const dim3 grid = resize_grid(width, height);
-  const dim3 block = resize_block();
-  switch (resize_params.interpolation) {
-    case Interpolation::kNearest:
-      preprocess_kernel<Interpolation::kNearest, Source, Out><<<grid, block, 0, stream>>>(
-          source, mapping, width, height, order, norm, tensor_data, strides, batch_index);
-      break;
-    case Interpolation::kBilinear:
-      preprocess_kernel<Interpolation::kBilinear, Source, Out><<<grid, block, 0, stream>>>(
-          source, mapping, width, height, order, norm, tensor_data, strides, batch_index);
-      break;
-    case Interpolation::kBicubic:
-      preprocess_kernel<Interpolation::kBicubic, Source, Out><<<grid, block, 0, stream>>>(
-          source, mapping, width, height, order, norm, tensor_data, strides, batch_index);
-      break;
-    case Interpolation::kArea:
-      preprocess_kernel<Interpolation::kArea, Source, Out><<<grid, block, 0, stream>>>(
-          source, mapping, width, height, order, norm, tensor_data, strides, batch_index);
-      break;
-  }
+  const LaunchShape launch = launch_shape_2d(width, height, 1);
+  with_interpolation(resize_params.interpolation, [&](auto method) {
+    preprocess_kernel<decltype(method)::value, Source, Out>
+        <<<launch.grid, launch.block, 0, stream>>>(source, mapping, width, height, order, norm,
+                                                   tensor_data, strides, batch_index);
+  });
 }
 
 }  // namespace
@@ -108,15 +94,15 @@ std::string preprocess_params_error(const Image &src, const ResizeParams &resize
   if (shape.width > INT_MAX || shape.height > INT_MAX) {
     return prefix + "the tensor's width or height exceeds " + std::to_string(INT_MAX);
   }
-  if (const char *reason = validate_tensor_item(
-          tensor_data, desc, batch_index, static_cast<int>(shape.width),
-          static_cast<int>(shape.height), channel_count(normalize_params.channel_order))) {
-    return prefix + reason;
+  for (const std::string &reason :
+       {tensor_item_error(tensor_data, desc, batch_index, static_cast<int>(shape.width),
+                          static_cast<int>(shape.height),
+                          channel_count(normalize_params.channel_order)),
+        normalize_constants_error(normalize_params),
+        resize_source_error(src, static_cast<int>(shape.width), static_cast<int>(shape.height),
+                            resize_params)}) {
+    if (!reason.empty()) return prefix + reason;
   }
-  if (const char *reason = normalize_constants_error(normalize_params)) return prefix + reason;
-  const std::string resize_error = resize_source_error(
-      src, static_cast<int>(shape.width), static_cast<int>(shape.height), resize_params);
-  if (!resize_error.empty()) return prefix + resize_error;
   return {};
 }
 

@@ -1,17 +1,17 @@
 // Launch side of resize(): validates the views, picks the source reader and
-// the sampler at compile time (7 readers x 4 methods), one thread per
-// destination pixel. The per-pixel maths lives in pixel_ops.cuh, the host
+// the sampler at compile time (6 readers x 4 methods), one thread per
+// destination pixel. The per-pixel maths lives in resize_ops.cuh, the host
 // side shared with preprocess() in resize_launch.cuh.
 #include "cudaprep/resize.h"
 
-#include "pixel_ops.cuh"
 #include "resize_launch.cuh"
+#include "resize_ops.cuh"
 
 namespace cudaprep {
 namespace {
 
-using pixel_ops::DestinationLayout;
-using pixel_ops::ResizeMapping;
+using device::DestinationLayout;
+using device::ResizeMapping;
 
 template <Interpolation kMethod, class Source>
 __global__ void resize_kernel(Source src, uint8_t *dst, size_t dst_pitch_bytes, int dst_width,
@@ -19,8 +19,8 @@ __global__ void resize_kernel(Source src, uint8_t *dst, size_t dst_pitch_bytes, 
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= dst_width || y >= dst_height) return;
-  pixel_ops::store_pixel(dst + y * dst_pitch_bytes, x,
-                         pixel_ops::resized_value<kMethod>(src, x, y, mapping), layout);
+  device::store_pixel(dst + y * dst_pitch_bytes, x,
+                      device::resized_value<kMethod>(src, x, y, mapping), layout);
 }
 
 template <class Source>
@@ -28,53 +28,24 @@ cudaError_t launch(const Source &source, const Image &dst, const ResizeParams &p
                    cudaStream_t stream) {
   const ResizeMapping mapping =
       resize_mapping(source.width, source.height, dst.width, dst.height, params);
-  const DestinationLayout layout = pixel_ops::destination_layout(dst.format);
-  const dim3 grid = resize_grid(dst.width, dst.height);
-  const dim3 block = resize_block();
-  uint8_t *const out = dst.planes[0].data;
-  const size_t pitch = dst.planes[0].pitch_bytes;
-  switch (params.interpolation) {
-    case Interpolation::kNearest:
-      resize_kernel<Interpolation::kNearest>
-          <<<grid, block, 0, stream>>>(source, out, pitch, dst.width, dst.height, layout, mapping);
-      break;
-    case Interpolation::kBilinear:
-      resize_kernel<Interpolation::kBilinear>
-          <<<grid, block, 0, stream>>>(source, out, pitch, dst.width, dst.height, layout, mapping);
-      break;
-    case Interpolation::kBicubic:
-      resize_kernel<Interpolation::kBicubic>
-          <<<grid, block, 0, stream>>>(source, out, pitch, dst.width, dst.height, layout, mapping);
-      break;
-    case Interpolation::kArea:
-      resize_kernel<Interpolation::kArea>
-          <<<grid, block, 0, stream>>>(source, out, pitch, dst.width, dst.height, layout, mapping);
-      break;
-  }
+  const DestinationLayout layout = device::destination_layout(dst.format);
+  const LaunchShape shape = launch_shape_2d(dst.width, dst.height, 1);
+  with_interpolation(params.interpolation, [&](auto method) {
+    resize_kernel<decltype(method)::value><<<shape.grid, shape.block, 0, stream>>>(
+        source, dst.planes[0].data, dst.planes[0].pitch_bytes, dst.width, dst.height, layout,
+        mapping);
+  });
   return cudaGetLastError();
 }
 
 }  // namespace
 
 bool is_resize_source_format(PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kRGBA:
-    case PixelFormat::kBGRA:
-    case PixelFormat::kRGBx:
-    case PixelFormat::kBGRx:
-    case PixelFormat::kRGB:
-    case PixelFormat::kBGR:
-    case PixelFormat::kGRAY8:
-    case PixelFormat::kNV12:
-    case PixelFormat::kI420:
-    case PixelFormat::kYUY2:
-      return true;
-  }
-  return false;
+  return format_info(format).num_planes > 0;
 }
 
 bool is_resize_destination_format(PixelFormat format) {
-  return pixel_ops::destination_layout(format).bytes_per_pixel > 0;
+  return device::destination_layout(format).bytes_per_pixel > 0;
 }
 
 std::string resize_params_error(const Image &src, const Image &dst, const ResizeParams &params) {

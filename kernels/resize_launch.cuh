@@ -1,34 +1,23 @@
 // Host side of the kernels that resample a source frame, shared by resize()
 // and the fused preprocess(): validation of the source and of the
-// rectangle, the per-frame constants of the resize maths, the launch shape,
-// and the choice of source reader. Keeping these in one place is what makes
-// both kernels read and sample the same pixels with the same constants.
+// rectangle, the per-frame constants of the resize maths, the choice of
+// source reader and of the interpolation kernel. Keeping these in one place
+// is what makes both kernels read and sample the same pixels with the same
+// constants.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "cudaprep/resize.h"
-#include "pixel_ops.cuh"
+#include "image_errors.h"
+#include "launch.cuh"
+#include "resize_ops.cuh"
 
 namespace cudaprep {
-
-// 32 threads along a row: each warp writes one contiguous run of pixels.
-constexpr int kResizeBlockWidth = 32;
-constexpr int kResizeBlockHeight = 8;
-constexpr int kMaxGridHeight = 65535;
-
-// One thread per destination pixel; the grid's height limit is checked by
-// resize_source_error().
-inline dim3 resize_block() {
-  return dim3(kResizeBlockWidth, kResizeBlockHeight);
-}
-inline dim3 resize_grid(int dst_width, int dst_height) {
-  return dim3((dst_width + kResizeBlockWidth - 1) / kResizeBlockWidth,
-              (dst_height + kResizeBlockHeight - 1) / kResizeBlockHeight);
-}
 
 // params.dst_rect, or the whole destination for the default 0x0 rectangle.
 inline PixelRect effective_rect(int dst_width, int dst_height, const ResizeParams &params) {
@@ -39,34 +28,15 @@ inline PixelRect effective_rect(int dst_width, int dst_height, const ResizeParam
   return rect;
 }
 
-inline pixel_ops::ResizeMapping resize_mapping(int src_width, int src_height, int dst_width,
-                                               int dst_height, const ResizeParams &params) {
-  pixel_ops::ResizeMapping mapping;
+inline device::ResizeMapping resize_mapping(int src_width, int src_height, int dst_width,
+                                            int dst_height, const ResizeParams &params) {
+  device::ResizeMapping mapping;
   mapping.rect = effective_rect(dst_width, dst_height, params);
   mapping.axes =
-      pixel_ops::resample_axes(src_width, src_height, mapping.rect.width, mapping.rect.height);
+      device::resample_axes(src_width, src_height, mapping.rect.width, mapping.rect.height);
   mapping.pad = make_float4(params.pad_value[0], params.pad_value[1], params.pad_value[2],
                             params.pad_value[3]);
   return mapping;
-}
-
-inline std::string plane_error(const char *role, const Image &image, int plane) {
-  const ImagePlane &view = image.planes[plane];
-  const std::string where = std::string(role) + " plane " + std::to_string(plane) + " (" +
-                            pixel_format_name(image.format) + ")";
-  if (view.data == nullptr) return where + " has no data pointer";
-  const size_t row_bytes = plane_row_bytes(image.format, plane, image.width);
-  if (view.pitch_bytes < row_bytes) {
-    return where + " pitch " + std::to_string(view.pitch_bytes) + " is shorter than its row of " +
-           std::to_string(row_bytes) + " bytes";
-  }
-  return {};
-}
-
-inline std::string size_error(const char *role, int width, int height) {
-  if (width > 0 && height > 0) return {};
-  return std::string(role) + " size " + std::to_string(width) + "x" + std::to_string(height) +
-         " is empty";
 }
 
 // Why `src` cannot be resampled into a dst_width x dst_height destination
@@ -84,17 +54,14 @@ inline std::string resize_source_error(const Image &src, int dst_width, int dst_
     default:
       return "resize: unknown interpolation method";
   }
-  for (const std::string &error : {size_error("source", src.width, src.height),
-                                   size_error("destination", dst_width, dst_height)}) {
+  for (const std::string &error :
+       {image_error("source", src), size_error("destination", dst_width, dst_height)}) {
     if (!error.empty()) return "resize: " + error;
   }
-  if ((dst_height + kResizeBlockHeight - 1) / kResizeBlockHeight > kMaxGridHeight) {
+  // One thread per destination pixel: the grid's height is the limit.
+  if (static_cast<unsigned>(dst_height) > kMaxGridHeight * kBlockHeight) {
     return "resize: destination height " + std::to_string(dst_height) + " exceeds " +
-           std::to_string(kMaxGridHeight * kResizeBlockHeight);
-  }
-  for (int plane = 0; plane < format_info(src.format).num_planes; ++plane) {
-    const std::string error = plane_error("source", src, plane);
-    if (!error.empty()) return "resize: " + error;
+           std::to_string(kMaxGridHeight * kBlockHeight);
   }
   const PixelRect rect = effective_rect(dst_width, dst_height, params);
   const bool inside = rect.width > 0 && rect.height > 0 && rect.x >= 0 && rect.y >= 0 &&
@@ -109,33 +76,41 @@ inline std::string resize_source_error(const Image &src, int dst_width, int dst_
   return {};
 }
 
-inline bool is_aligned(const ImagePlane &plane, size_t alignment) {
-  return (reinterpret_cast<uintptr_t>(plane.data) | plane.pitch_bytes) % alignment == 0;
+// Channel byte indices as the destination layout of the same format writes
+// them; the x byte of RGBx/BGRx is not alpha.
+template <bool kPacked32>
+device::InterleavedRgbSource<kPacked32> interleaved_source(const Image &src) {
+  const device::DestinationLayout layout = device::destination_layout(src.format);
+  return {src.planes[0].data,
+          src.planes[0].pitch_bytes,
+          src.width,
+          src.height,
+          layout.bytes_per_pixel,
+          layout.r_index,
+          layout.g_index,
+          layout.b_index,
+          layout.alpha_filler ? -1 : layout.alpha_index};
 }
 
-// The 32-bit reader of a 4-byte format whose view allows it.
-inline pixel_ops::Packed32Source packed32_source(const Image &src) {
-  const pixel_ops::DestinationLayout layout = pixel_ops::destination_layout(src.format);
-  return {src.planes[0].data, src.planes[0].pitch_bytes,
-          src.width,          src.height,
-          layout.r_index,     layout.g_index,
-          layout.b_index,     layout.alpha_filler ? -1 : layout.alpha_index};
-}
-
-inline pixel_ops::InterleavedRgbSource interleaved_source(const Image &src) {
-  pixel_ops::InterleavedRgbSource source;
-  source.data = src.planes[0].data;
-  source.pitch_bytes = src.planes[0].pitch_bytes;
-  source.width = src.width;
-  source.height = src.height;
-  // Channel byte indices as read by the destination layout of the same name.
-  const pixel_ops::DestinationLayout layout = pixel_ops::destination_layout(src.format);
-  source.bytes_per_pixel = layout.bytes_per_pixel;
-  source.r_index = layout.r_index;
-  source.g_index = layout.g_index;
-  source.b_index = layout.b_index;
-  source.alpha_index = layout.alpha_filler ? -1 : layout.alpha_index;
-  return source;
+// Calls launch(std::integral_constant<Interpolation, method>()), so that the
+// kernel it launches takes the method as a template argument; nothing for a
+// method the checkers refuse.
+template <class Launch>
+void with_interpolation(Interpolation method, Launch &&launch) {
+  switch (method) {
+    case Interpolation::kNearest:
+      launch(std::integral_constant<Interpolation, Interpolation::kNearest>());
+      break;
+    case Interpolation::kBilinear:
+      launch(std::integral_constant<Interpolation, Interpolation::kBilinear>());
+      break;
+    case Interpolation::kBicubic:
+      launch(std::integral_constant<Interpolation, Interpolation::kBicubic>());
+      break;
+    case Interpolation::kArea:
+      launch(std::integral_constant<Interpolation, Interpolation::kArea>());
+      break;
+  }
 }
 
 // Calls launch(source) with the reader of `src` (a validated view): the
@@ -144,32 +119,34 @@ inline pixel_ops::InterleavedRgbSource interleaved_source(const Image &src) {
 // result, or cudaErrorInvalidValue for a format no reader handles.
 template <class Launch>
 cudaError_t with_resize_source(const Image &src, const Colorimetry &colorimetry, Launch &&launch) {
-  const pixel_ops::YuvToRgbMatrix matrix = pixel_ops::yuv_to_rgb_matrix(colorimetry);
+  const device::YuvToRgbMatrix matrix = device::yuv_to_rgb_matrix(colorimetry);
   switch (src.format) {
     case PixelFormat::kRGBA:
     case PixelFormat::kBGRA:
     case PixelFormat::kRGBx:
     case PixelFormat::kBGRx:
-      if (is_aligned(src.planes[0], 4)) return launch(packed32_source(src));
-      return launch(interleaved_source(src));
+      if (is_aligned(src.planes[0].data, static_cast<int64_t>(src.planes[0].pitch_bytes), 4)) {
+        return launch(interleaved_source<true>(src));
+      }
+      return launch(interleaved_source<false>(src));
     case PixelFormat::kRGB:
     case PixelFormat::kBGR:
-      return launch(interleaved_source(src));
+      return launch(interleaved_source<false>(src));
     case PixelFormat::kGRAY8:
-      return launch(pixel_ops::GraySource{src.planes[0].data, src.planes[0].pitch_bytes, src.width,
-                                          src.height});
+      return launch(
+          device::GraySource{src.planes[0].data, src.planes[0].pitch_bytes, src.width, src.height});
     case PixelFormat::kNV12:
-      return launch(pixel_ops::Nv12Source{src.planes[0].data, src.planes[0].pitch_bytes,
-                                          src.planes[1].data, src.planes[1].pitch_bytes, src.width,
-                                          src.height, matrix});
+      return launch(device::Nv12Source{src.planes[0].data, src.planes[0].pitch_bytes,
+                                       src.planes[1].data, src.planes[1].pitch_bytes, src.width,
+                                       src.height, matrix});
     case PixelFormat::kI420:
-      return launch(pixel_ops::I420Source{src.planes[0].data, src.planes[0].pitch_bytes,
-                                          src.planes[1].data, src.planes[1].pitch_bytes,
-                                          src.planes[2].data, src.planes[2].pitch_bytes, src.width,
-                                          src.height, matrix});
+      return launch(device::I420Source{src.planes[0].data, src.planes[0].pitch_bytes,
+                                       src.planes[1].data, src.planes[1].pitch_bytes,
+                                       src.planes[2].data, src.planes[2].pitch_bytes, src.width,
+                                       src.height, matrix});
     case PixelFormat::kYUY2:
-      return launch(pixel_ops::Yuy2Source{src.planes[0].data, src.planes[0].pitch_bytes, src.width,
-                                          src.height, matrix});
+      return launch(device::Yuy2Source{src.planes[0].data, src.planes[0].pitch_bytes, src.width,
+                                       src.height, matrix});
   }
   return cudaErrorInvalidValue;
 }

@@ -2,49 +2,50 @@
 
 #include <cstdint>
 
-#include "normalize_ops.cuh"
 #include "tensor_launch.cuh"
+#include "tensor_ops.cuh"
 
 namespace cudaprep {
 namespace {
 
-// How a run of ops::kRunLength pixels of all channels reaches the tensor.
+// How a run of device::kRunLength pixels of all channels reaches the tensor.
 enum class RunStore {
   kRows,      // each channel's run is kRunLength contiguous, aligned elements (NCHW)
   kPixels,    // the run is 3 * kRunLength contiguous, aligned elements (packed NHWC, 3 channels)
   kElements,  // one element at a time, any strides
 };
 
-// Each thread moves a run of ops::kRunLength pixels of a row, every channel:
+// Each thread moves a run of device::kRunLength pixels of a row, every channel:
 // one wide load per channel (when the planes are aligned for it) and wide
 // stores as `store` says; element by element for the last, partial run of a
 // row. Channels are unrolled to compile-time indices so that the source
 // view stays in the kernel parameter space (no per-thread stack copy).
 template <typename In, typename Out>
-__global__ void tensorize_planar_kernel(PlanarImage src, void *tensor, ops::TensorStrides strides,
-                                        int batch_index, bool wide_loads, RunStore store) {
-  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * ops::kRunLength;
+__global__ void tensorize_planar_kernel(PlanarImage src, void *tensor,
+                                        device::TensorStrides strides, int batch_index,
+                                        bool wide_loads, RunStore store) {
+  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * device::kRunLength;
   if (x >= src.width) return;
-  const int valid = min(ops::kRunLength, src.width - x);
-  const bool whole_run = valid == ops::kRunLength;
+  const int valid = min(device::kRunLength, src.width - x);
+  const bool whole_run = valid == device::kRunLength;
   uint8_t *const item = static_cast<uint8_t *>(tensor) + batch_index * strides.batch;
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < src.height; y += gridDim.y * blockDim.y) {
     const int64_t src_offset = y * src.pitch_bytes + x * sizeof(In);
-    Out values[kMaxChannels][ops::kRunLength];
+    Out values[kMaxChannels][device::kRunLength];
 #pragma unroll
     for (int c = 0; c < kMaxChannels; ++c) {
       if (c >= src.channels) break;
-      const In *const row = ops::byte_offset<In>(src.planes[c], src_offset);
-      In loaded[ops::kRunLength];
+      const In *const row = device::byte_offset<In>(src.planes[c], src_offset);
+      In loaded[device::kRunLength];
       if (wide_loads && whole_run) {
-        ops::load_run(row, loaded);
+        device::load_run(row, loaded);
       } else {
 #pragma unroll
-        for (int i = 0; i < ops::kRunLength; ++i) loaded[i] = i < valid ? row[i] : In{};
+        for (int i = 0; i < device::kRunLength; ++i) loaded[i] = i < valid ? row[i] : In{};
       }
 #pragma unroll
-      for (int i = 0; i < ops::kRunLength; ++i) {
-        values[c][i] = ops::from_float<Out>(ops::to_float(loaded[i]));
+      for (int i = 0; i < device::kRunLength; ++i) {
+        values[c][i] = device::from_float<Out>(device::to_float(loaded[i]));
       }
     }
     uint8_t *const tensor_row = item + y * strides.height + x * strides.width;
@@ -52,28 +53,29 @@ __global__ void tensorize_planar_kernel(PlanarImage src, void *tensor, ops::Tens
 #pragma unroll
       for (int c = 0; c < kMaxChannels; ++c) {
         if (c >= src.channels) break;
-        ops::store_run(reinterpret_cast<Out *>(tensor_row + c * strides.channel), values[c]);
+        device::store_run(reinterpret_cast<Out *>(tensor_row + c * strides.channel), values[c]);
       }
     } else if (whole_run && store == RunStore::kPixels) {
       // Element e of the 3 * kRunLength is channel e % 3 of pixel e / 3.
 #pragma unroll
       for (int chunk = 0; chunk < 3; ++chunk) {
-        Out run[ops::kRunLength];
+        Out run[device::kRunLength];
 #pragma unroll
-        for (int i = 0; i < ops::kRunLength; ++i) {
-          const int e = chunk * ops::kRunLength + i;
+        for (int i = 0; i < device::kRunLength; ++i) {
+          const int e = chunk * device::kRunLength + i;
           run[i] = values[e % 3][e / 3];
         }
-        ops::store_run(reinterpret_cast<Out *>(tensor_row) + chunk * ops::kRunLength, run);
+        device::store_run(reinterpret_cast<Out *>(tensor_row) + chunk * device::kRunLength, run);
       }
     } else {
 #pragma unroll
       for (int c = 0; c < kMaxChannels; ++c) {
         if (c >= src.channels) break;
 #pragma unroll
-        for (int i = 0; i < ops::kRunLength; ++i) {
+        for (int i = 0; i < device::kRunLength; ++i) {
           if (i < valid) {
-            ops::store_element(tensor_row, c * strides.channel + i * strides.width, values[c][i]);
+            device::store_element(tensor_row, c * strides.channel + i * strides.width,
+                                  values[c][i]);
           }
         }
       }
@@ -83,14 +85,14 @@ __global__ void tensorize_planar_kernel(PlanarImage src, void *tensor, ops::Tens
 
 __global__ void tensorize_interleaved_kernel(const uint8_t *src, size_t src_pitch_bytes, int width,
                                              int height, InterleavedChannelMap map, void *tensor,
-                                             ops::TensorStrides strides, int batch_index) {
+                                             device::TensorStrides strides, int batch_index) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x >= width) return;
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < height; y += gridDim.y * blockDim.y) {
     const uint8_t *pixel = src + y * src_pitch_bytes + x * map.bytes_per_pixel;
     for (int c = 0; c < map.num_channels; ++c) {
-      ops::store_element(tensor, ops::tensor_offset(strides, batch_index, c, y, x),
-                         pixel[map.source_offset[c]]);
+      device::store_element(tensor, device::tensor_offset(strides, batch_index, c, y, x),
+                            pixel[map.source_offset[c]]);
     }
   }
 }
@@ -99,8 +101,8 @@ __global__ void tensorize_interleaved_kernel(const uint8_t *src, size_t src_pitc
 // item `batch_index` of the tensor.
 template <typename Out>
 RunStore run_store(const void *tensor_data, const TensorDesc &desc, int batch_index, int channels) {
-  const ops::TensorStrides strides = logical_strides(desc);
-  constexpr size_t kRunBytes = ops::kRunLength * sizeof(Out);
+  const device::TensorStrides strides = logical_strides(desc);
+  constexpr size_t kRunBytes = device::kRunLength * sizeof(Out);
   const uint8_t *const item =
       static_cast<const uint8_t *>(tensor_data) + batch_index * strides.batch;
   if (!is_aligned(item, strides.height, kRunBytes)) return RunStore::kElements;
@@ -120,28 +122,29 @@ void launch_tensorize_planar(const PlanarImage &src, void *tensor_data, const Te
   bool wide_loads = true;
   for (int c = 0; c < src.channels; ++c) {
     wide_loads = wide_loads && is_aligned(src.planes[c], static_cast<int64_t>(src.pitch_bytes),
-                                          ops::kRunLength * sizeof(In));
+                                          device::kRunLength * sizeof(In));
   }
   const RunStore store = run_store<Out>(tensor_data, desc, batch_index, src.channels);
-  const LaunchShape shape = launch_shape_2d(src.width, src.height, ops::kRunLength);
+  const LaunchShape shape = launch_shape_2d(src.width, src.height, device::kRunLength);
   tensorize_planar_kernel<In, Out><<<shape.grid, shape.block, 0, stream>>>(
       src, tensor_data, logical_strides(desc), batch_index, wide_loads, store);
 }
 
 }  // namespace
 
-const char *validate_tensorize_planar(const PlanarImage &src, const void *tensor_data,
-                                      const TensorDesc &desc, int batch_index) {
-  if (const char *reason = validate_planar_image(src)) return reason;
+std::string tensorize_planar_error(const PlanarImage &src, const void *tensor_data,
+                                   const TensorDesc &desc, int batch_index) {
+  const std::string reason = planar_image_error(src);
+  if (!reason.empty()) return reason;
   if (desc.dtype != DataType::kFloat32 && desc.dtype != DataType::kFloat16) {
     return "a tensor made from a planar float frame holds float32 or float16";
   }
-  return validate_tensor_item(tensor_data, desc, batch_index, src.width, src.height, src.channels);
+  return tensor_item_error(tensor_data, desc, batch_index, src.width, src.height, src.channels);
 }
 
 cudaError_t tensorize_planar(const PlanarImage &src, void *tensor_data, const TensorDesc &desc,
                              int batch_index, cudaStream_t stream) {
-  if (validate_tensorize_planar(src, tensor_data, desc, batch_index) != nullptr) {
+  if (!tensorize_planar_error(src, tensor_data, desc, batch_index).empty()) {
     return cudaErrorInvalidValue;
   }
   const bool src_half = src.dtype == DataType::kFloat16;
@@ -158,22 +161,21 @@ cudaError_t tensorize_planar(const PlanarImage &src, void *tensor_data, const Te
   return cudaGetLastError();
 }
 
-const char *validate_tensorize_interleaved(const Image &src, ChannelOrder channel_order,
-                                           const void *tensor_data, const TensorDesc &desc,
-                                           int batch_index) {
+std::string tensorize_interleaved_error(const Image &src, ChannelOrder channel_order,
+                                        const void *tensor_data, const TensorDesc &desc,
+                                        int batch_index) {
   InterleavedChannelMap map;
-  if (const char *reason = validate_interleaved_image(src, channel_order, &map)) return reason;
+  const std::string reason = interleaved_image_error(src, channel_order, &map);
+  if (!reason.empty()) return reason;
   if (desc.dtype != DataType::kUInt8) {
     return "a tensor made directly from 8-bit pixels holds uint8 (normalize first for floats)";
   }
-  return validate_tensor_item(tensor_data, desc, batch_index, src.width, src.height,
-                              map.num_channels);
+  return tensor_item_error(tensor_data, desc, batch_index, src.width, src.height, map.num_channels);
 }
 
 cudaError_t tensorize_interleaved(const Image &src, ChannelOrder channel_order, void *tensor_data,
                                   const TensorDesc &desc, int batch_index, cudaStream_t stream) {
-  if (validate_tensorize_interleaved(src, channel_order, tensor_data, desc, batch_index) !=
-      nullptr) {
+  if (!tensorize_interleaved_error(src, channel_order, tensor_data, desc, batch_index).empty()) {
     return cudaErrorInvalidValue;
   }
   InterleavedChannelMap map;

@@ -333,36 +333,36 @@ TEST(Validation, NormalizeNamesTheProblem) {
   dst.channels = 3;
   dst.dtype = DataType::kFloat32;
   NormalizeParams params;
-  EXPECT_EQ(nullptr, validate_normalize(src, dst, params));
+  EXPECT_EQ("", normalize_error(src, dst, params));
 
   NormalizeParams zero_std = params;
   zero_std.std[1] = 0.0f;
-  EXPECT_NE(nullptr, validate_normalize(src, dst, zero_std));
+  EXPECT_NE("", normalize_error(src, dst, zero_std));
   EXPECT_EQ(cudaErrorInvalidValue, normalize(src, dst, zero_std, nullptr));
 
   Image nv12 = src;
   nv12.format = PixelFormat::kNV12;
-  EXPECT_NE(nullptr, validate_normalize(nv12, dst, params));
+  EXPECT_NE("", normalize_error(nv12, dst, params));
 
   NormalizeParams gray = params;
   gray.channel_order = ChannelOrder::kGray;
-  EXPECT_NE(nullptr, validate_normalize(src, dst, gray)) << "RGBA cannot give GRAY";
+  EXPECT_NE("", normalize_error(src, dst, gray)) << "RGBA cannot give GRAY";
 
   PlanarImage wrong_size = dst;
   wrong_size.width = 3;
-  EXPECT_NE(nullptr, validate_normalize(src, wrong_size, params));
+  EXPECT_NE("", normalize_error(src, wrong_size, params));
 
   PlanarImage one_channel = dst;
   one_channel.channels = 1;
-  EXPECT_NE(nullptr, validate_normalize(src, one_channel, params));
+  EXPECT_NE("", normalize_error(src, one_channel, params));
 
   PlanarImage uint8_planes = dst;
   uint8_planes.dtype = DataType::kUInt8;
-  EXPECT_NE(nullptr, validate_normalize(src, uint8_planes, params));
+  EXPECT_NE("", normalize_error(src, uint8_planes, params));
 
   Image short_pitch = src;
   short_pitch.planes[0].pitch_bytes = 15;
-  EXPECT_NE(nullptr, validate_normalize(short_pitch, dst, params));
+  EXPECT_NE("", normalize_error(short_pitch, dst, params));
 }
 
 TEST(Validation, TensorizeNamesTheProblem) {
@@ -377,18 +377,18 @@ TEST(Validation, TensorizeNamesTheProblem) {
   src.dtype = DataType::kFloat32;
   const TensorDesc desc =
       make_contiguous_tensor_desc(TensorLayout::kNCHW, 2, 3, 2, 4, DataType::kFloat16);
-  EXPECT_EQ(nullptr, validate_tensorize_planar(src, tensor_storage, desc, 1));
-  EXPECT_NE(nullptr, validate_tensorize_planar(src, tensor_storage, desc, 2)) << "batch index";
-  EXPECT_NE(nullptr, validate_tensorize_planar(src, tensor_storage, desc, -1)) << "batch index";
-  EXPECT_NE(nullptr, validate_tensorize_planar(src, nullptr, desc, 0)) << "no memory";
+  EXPECT_EQ("", tensorize_planar_error(src, tensor_storage, desc, 1));
+  EXPECT_NE("", tensorize_planar_error(src, tensor_storage, desc, 2)) << "batch index";
+  EXPECT_NE("", tensorize_planar_error(src, tensor_storage, desc, -1)) << "batch index";
+  EXPECT_NE("", tensorize_planar_error(src, nullptr, desc, 0)) << "no memory";
   EXPECT_EQ(cudaErrorInvalidValue, tensorize_planar(src, tensor_storage, desc, 2, nullptr));
 
   const TensorDesc wrong_width =
       make_contiguous_tensor_desc(TensorLayout::kNCHW, 2, 3, 2, 5, DataType::kFloat32);
-  EXPECT_NE(nullptr, validate_tensorize_planar(src, tensor_storage, wrong_width, 0));
+  EXPECT_NE("", tensorize_planar_error(src, tensor_storage, wrong_width, 0));
   const TensorDesc uint8_desc =
       make_contiguous_tensor_desc(TensorLayout::kNHWC, 2, 3, 2, 4, DataType::kUInt8);
-  EXPECT_NE(nullptr, validate_tensorize_planar(src, tensor_storage, uint8_desc, 0));
+  EXPECT_NE("", tensorize_planar_error(src, tensor_storage, uint8_desc, 0));
 
   alignas(16) static uint8_t source_bytes[64];
   Image interleaved;
@@ -396,13 +396,13 @@ TEST(Validation, TensorizeNamesTheProblem) {
   interleaved.width = 4;
   interleaved.height = 2;
   interleaved.planes[0] = {source_bytes, 12};
-  EXPECT_EQ(nullptr, validate_tensorize_interleaved(interleaved, ChannelOrder::kRGB, tensor_storage,
-                                                    uint8_desc, 1));
-  EXPECT_NE(nullptr, validate_tensorize_interleaved(interleaved, ChannelOrder::kRGB, tensor_storage,
-                                                    desc, 1))
+  EXPECT_EQ("", tensorize_interleaved_error(interleaved, ChannelOrder::kRGB, tensor_storage,
+                                            uint8_desc, 1));
+  EXPECT_NE("",
+            tensorize_interleaved_error(interleaved, ChannelOrder::kRGB, tensor_storage, desc, 1))
       << "float tensor from raw pixels";
-  EXPECT_NE(nullptr, validate_tensorize_interleaved(interleaved, ChannelOrder::kGray,
-                                                    tensor_storage, uint8_desc, 1));
+  EXPECT_NE("", tensorize_interleaved_error(interleaved, ChannelOrder::kGray, tensor_storage,
+                                            uint8_desc, 1));
 }
 
 // --- .npy --------------------------------------------------------------------

@@ -16,6 +16,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 #include "cudaprep/image.h"
 #include "cudaprep/tensor.h"
 
@@ -24,16 +26,17 @@ namespace cudaprep {
 // NormalizeParams (the scale, means, stds and channel order) is in tensor.h,
 // which needs no CUDA headers.
 
-// Why normalize() would refuse these arguments, in words a user can act on,
-// or nullptr if they are valid. `dst` must have the source's size,
+// Why normalize() cannot run with these arguments, in words a user can act
+// on, or an empty string when it can. `src` is an 8-bit interleaved view
+// that can give params.channel_order; `dst` must have the source's size,
 // channel_count(params.channel_order) planes, dtype float32 or float16, and
-// element-aligned planes and pitch.
-const char *validate_normalize(const Image &src, const PlanarImage &dst,
-                               const NormalizeParams &params);
+// element-aligned planes and pitch; the constants finite, no std 0.
+std::string normalize_error(const Image &src, const PlanarImage &dst,
+                            const NormalizeParams &params);
 
-// Enqueues the normalisation of `src` into `dst` on `stream`.
-// cudaErrorInvalidValue when validate_normalize() names a problem, otherwise
-// the launch's result.
+// Enqueues the normalisation of `src` into `dst` on `stream` and returns
+// without waiting. cudaErrorInvalidValue (nothing launched) when
+// normalize_error() is not empty, otherwise the launch's result.
 cudaError_t normalize(const Image &src, const PlanarImage &dst, const NormalizeParams &params,
                       cudaStream_t stream);
 

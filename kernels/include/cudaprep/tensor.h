@@ -1,11 +1,12 @@
-// Tensor vocabulary shared by normalize, tensorize, the .npy writer and the
-// DLPack export: element types, NCHW/NHWC descriptors with byte strides, and
-// the planar (one plane per channel) float frame that lies between
-// cudanormalize and cudatensorize.
+// Tensor vocabulary shared by normalize, tensorize and the file writers of
+// io/ (.npy, DLPack): element types, NCHW/NHWC descriptors with byte
+// strides, and the planar (one plane per channel) float frame that lies
+// between cudanormalize and cudatensorize.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "cudaprep/image.h"
 
@@ -129,47 +130,15 @@ struct PlanarImage {
   DataType dtype = DataType::kFloat32;
 };
 
-// Why `image` is not a usable planar frame, or nullptr.
-inline const char *validate_planar_image(const PlanarImage &image) {
-  if (image.width <= 0 || image.height <= 0) return "the planar frame has no pixels";
-  if (image.channels < 1 || image.channels > kMaxChannels) {
-    return "a planar frame has 1 to 3 channels";
-  }
-  if (image.dtype != DataType::kFloat32 && image.dtype != DataType::kFloat16) {
-    return "a planar frame holds float32 or float16";
-  }
-  const size_t element_bytes = data_type_size(image.dtype);
-  if (image.pitch_bytes < static_cast<size_t>(image.width) * element_bytes) {
-    return "the planar frame's pitch is smaller than a row";
-  }
-  if (image.pitch_bytes % element_bytes != 0) {
-    return "the planar frame's pitch is not a multiple of its element size";
-  }
-  for (int c = 0; c < image.channels; ++c) {
-    if (image.planes[c] == nullptr) return "a plane of the planar frame has no memory";
-    if (reinterpret_cast<uintptr_t>(image.planes[c]) % element_bytes != 0) {
-      return "a plane of the planar frame is not aligned to its element size";
-    }
-  }
-  return nullptr;
-}
+// Why `image` is not a usable planar frame (1 to 3 float32 or float16
+// planes with memory, aligned to the element size, sharing a pitch that
+// holds a row), or an empty string.
+std::string planar_image_error(const PlanarImage &image);
 
-// Why `image` is not a usable 8-bit interleaved frame giving `order`, or
-// nullptr; on success `map` says where each output channel is.
-inline const char *validate_interleaved_image(const Image &image, ChannelOrder order,
-                                              InterleavedChannelMap *map) {
-  if (!interleaved_channel_map(image.format, order, map)) {
-    if (order == ChannelOrder::kGray) return "GRAY output needs a GRAY8 source";
-    return "the source is not an 8-bit interleaved format (RGB, BGR, RGBA, BGRA, RGBx, BGRx, "
-           "GRAY8)";
-  }
-  if (image.width <= 0 || image.height <= 0) return "the source frame has no pixels";
-  if (image.planes[0].data == nullptr) return "the source frame has no memory";
-  if (image.planes[0].pitch_bytes < static_cast<size_t>(image.width) * map->bytes_per_pixel) {
-    return "the source frame's pitch is smaller than a row";
-  }
-  return nullptr;
-}
+// Why `image` is not a usable 8-bit interleaved frame giving `order`, or an
+// empty string; when empty, `map` says where each output channel is.
+std::string interleaved_image_error(const Image &image, ChannelOrder order,
+                                    InterleavedChannelMap *map);
 
 enum class TensorLayout : int { kNCHW, kNHWC };
 

@@ -1,7 +1,8 @@
-// Per-pixel maths of normalize and tensorize as small device functions that
-// compose (load -> normalise -> convert -> store), kept apart from the launch
-// code so that a later fused kernel (sample, convert colour, normalise, store
-// into the tensor) reuses them unchanged.
+// Per-element device maths of normalize and tensorize (namespace
+// cudaprep::device, shared with resize_ops.cuh): wide loads of pixel runs,
+// normalisation, and stores into tensors of any strides. normalize(),
+// tensorize_*() and the fused preprocess() compose the same functions, which
+// is what keeps the fused result bit-identical to the chain.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -11,8 +12,9 @@
 
 #include "cudaprep/normalize.h"
 #include "cudaprep/tensor.h"
+#include "element_ops.cuh"
 
-namespace cudaprep::ops {
+namespace cudaprep::device {
 
 // Normalisation constants of each output channel, by value for a kernel.
 struct ChannelNormalization {
@@ -99,32 +101,11 @@ __device__ __forceinline__ uint32_t run_byte(const PixelRun<kBytesPerPixel> &run
   return __byte_perm(low, high, static_cast<unsigned>(first % 4 + offset)) & 0xffu;
 }
 
-// Exact float of an 8-bit value: 2^23 + byte has the byte as its low
-// mantissa bits, so one subtraction (exact) gives it, at full rate, without
-// the quarter-rate integer-to-float conversion.
-__device__ __forceinline__ float byte_to_float(uint32_t byte) {
-  return __uint_as_float(0x4b000000u | byte) - 8388608.0f;
-}
-
 // y = (x * scale - mean) / std with each operation rounded to nearest in
 // float32 and never contracted into an FMA, so the result is the IEEE
 // float32 evaluation of the definition (bit-identical to a CPU doing the same).
 __device__ __forceinline__ float normalize_value(float x, float scale, float mean, float std) {
   return __fdiv_rn(__fsub_rn(__fmul_rn(x, scale), mean), std);
-}
-
-// Element conversions. float -> half rounds to nearest, ties to even.
-template <typename T>
-__device__ __forceinline__ T from_float(float value);
-
-template <>
-__device__ __forceinline__ float from_float<float>(float value) {
-  return value;
-}
-
-template <>
-__device__ __forceinline__ __half from_float<__half>(float value) {
-  return __float2half_rn(value);
 }
 
 // Output channel `channel` of an 8-bit value as normalize stores it. Keep
@@ -135,13 +116,6 @@ __device__ __forceinline__ Out normalized_element(uint32_t byte, const ChannelNo
                                                   int channel) {
   return from_float<Out>(
       normalize_value(byte_to_float(byte), norm.scale, norm.mean[channel], norm.std[channel]));
-}
-
-__device__ __forceinline__ float to_float(float value) {
-  return value;
-}
-__device__ __forceinline__ float to_float(__half value) {
-  return __half2float(value);
 }
 
 template <typename T>
@@ -184,4 +158,4 @@ __device__ __forceinline__ int64_t tensor_offset(const TensorStrides &strides, i
   return batch * strides.batch + channel * strides.channel + y * strides.height + x * strides.width;
 }
 
-}  // namespace cudaprep::ops
+}  // namespace cudaprep::device

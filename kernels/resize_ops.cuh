@@ -1,9 +1,10 @@
-// Per-pixel device maths of resize and colour conversion, kept apart from
-// launch code so that a fused kernel can compose them: a *source* loads one
-// pixel at integer coordinates as RGBA floats in [0, 255], a *sampler* maps
-// an output pixel to a weighted sum of source loads, resized_value() places
-// the resampled rectangle in the padded destination, and store_pixel() writes
-// the result in a destination format. Nothing here knows about grids.
+// Per-pixel device maths of resize and colour conversion (namespace
+// cudaprep::device, shared with tensor_ops.cuh), kept apart from launch
+// code so that kernels compose them: a *source* loads one pixel at integer
+// coordinates as RGBA floats in [0, 255], a *sampler* maps an output pixel
+// to a weighted sum of source loads, resized_value() places the resampled
+// rectangle in the padded destination, and store_pixel() writes the result
+// in a destination format. Nothing here knows about grids.
 //
 // Rounding is pinned: every float product is __fmul_rn or part of an
 // explicit __fmaf_rn, so neither nvcc nor ptxas can contract a multiply and
@@ -21,8 +22,9 @@
 #include "cudaprep/color.h"
 #include "cudaprep/image.h"
 #include "cudaprep/resize.h"
+#include "element_ops.cuh"
 
-namespace cudaprep::pixel_ops {
+namespace cudaprep::device {
 
 // R, G, B, A in [0, 255]; kept unrounded until the final store.
 using Rgba = float4;
@@ -87,20 +89,14 @@ __device__ __forceinline__ float luma_bt601(const Rgba &rgba) {
 // Byte loads unless the launch checked the view's alignment for wider ones
 // (views of 3-byte formats, and crops, have no alignment to rely on).
 
-// Byte `index` (0..3) of `word` as an exact float in [0, 255]: the byte
-// placed under the exponent of 2^23 and 2^23 subtracted (exact), one byte
-// permute and one add instead of a shift, a mask and an integer-to-float
-// conversion; the same value as static_cast<float>(byte).
-__device__ __forceinline__ float word_byte_to_float(uint32_t word, int index) {
-  return __uint_as_float(__byte_perm(word, 0x4b000000u, 0x7440u | static_cast<unsigned>(index))) -
-         8388608.0f;
-}
-
 __device__ __forceinline__ float load_byte(const uint8_t *address) {
   return static_cast<float>(__ldg(address));
 }
 
 // RGBA BGRA RGBx BGRx RGB BGR: interleaved channels at fixed byte indices.
+// kPacked32: a 4-byte format whose view (pointer and pitch) is 4-byte
+// aligned, read with one 32-bit load per pixel instead of byte loads.
+template <bool kPacked32>
 struct InterleavedRgbSource {
   const uint8_t *data;
   size_t pitch_bytes;
@@ -111,28 +107,17 @@ struct InterleavedRgbSource {
   int alpha_index;  // -1: no alpha, reads as 255
 
   __device__ __forceinline__ Rgba load(int x, int y) const {
-    const uint8_t *pixel = data + y * pitch_bytes + static_cast<size_t>(x) * bytes_per_pixel;
-    return make_float4(load_byte(pixel + r_index), load_byte(pixel + g_index),
-                       load_byte(pixel + b_index),
-                       alpha_index < 0 ? 255.0f : load_byte(pixel + alpha_index));
-  }
-};
-
-// RGBA BGRA RGBx BGRx whose view (pointer and pitch) is 4-byte aligned: one
-// 32-bit load per pixel instead of four byte loads.
-struct Packed32Source {
-  const uint8_t *data;
-  size_t pitch_bytes;
-  int width;
-  int height;
-  int r_index, g_index, b_index;
-  int alpha_index;  // -1: no alpha, reads as 255
-
-  __device__ __forceinline__ Rgba load(int x, int y) const {
-    const uint32_t pixel = __ldg(reinterpret_cast<const uint32_t *>(data + y * pitch_bytes) + x);
-    return make_float4(word_byte_to_float(pixel, r_index), word_byte_to_float(pixel, g_index),
-                       word_byte_to_float(pixel, b_index),
-                       alpha_index < 0 ? 255.0f : word_byte_to_float(pixel, alpha_index));
+    if constexpr (kPacked32) {
+      const uint32_t pixel = __ldg(reinterpret_cast<const uint32_t *>(data + y * pitch_bytes) + x);
+      return make_float4(word_byte_to_float(pixel, r_index), word_byte_to_float(pixel, g_index),
+                         word_byte_to_float(pixel, b_index),
+                         alpha_index < 0 ? 255.0f : word_byte_to_float(pixel, alpha_index));
+    } else {
+      const uint8_t *pixel = data + y * pitch_bytes + static_cast<size_t>(x) * bytes_per_pixel;
+      return make_float4(load_byte(pixel + r_index), load_byte(pixel + g_index),
+                         load_byte(pixel + b_index),
+                         alpha_index < 0 ? 255.0f : load_byte(pixel + alpha_index));
+    }
   }
 };
 
@@ -425,11 +410,6 @@ CUDAPREP_HD DestinationLayout destination_layout(PixelFormat format) {
   }
 }
 
-// Round to nearest, ties to even (as OpenCV's saturate_cast), then saturate.
-__device__ __forceinline__ uint8_t to_byte(float value) {
-  return static_cast<uint8_t>(min(max(__float2int_rn(value), 0), 255));
-}
-
 // The byte a GRAY8 destination holds for `value`.
 __device__ __forceinline__ uint8_t gray_byte(const Rgba &value) {
   return to_byte(luma_bt601(value));
@@ -450,4 +430,4 @@ __device__ __forceinline__ void store_pixel(uint8_t *row, int x, const Rgba &val
   }
 }
 
-}  // namespace cudaprep::pixel_ops
+}  // namespace cudaprep::device
