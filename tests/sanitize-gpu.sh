@@ -14,7 +14,7 @@ run() {  # tool suite [gtest filter]
 }
 case "${1:-memcheck}" in
   memcheck)
-    for suite in memory upload_download crop resize tensor_elements flush_eos \
+    for suite in memory upload_download crop resize region tensor_elements flush_eos \
                  normalize_gpu resize_gpu preprocess_gpu; do
       run memcheck "$suite" leak
     done
