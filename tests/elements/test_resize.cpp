@@ -22,6 +22,7 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
+#include "common/kernel_helpers.h"
 #include "cudaprep/resize.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmeta.h"
@@ -399,20 +400,6 @@ HostFrame host_frame(GstBuffer *buffer, const GstVideoInfo &info) {
   for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane)
     frame.planes[plane] = plane_bytes(buffer, info, plane);
   return frame;
-}
-
-// The width x height window of `frame` at (left, top) (even for 4:2:0).
-HostFrame crop_frame(const HostFrame &frame, int left, int top, int width, int height) {
-  HostFrame out(frame.format, width, height);
-  const cudaprep::FormatInfo format = cudaprep::format_info(frame.format);
-  for (int plane = 0; plane < format.num_planes; ++plane) {
-    const cudaprep::PlaneLayout layout = format.planes[plane];
-    const size_t column = static_cast<size_t>(left / layout.pixels_per_unit) * layout.unit_bytes;
-    for (int y = 0; y < cudaprep::plane_height(frame.format, plane, height); ++y)
-      std::memcpy(out.row(plane, y), frame.row(plane, top / layout.height_divisor + y) + column,
-                  cudaprep::plane_row_bytes(frame.format, plane, width));
-  }
-  return out;
 }
 
 // Compares a downloaded RGB-family/GRAY8 frame with the reference: within
@@ -846,7 +833,7 @@ TEST_P(CropThenResize, EqualsTheReferenceOfTheCrop) {
   params.interpolation = c.interpolation;
   params.source_colorimetry = kBt601Limited;  // GStreamer's default for these SD sizes
   const HostFrame expected =
-      cudaprep::ref::resize_reference(crop_frame(source, c.left, c.top, crop_width, crop_height),
+      cudaprep::ref::resize_reference(window(source, c.left, c.top, crop_width, crop_height),
                                       PixelFormat::kRGB, out_width, out_height, params);
   const PixelRect whole{0, 0, out_width, out_height};
   const std::string mismatch = compare(plane_bytes(output, out_info, 0), expected, whole);

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/cuda_test.h"
+#include "common/kernel_helpers.h"
 #include "cudaprep/normalize.h"
 #include "cudaprep/preprocess.h"
 #include "cudaprep/resize.h"
@@ -46,25 +47,12 @@ namespace cudaprep {
 namespace {
 
 using ref::HostFrame;
+using test::DeviceAllocations;
+using test::fake_image;
+using test::window;
 
 constexpr uint8_t kPoison = 0xff;
 constexpr size_t kGuardBytes = 256;
-
-// Device allocations of one case, freed at its end.
-class DeviceAllocations {
- public:
-  ~DeviceAllocations() {
-    for (void *pointer : pointers_) EXPECT_EQ(cudaSuccess, cudaFree(pointer));
-  }
-  cudaError_t allocate(size_t bytes, uint8_t **pointer) {
-    const cudaError_t err = cudaMalloc(reinterpret_cast<void **>(pointer), bytes);
-    if (err == cudaSuccess) pointers_.push_back(*pointer);
-    return err;
-  }
-
- private:
-  std::vector<void *> pointers_;
-};
 
 struct Case {
   PixelFormat format = PixelFormat::kRGBA;
@@ -94,21 +82,6 @@ std::string describe(const Case &c) {
         << ")";
   }
   return out.str();
-}
-
-// The width x height window of `frame` at (left, top), as a compact frame.
-HostFrame window(const HostFrame &frame, int left, int top, int width, int height) {
-  HostFrame out(frame.format, width, height);
-  for (int plane = 0; plane < format_info(frame.format).num_planes; ++plane) {
-    const PlaneLayout layout = format_info(frame.format).planes[plane];
-    const size_t column = static_cast<size_t>(left / layout.pixels_per_unit) * layout.unit_bytes;
-    const int first_row = top / layout.height_divisor;
-    for (int y = 0; y < plane_height(frame.format, plane, height); ++y) {
-      std::memcpy(out.row(plane, y), frame.row(plane, first_row + y) + column,
-                  plane_row_bytes(frame.format, plane, width));
-    }
-  }
-  return out;
 }
 
 // A random parent frame on the device and the case's view of it; `visible`
@@ -499,20 +472,6 @@ TEST_F(PreprocessGpu, CameraSizedFrames) {
 }
 
 // --- Validation: no GPU needed, nothing is launched ------------------------
-
-Image fake_image(PixelFormat format, int width, int height) {
-  // Never dereferenced: validation fails before any launch.
-  static uint8_t storage[1];
-  Image image;
-  image.format = format;
-  image.width = width;
-  image.height = height;
-  for (int plane = 0; plane < format_info(format).num_planes; ++plane) {
-    image.planes[plane].data = storage;
-    image.planes[plane].pitch_bytes = plane_row_bytes(format, plane, width);
-  }
-  return image;
-}
 
 TEST(PreprocessValidation, ImpossibleInputsAreRejectedWithReasons) {
   alignas(16) static uint8_t tensor_storage[16];
