@@ -18,6 +18,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/cuda_test.h"
@@ -25,6 +26,7 @@
 #include "common/kernel_helpers.h"
 #include "cudaprep/resize.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepmemory.h"
 #include "gstcudaprepmeta.h"
 #include "reference/color_ref.h"
 #include "reference/resize_ref.h"
@@ -734,13 +736,51 @@ std::string case_name(const ::testing::TestParamInfo<ResizeCase> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, ResizePixels, ::testing::ValuesIn(resize_cases()), case_name);
 
-// Equal caps on both sides: buffers pass through untouched, no kernel runs.
+// What a pad saw of the device frame going through it.
+struct FrameSeen {
+  int buffers = 0;
+  GstBuffer *buffer = nullptr;  // compared, never dereferenced after the probe
+  GstMemory *memory = nullptr;
+  guint8 *device_pointer = nullptr;
+  guint pending_reads = 0;
+  guint64 allocations = 0;  // device allocations of every cudaprep allocator so far
+};
+
+GstPadProbeReturn record_frame(GstPad *, GstPadProbeInfo *info, gpointer data) {
+  FrameSeen *seen = static_cast<FrameSeen *>(data);
+  GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+  ++seen->buffers;
+  seen->buffer = buffer;
+  seen->memory = gst_buffer_n_memory(buffer) > 0 ? gst_buffer_peek_memory(buffer, 0) : nullptr;
+  if (seen->memory != nullptr && gst_is_cuda_prep_memory(seen->memory)) {
+    seen->device_pointer = gst_cuda_prep_memory_get_device_pointer(seen->memory);
+    seen->pending_reads = gst_cuda_prep_memory_get_pending_reads(seen->memory);
+  }
+  seen->allocations = gst_cuda_prep_memory_get_allocation_count();
+  return GST_PAD_PROBE_OK;
+}
+
+// Equal caps on both sides: buffers pass through untouched. What shows that
+// cudaresize ran no kernel on them: the buffer leaving it is the one that
+// entered (same memory and device pointer: no frame of its own was written),
+// it allocated no device memory, and no stream of its own read the frame (a
+// kernel's read, even one writing in place, adds a pending read to the
+// memory). The ready event is one per memory, re-recorded by each write, so
+// it is not compared: it cannot tell an in-place write.
 TEST(ResizePassthrough, EqualCapsPassBuffersThrough) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("RGBA", 64, 48);
   const GstVideoInfo info = video_info(caps);
   GstHarness *harness = gst_harness_new_parse(
       "cudaframeupload ! cudaresize name=resize add-borders=true ! cudaframedownload");
+  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
+  ASSERT_NE(resize, nullptr);
+  FrameSeen in, out;
+  for (auto [pad_name, seen] : {std::pair<const char *, FrameSeen *>{"sink", &in}, {"src", &out}}) {
+    GstPad *pad = gst_element_get_static_pad(resize, pad_name);
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, record_frame, seen, nullptr);
+    gst_object_unref(pad);
+  }
   gst_harness_set_src_caps_str(harness, caps.c_str());
   gst_harness_set_sink_caps_str(harness, caps.c_str());
   std::mt19937 rng(1);
@@ -750,9 +790,17 @@ TEST(ResizePassthrough, EqualCapsPassBuffersThrough) {
   GstBuffer *output = gst_harness_pull(harness);
   ASSERT_NE(output, nullptr);
   EXPECT_EQ(plane_bytes(output, info, 0), expected);
-  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
-  ASSERT_NE(resize, nullptr);
   EXPECT_TRUE(gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(resize)));
+
+  ASSERT_EQ(in.buffers, 1);
+  ASSERT_EQ(out.buffers, 1);
+  ASSERT_NE(in.memory, nullptr);
+  ASSERT_TRUE(gst_is_cuda_prep_memory(in.memory)) << "cudaresize did not get a device frame";
+  EXPECT_EQ(out.buffer, in.buffer) << "cudaresize pushed a buffer of its own";
+  EXPECT_EQ(out.memory, in.memory);
+  EXPECT_EQ(out.device_pointer, in.device_pointer);
+  EXPECT_EQ(out.pending_reads, in.pending_reads) << "a stream of cudaresize read the frame";
+  EXPECT_EQ(out.allocations, in.allocations) << "cudaresize allocated device memory";
   gst_object_unref(resize);
   gst_buffer_unref(output);
   gst_harness_teardown(harness);
