@@ -162,9 +162,9 @@ TEST(Concurrency, EightPipelinesOnOneGpu) {
           const size_t shift = (in_row - out_row) / 2;
           mismatch = out_row >= in_row || cropped.size() != out_row * rows;
           for (int row = 0; row < rows && !mismatch; ++row)
-            mismatch = !std::equal(cropped.begin() + row * out_row,
-                                   cropped.begin() + (row + 1) * out_row,
-                                   full.begin() + row * in_row + shift);
+            mismatch =
+                !std::equal(cropped.begin() + row * out_row, cropped.begin() + (row + 1) * out_row,
+                            full.begin() + row * in_row + shift);
         }
         if (mismatch) ++mismatches;
         gst_buffer_unref(output);
