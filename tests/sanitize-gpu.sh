@@ -4,17 +4,36 @@
 # racecheck and synccheck over the kernel suites, initcheck over the suites
 # whose outputs are tensors. Logs go to ${OUT:-/tmp}; one line per run here.
 #   tests/sanitize-gpu.sh memcheck|kernels
+# Exits non-zero when any run fails: the sanitizer reports an error, a leak
+# or a hazard, a test fails, a suite runs no test (77: every test skipped,
+# no GPU seen), or a run times out; the failed runs are named at the end.
 set -uo pipefail
 out=${OUT:-/tmp}
-run() {  # tool suite [gtest filter]
-  local log="$out/$1-$2.log"
+failed=()
+run() {  # tool suite [leak] [gtest filter]
+  local log="$out/$1-$2.log" status problems=""
   timeout 280 compute-sanitizer --tool "$1" ${3:+--leak-check full} --error-exitcode 7 \
     ".gpu-stage/tests/test_$2" ${4:+--gtest_filter=$4} >"$log" 2>&1
-  echo "$1 $2: exit $? $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ') $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
+  status=$?
+  echo "$1 $2: exit $status $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ') $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
+  case $status in
+    0) ;;
+    7) problems+=" sanitizer errors" ;;
+    77) problems+=" no test ran (every test skipped)" ;;
+    124) problems+=" timed out" ;;
+    *) problems+=" exit $status" ;;
+  esac
+  # The summaries themselves, in case a tool's report does not reach the exit status.
+  grep -qE 'ERROR SUMMARY: [1-9]' "$log" && problems+=" errors reported"
+  grep -qE 'LEAK SUMMARY: [1-9]' "$log" && problems+=" leaks reported"
+  grep -qE 'RACECHECK SUMMARY: [1-9]' "$log" && problems+=" hazards reported"
+  grep -qE '^\[  FAILED  \]' "$log" && problems+=" tests failed"
+  grep -qE '^\[  PASSED  \] [1-9]' "$log" || problems+=" no test passed"
+  if [ -n "$problems" ]; then failed+=("$1 $2:$problems ($log)"); fi
 }
 case "${1:-memcheck}" in
   memcheck)
-    for suite in memory upload_download crop resize_element tensor_elements flush_eos \
+    for suite in memory upload_download crop resize region tensor_elements flush_eos \
                  normalize_gpu resize_gpu preprocess_gpu; do
       run memcheck "$suite" leak
     done
@@ -27,4 +46,14 @@ case "${1:-memcheck}" in
     done
     for suite in tensor_elements preprocess_gpu normalize_gpu; do run initcheck "$suite"; done
     ;;
+  *)
+    echo "usage: $0 memcheck|kernels" >&2
+    exit 2
+    ;;
 esac
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'compute-sanitizer found problems in %d run(s):\n' ${#failed[@]} >&2
+  printf '  %s\n' "${failed[@]}" >&2
+  exit 1
+fi
+echo "compute-sanitizer: every run clean"

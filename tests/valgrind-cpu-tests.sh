@@ -35,7 +35,7 @@ declare -A suites=(
   [memory]='-DevicePool.*'
   [crop]='-CropErrors.ImpossibleCropIsNamed:*CropPixels*:CropOutput.*'
   [upload_download]='-Errors.ADeviceIdThatDoesNotExistIsNamed:Context.*:*RoundTrip*:Upload.*:Download.*:SteadyState.*:Streams.*'
-  [resize_element]='-ResizeErrors.AnImpossibleRuleStopsAPipelineWithItsNumbers:*ResizePixels*:ResizePassthrough.*:*CropThenResize*'
+  [resize]='-ResizeErrors.AnImpossibleRuleStopsAPipelineWithItsNumbers:*ResizePixels*:ResizePassthrough.*:*CropThenResize*'
   [tensor_elements]='-*TensorOutput*:TensorElementsGpu.*'
 )
 

@@ -2,8 +2,11 @@
 // from the build tree, so the binaries run directly (no install, no env).
 // CUDAPREP_PLUGIN_DIR in the environment overrides the build tree's folder
 // (for binaries copied to another machine, see tests/stage-for-gpu.sh).
+// A suite whose tests all skipped exits 77 (common/test_main.h).
 #include <gst/gst.h>
 #include <gtest/gtest.h>
+
+#include "common/test_main.h"
 
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
@@ -19,5 +22,5 @@ int main(int argc, char **argv) {
   gst_object_unref(plugin);
   const int result = RUN_ALL_TESTS();
   gst_deinit();
-  return result;
+  return cudaprep::test::suite_exit_status(result);
 }

@@ -1,7 +1,10 @@
-// gtest main for the GStreamer-free suites (kernels, CPU references).
+// gtest main for the GStreamer-free suites (kernels, CPU references). A suite
+// whose tests all skipped exits 77 (common/test_main.h).
 #include <gtest/gtest.h>
+
+#include "common/test_main.h"
 
 int main(int argc, char **argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return cudaprep::test::suite_exit_status(RUN_ALL_TESTS());
 }

@@ -3,9 +3,8 @@
 // without a GPU; on a GPU, upload ! cudaresize ! download and
 // upload ! cudacrop ! cudaresize ! download against the CPU reference
 // (cudaprep::ref) within +-1 per value, letterbox borders exact, and the
-// geometry meta mapping tensor points back to the source frame.
-#include <gst/app/gstappsink.h>
-#include <gst/app/gstappsrc.h>
+// geometry meta mapping tensor points back to the source frame. The rows a
+// downscale tells the upload to copy: protocols/test_region.cpp.
 #include <gst/base/gstbasetransform.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
@@ -19,12 +18,15 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
+#include "common/kernel_helpers.h"
 #include "cudaprep/resize.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepmemory.h"
 #include "gstcudaprepmeta.h"
 #include "gstcudaprepregion.h"
 #include "reference/color_ref.h"
@@ -421,20 +423,6 @@ HostFrame host_frame(GstBuffer *buffer, const GstVideoInfo &info) {
   return frame;
 }
 
-// The width x height window of `frame` at (left, top) (even for 4:2:0).
-HostFrame crop_frame(const HostFrame &frame, int left, int top, int width, int height) {
-  HostFrame out(frame.format, width, height);
-  const cudaprep::FormatInfo format = cudaprep::format_info(frame.format);
-  for (int plane = 0; plane < format.num_planes; ++plane) {
-    const cudaprep::PlaneLayout layout = format.planes[plane];
-    const size_t column = static_cast<size_t>(left / layout.pixels_per_unit) * layout.unit_bytes;
-    for (int y = 0; y < cudaprep::plane_height(frame.format, plane, height); ++y)
-      std::memcpy(out.row(plane, y), frame.row(plane, top / layout.height_divisor + y) + column,
-                  cudaprep::plane_row_bytes(frame.format, plane, width));
-  }
-  return out;
-}
-
 // Compares a downloaded RGB-family/GRAY8 frame with the reference: within
 // +-1 inside `image` (the resampled rectangle), exact in the borders.
 // Returns a description of the first bad value, empty if none.
@@ -767,13 +755,51 @@ std::string case_name(const ::testing::TestParamInfo<ResizeCase> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, ResizePixels, ::testing::ValuesIn(resize_cases()), case_name);
 
-// Equal caps on both sides: buffers pass through untouched, no kernel runs.
+// What a pad saw of the device frame going through it.
+struct FrameSeen {
+  int buffers = 0;
+  GstBuffer *buffer = nullptr;  // compared, never dereferenced after the probe
+  GstMemory *memory = nullptr;
+  guint8 *device_pointer = nullptr;
+  guint pending_reads = 0;
+  guint64 allocations = 0;  // device allocations of every cudaprep allocator so far
+};
+
+GstPadProbeReturn record_frame(GstPad *, GstPadProbeInfo *info, gpointer data) {
+  FrameSeen *seen = static_cast<FrameSeen *>(data);
+  GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+  ++seen->buffers;
+  seen->buffer = buffer;
+  seen->memory = gst_buffer_n_memory(buffer) > 0 ? gst_buffer_peek_memory(buffer, 0) : nullptr;
+  if (seen->memory != nullptr && gst_is_cuda_prep_memory(seen->memory)) {
+    seen->device_pointer = gst_cuda_prep_memory_get_device_pointer(seen->memory);
+    seen->pending_reads = gst_cuda_prep_memory_get_pending_reads(seen->memory);
+  }
+  seen->allocations = gst_cuda_prep_memory_get_allocation_count();
+  return GST_PAD_PROBE_OK;
+}
+
+// Equal caps on both sides: buffers pass through untouched. What shows that
+// cudaresize ran no kernel on them: the buffer leaving it is the one that
+// entered (same memory and device pointer: no frame of its own was written),
+// it allocated no device memory, and no stream of its own read the frame (a
+// kernel's read, even one writing in place, adds a pending read to the
+// memory). The ready event is one per memory, re-recorded by each write, so
+// it is not compared: it cannot tell an in-place write.
 TEST(ResizePassthrough, EqualCapsPassBuffersThrough) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("RGBA", 64, 48);
   const GstVideoInfo info = video_info(caps);
   GstHarness *harness = gst_harness_new_parse(
       "cudaframeupload ! cudaresize name=resize add-borders=true ! cudaframedownload");
+  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
+  ASSERT_NE(resize, nullptr);
+  FrameSeen in, out;
+  for (auto [pad_name, seen] : {std::pair<const char *, FrameSeen *>{"sink", &in}, {"src", &out}}) {
+    GstPad *pad = gst_element_get_static_pad(resize, pad_name);
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, record_frame, seen, nullptr);
+    gst_object_unref(pad);
+  }
   gst_harness_set_src_caps_str(harness, caps.c_str());
   gst_harness_set_sink_caps_str(harness, caps.c_str());
   std::mt19937 rng(1);
@@ -783,9 +809,17 @@ TEST(ResizePassthrough, EqualCapsPassBuffersThrough) {
   GstBuffer *output = gst_harness_pull(harness);
   ASSERT_NE(output, nullptr);
   EXPECT_EQ(plane_bytes(output, info, 0), expected);
-  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
-  ASSERT_NE(resize, nullptr);
   EXPECT_TRUE(gst_base_transform_is_passthrough(GST_BASE_TRANSFORM(resize)));
+
+  ASSERT_EQ(in.buffers, 1);
+  ASSERT_EQ(out.buffers, 1);
+  ASSERT_NE(in.memory, nullptr);
+  ASSERT_TRUE(gst_is_cuda_prep_memory(in.memory)) << "cudaresize did not get a device frame";
+  EXPECT_EQ(out.buffer, in.buffer) << "cudaresize pushed a buffer of its own";
+  EXPECT_EQ(out.memory, in.memory);
+  EXPECT_EQ(out.device_pointer, in.device_pointer);
+  EXPECT_EQ(out.pending_reads, in.pending_reads) << "a stream of cudaresize read the frame";
+  EXPECT_EQ(out.allocations, in.allocations) << "cudaresize allocated device memory";
   gst_object_unref(resize);
   gst_buffer_unref(output);
   gst_harness_teardown(harness);
@@ -866,7 +900,7 @@ TEST_P(CropThenResize, EqualsTheReferenceOfTheCrop) {
   params.interpolation = c.interpolation;
   params.source_colorimetry = kBt601Limited;  // GStreamer's default for these SD sizes
   const HostFrame expected =
-      cudaprep::ref::resize_reference(crop_frame(source, c.left, c.top, crop_width, crop_height),
+      cudaprep::ref::resize_reference(window(source, c.left, c.top, crop_width, crop_height),
                                       PixelFormat::kRGB, out_width, out_height, params);
   const PixelRect whole{0, 0, out_width, out_height};
   const std::string mismatch = compare(plane_bytes(output, out_info, 0), expected, whole);
@@ -893,232 +927,5 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<CropResizeCase> &info) {
       return std::to_string(info.index) + "_" + info.param.format + "_" + info.param.method;
     });
-
-// --- Row-sampled upload ------------------------------------------------------
-
-// What `resize_properties` make of `input` (system memory, `in_caps`) when
-// the frame reaches cudaresize whole: uploaded by a cudaframeupload that
-// nothing downstream tells which rows to copy. The reference for the
-// row-sampled path, which must give the same bytes.
-std::vector<guint8> resized_from_whole_frame(GstBuffer *input, const char *format, int width,
-                                             int height, const std::string &resize_properties,
-                                             const std::string &out_caps) {
-  GstHarness *upload = gst_harness_new("cudaframeupload");
-  gst_harness_set_src_caps_str(upload, caps_string(format, width, height).c_str());
-  gst_harness_set_sink_caps_str(upload, caps_string(format, width, height, true).c_str());
-  GstHarness *resize =
-      gst_harness_new_parse(("cudaresize " + resize_properties + " ! cudaframedownload").c_str());
-  gst_harness_set_src_caps_str(resize, caps_string(format, width, height, true).c_str());
-  gst_harness_set_sink_caps_str(resize, out_caps.c_str());
-  std::vector<guint8> bytes;
-  if (gst_harness_push(upload, gst_buffer_ref(input)) == GST_FLOW_OK) {
-    GstBuffer *whole = gst_harness_pull(upload);
-    EXPECT_EQ(gst_buffer_get_cuda_prep_region_meta(whole), nullptr) << "not a whole frame";
-    if (gst_harness_push(resize, whole) == GST_FLOW_OK) {
-      GstBuffer *output = gst_harness_pull(resize);
-      bytes = plane_bytes(output, video_info(out_caps), 0);
-      gst_buffer_unref(output);
-    }
-  }
-  gst_harness_teardown(resize);
-  gst_harness_teardown(upload);
-  return bytes;
-}
-
-struct RowsCase {
-  const char *format;
-  int width, height, out_width, out_height;
-  const char *properties;
-  int row_period;  // of the rows the upload copies; 0: the whole frame
-};
-
-void PrintTo(const RowsCase &c, std::ostream *os) {
-  *os << c.format << " " << c.width << "x" << c.height << " -> " << c.out_width << "x"
-      << c.out_height << " " << c.properties;
-}
-
-// Records the region meta of every frame leaving cudaframeupload.
-GstPadProbeReturn record_row_period(GstPad *, GstPadProbeInfo *info, gpointer data) {
-  const GstCudaPrepRegionMeta *region =
-      gst_buffer_get_cuda_prep_region_meta(GST_PAD_PROBE_INFO_BUFFER(info));
-  static_cast<std::vector<int> *>(data)->push_back(region != nullptr ? region->region.rows.period
-                                                                     : 0);
-  return GST_PAD_PROBE_OK;
-}
-
-class RowSampledUpload : public ::testing::TestWithParam<RowsCase> {};
-
-// A downscale that skips rows (bilinear 3x and 6x, nearest) tells the
-// upload, which copies only the rows read: the output is byte for byte the
-// one of a whole-frame upload. Other resizes get whole frames.
-TEST_P(RowSampledUpload, GivesTheBytesOfAWholeFrameUpload) {
-  CUDAPREP_REQUIRE_GPU();
-  const RowsCase c = GetParam();
-  const std::string in_caps = caps_string(c.format, c.width, c.height);
-  const std::string out_caps = caps_string("RGB", c.out_width, c.out_height);
-  GstHarness *harness =
-      gst_harness_new_parse((std::string("cudaframeupload name=upload ! cudaresize ") +
-                             c.properties + " ! cudaframedownload")
-                                .c_str());
-  std::vector<int> row_periods;
-  GstElement *upload = gst_bin_get_by_name(GST_BIN(harness->element), "upload");
-  GstPad *upload_src = gst_element_get_static_pad(upload, "src");
-  gst_pad_add_probe(upload_src, GST_PAD_PROBE_TYPE_BUFFER, record_row_period, &row_periods,
-                    nullptr);
-  gst_object_unref(upload_src);
-  gst_object_unref(upload);
-  gst_harness_set_src_caps_str(harness, in_caps.c_str());
-  gst_harness_set_sink_caps_str(harness, out_caps.c_str());
-  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
-  std::mt19937 rng(c.width + c.out_height);
-  for (int frame = 0; frame < 3; ++frame) {
-    GstBuffer *input = random_frame(in_info, rng);
-    const std::vector<guint8> expected =
-        resized_from_whole_frame(input, c.format, c.width, c.height, c.properties, out_caps);
-    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
-    GstBuffer *output = gst_harness_pull(harness);
-    ASSERT_NE(output, nullptr);
-    EXPECT_EQ(first_difference(plane_bytes(output, out_info, 0), expected), SIZE_MAX)
-        << "frame " << frame;
-    gst_buffer_unref(output);
-  }
-  EXPECT_EQ(row_periods, std::vector<int>(3, c.row_period));
-  gst_harness_teardown(harness);
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Cases, RowSampledUpload,
-    ::testing::Values(RowsCase{"RGBA", 240, 180, 80, 60, "method=bilinear", 3},
-                      RowsCase{"NV12", 240, 180, 80, 60, "method=bilinear", 3},
-                      RowsCase{"I420", 240, 180, 80, 60, "method=bilinear", 3},
-                      RowsCase{"NV12", 480, 360, 80, 60, "method=bilinear", 6},
-                      RowsCase{"RGBA", 480, 360, 80, 80,
-                               "method=bilinear add-borders=true pad-value=\"<114,114,114>\"", 6},
-                      RowsCase{"RGB", 240, 180, 80, 60, "method=nearest", 3},
-                      RowsCase{"YUY2", 240, 180, 80, 60, "method=bilinear", 3},
-                      RowsCase{"RGBA", 240, 180, 100, 75, "method=bilinear", 0},
-                      RowsCase{"RGBA", 240, 180, 80, 60, "method=bicubic", 0},
-                      RowsCase{"NV12", 240, 180, 80, 60, "method=area", 0}),
-    [](const ::testing::TestParamInfo<RowsCase> &info) {
-      return std::to_string(info.index) + "_" + info.param.format;
-    });
-
-// The method changed on a live stream: the upload copies the new rows from
-// the next frame on, and every frame equals a whole-frame upload's.
-TEST(RowSampledUploadLive, MethodChangeCopiesTheNewRows) {
-  CUDAPREP_REQUIRE_GPU();
-  const std::string in_caps = caps_string("NV12", 240, 180);
-  const std::string out_caps = caps_string("RGB", 80, 60);
-  GstHarness *harness =
-      gst_harness_new_parse("cudaframeupload ! cudaresize name=resize ! cudaframedownload");
-  gst_harness_set_src_caps_str(harness, in_caps.c_str());
-  gst_harness_set_sink_caps_str(harness, out_caps.c_str());
-  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
-  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
-  std::mt19937 rng(71);
-  for (const char *method : {"bilinear", "nearest", "bicubic", "bilinear"}) {
-    gst_util_set_object_arg(G_OBJECT(resize), "method", method);
-    GstBuffer *input = random_frame(in_info, rng);
-    const std::vector<guint8> expected = resized_from_whole_frame(
-        input, "NV12", 240, 180, std::string("method=") + method, out_caps);
-    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
-    GstBuffer *output = gst_harness_pull(harness);
-    ASSERT_NE(output, nullptr) << method;
-    EXPECT_EQ(first_difference(plane_bytes(output, out_info, 0), expected), SIZE_MAX) << method;
-    gst_buffer_unref(output);
-  }
-  gst_object_unref(resize);
-  gst_harness_teardown(harness);
-}
-
-// A frame uploaded for other rows (in flight when the method changed) is
-// dropped by cudaresize, not resized from rows that were never copied.
-TEST(RowSampledUploadLive, FrameUploadedForOtherRowsIsDropped) {
-  CUDAPREP_REQUIRE_GPU();
-  const int width = 240, height = 180;
-  GstHarness *upload = gst_harness_new("cudaframeupload");
-  // Bilinear 180 -> 60: rows 1, 4, 7, ... 178.
-  GstStructure *rows = gst_structure_new("region", "x", G_TYPE_INT, 0, "y", G_TYPE_INT, 1, "width",
-                                         G_TYPE_INT, width, "height", G_TYPE_INT, 178, "row-period",
-                                         G_TYPE_INT, 3, "row-mask", G_TYPE_UINT, 1u, nullptr);
-  gst_harness_add_propose_allocation_meta(upload, GST_CUDA_PREP_REGION_META_API_TYPE, rows);
-  gst_structure_free(rows);
-  gst_harness_set_src_caps_str(upload, caps_string("RGBA", width, height).c_str());
-  gst_harness_set_sink_caps_str(upload, caps_string("RGBA", width, height, true).c_str());
-  GstHarness *resize = gst_harness_new_parse("cudaresize name=resize method=nearest");
-  gst_harness_set_src_caps_str(resize, caps_string("RGBA", width, height, true).c_str());
-  gst_harness_set_sink_caps_str(resize, caps_string("RGB", 80, 60, true).c_str());
-  const GstVideoInfo info = video_info(caps_string("RGBA", width, height));
-  std::mt19937 rng(73);
-  ASSERT_EQ(gst_harness_push(upload, random_frame(info, rng)), GST_FLOW_OK);
-  GstBuffer *partial = gst_harness_pull(upload);
-  ASSERT_NE(partial, nullptr);
-  const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(partial);
-  ASSERT_NE(region, nullptr) << "the upload did not mark the rows it copied";
-  EXPECT_EQ(region->region.rows.period, 3);
-  // Nearest 180 -> 60 reads rows 0, 3, 6, ...: none of them was copied.
-  EXPECT_EQ(gst_harness_push(resize, partial), GST_FLOW_OK);
-  EXPECT_EQ(gst_harness_buffers_received(resize), 0u) << "resized rows that were never uploaded";
-  GstElement *element = gst_bin_get_by_name(GST_BIN(resize->element), "resize");
-  gst_util_set_object_arg(G_OBJECT(element), "method", "bilinear");
-  gst_object_unref(element);
-  ASSERT_EQ(gst_harness_push(upload, random_frame(info, rng)), GST_FLOW_OK);
-  EXPECT_EQ(gst_harness_push(resize, gst_harness_pull(upload)), GST_FLOW_OK);
-  EXPECT_EQ(gst_harness_buffers_received(resize), 1u);
-  gst_harness_teardown(resize);
-  gst_harness_teardown(upload);
-}
-
-// Behind a tee, a branch that reads whole frames keeps the upload from
-// skipping rows: each branch gets its pixels.
-TEST(RowSampledUploadLive, ABranchReadingWholeFramesGetsThemBehindATee) {
-  CUDAPREP_REQUIRE_GPU();
-  const std::string in_caps = caps_string("RGBA", 240, 180);
-  const std::string out_caps = caps_string("RGB", 80, 60);
-  GstElement *pipeline = gst_parse_launch(
-      "appsrc name=src format=time ! cudaframeupload ! tee name=t "
-      "t. ! queue ! cudaresize method=bilinear ! cudaframedownload ! video/x-raw,format=RGB,"
-      "width=80,height=60 ! appsink name=resized "
-      "t. ! queue ! cudaframedownload ! appsink name=whole",
-      nullptr);
-  ASSERT_NE(pipeline, nullptr);
-  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
-  GstElement *resized = gst_bin_get_by_name(GST_BIN(pipeline), "resized");
-  GstElement *whole = gst_bin_get_by_name(GST_BIN(pipeline), "whole");
-  GstCaps *caps = gst_caps_from_string(in_caps.c_str());
-  g_object_set(src, "caps", caps, nullptr);
-  gst_caps_unref(caps);
-  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
-  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
-  std::mt19937 rng(79);
-  for (int frame = 0; frame < 2; ++frame) {
-    GstBuffer *input = random_frame(in_info, rng);
-    GST_BUFFER_PTS(input) = frame * GST_MSECOND;
-    const std::vector<guint8> input_bytes = plane_bytes(input, in_info, 0);
-    const std::vector<guint8> expected =
-        resized_from_whole_frame(input, "RGBA", 240, 180, "method=bilinear", out_caps);
-    ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), input), GST_FLOW_OK);
-    GstSample *whole_sample = gst_app_sink_try_pull_sample(GST_APP_SINK(whole), 10 * GST_SECOND);
-    GstSample *resized_sample =
-        gst_app_sink_try_pull_sample(GST_APP_SINK(resized), 10 * GST_SECOND);
-    ASSERT_NE(whole_sample, nullptr);
-    ASSERT_NE(resized_sample, nullptr);
-    EXPECT_EQ(
-        first_difference(plane_bytes(gst_sample_get_buffer(whole_sample), in_info, 0), input_bytes),
-        SIZE_MAX)
-        << "frame " << frame << ": the whole-frame branch lost rows";
-    EXPECT_EQ(
-        first_difference(plane_bytes(gst_sample_get_buffer(resized_sample), out_info, 0), expected),
-        SIZE_MAX)
-        << "frame " << frame;
-    gst_sample_unref(whole_sample);
-    gst_sample_unref(resized_sample);
-  }
-  gst_element_set_state(pipeline, GST_STATE_NULL);
-  gst_object_unref(whole);
-  gst_object_unref(resized);
-  gst_object_unref(src);
-  gst_object_unref(pipeline);
-}
 
 }  // namespace

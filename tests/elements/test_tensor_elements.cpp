@@ -468,7 +468,10 @@ TEST(TensorElementsGpu, FloatTensorFromVideoNamesTheFix) {
 
 // The DLPack tensor holds the buffer: after the sample is gone the buffer
 // is still referenced (so its pool cannot reuse the memory) and its bytes
-// are intact, until the deleter runs.
+// are intact, until the deleter runs. The tensors after it are made only
+// once the sample is gone, so the pool could hand its memory out again if
+// the export did not hold it: then a later tensor would have its data
+// pointer and overwrite its bytes, and the checks below would fail.
 TEST(TensorElementsGpu, DLPackKeepsTheBufferUntilTheDeleter) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("RGBA", 16, 8);
@@ -476,9 +479,8 @@ TEST(TensorElementsGpu, DLPackKeepsTheBufferUntilTheDeleter) {
   ASSERT_NE(run.pipeline, nullptr);
   const GstVideoInfo info = video_info(caps);
   std::mt19937 rng(1);
-  for (int frame = 0; frame < 3; ++frame)
-    ASSERT_EQ(run.push(random_frame(info, rng), frame), GST_FLOW_OK);
-  run.end();
+  int frame = 0;
+  for (; frame < 2; ++frame) ASSERT_EQ(run.push(random_frame(info, rng), frame), GST_FLOW_OK);
 
   GstSample *sample = run.pull();
   ASSERT_NE(sample, nullptr) << run.error();
@@ -501,7 +503,25 @@ TEST(TensorElementsGpu, DLPackKeepsTheBufferUntilTheDeleter) {
   EXPECT_EQ(dl.shape[3], 16);
   EXPECT_EQ(dl.dtype.code, kDLFloat);
   EXPECT_EQ(dl.dtype.bits, 32);
-  // Drain the rest of the stream: the pool may hand out other buffers, never this one.
+
+  // Only now more tensors, each pulled and dropped at once: more batches
+  // than a pool keeps buffers, so every free buffer comes round again. The
+  // pool may hand out other buffers, never this one.
+  constexpr int kLaterBatches = 8;
+  for (int batch = 0; batch < kLaterBatches; ++batch) {
+    for (int item = 0; item < 2; ++item, ++frame)
+      ASSERT_EQ(run.push(random_frame(info, rng), frame), GST_FLOW_OK);
+    GstSample *later = run.pull();
+    ASSERT_NE(later, nullptr) << "batch " << batch << ": " << run.error();
+    DLManagedTensor *later_dl = gst_cuda_tensor_sink_sample_to_dlpack(later, nullptr);
+    ASSERT_NE(later_dl, nullptr);
+    EXPECT_NE(later_dl->dl_tensor.data, dl.data) << "batch " << batch << " reused the memory";
+    later_dl->deleter(later_dl);
+    gst_sample_unref(later);
+  }
+  // The rest of the stream: one frame, a partial batch.
+  ASSERT_EQ(run.push(random_frame(info, rng), frame), GST_FLOW_OK);
+  run.end();
   GstSample *partial = run.pull();
   ASSERT_NE(partial, nullptr);
   DLManagedTensor *partial_dl = gst_cuda_tensor_sink_sample_to_dlpack(partial, nullptr);
@@ -511,6 +531,10 @@ TEST(TensorElementsGpu, DLPackKeepsTheBufferUntilTheDeleter) {
   partial_dl->deleter(partial_dl);
   gst_sample_unref(partial);
 
+  // Every later tensor was written from other random frames: had one of them
+  // been written into this memory, these bytes would differ (the device is
+  // synchronised first, so such a write on an element's stream has landed).
+  CUDA_ASSERT_OK(cudaDeviceSynchronize());
   std::vector<uint8_t> via_dlpack(pulled.size());
   CUDA_ASSERT_OK(cudaMemcpy(via_dlpack.data(), static_cast<uint8_t *>(dl.data) + dl.byte_offset,
                             via_dlpack.size(), cudaMemcpyDeviceToHost));

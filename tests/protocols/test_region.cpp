@@ -1,5 +1,14 @@
-// cudacrop: caps maths, clear errors, and on a GPU exact cropped pixels both
-// as zero-copy views and as compact copies.
+// The region protocol between cudaframeupload and the elements behind it
+// (gst/gstcudaprepmeta.h, GstCudaPrepRegionMeta), on a GPU:
+//  - crop-aware upload: cudacrop tells the upload its region and only that
+//    region is copied; two crops behind a tee both get their pixels;
+//  - row-sampled upload: a downscale that skips rows tells the upload, which
+//    copies only the rows read, byte for byte what a whole-frame upload
+//    gives; other resizes, and a whole-frame branch behind a tee, get whole
+//    frames;
+//  - live changes: a crop that moves or a resize method that changes while
+//    playing takes effect from the next frame, and a frame uploaded for the
+//    old region or rows is dropped, never shown with pixels never copied.
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstharness.h>
@@ -8,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
@@ -15,7 +25,6 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepmeta.h"
 #include "gstcudaprepregion.h"
@@ -24,17 +33,7 @@ namespace {
 
 using namespace cudaprep::test;
 
-GstElement *make_crop(const char *properties) {
-  GstElement *crop = gst_element_factory_make("cudacrop", nullptr);
-  gchar **pairs = g_strsplit(properties, " ", -1);
-  for (gchar **pair = pairs; *pair != nullptr && **pair != '\0'; ++pair) {
-    gchar **key_value = g_strsplit(*pair, "=", 2);
-    g_object_set(crop, key_value[0], atoi(key_value[1]), nullptr);
-    g_strfreev(key_value);
-  }
-  g_strfreev(pairs);
-  return crop;
-}
+// --- Crop-aware upload -------------------------------------------------------
 
 // A rectangle of an RGBA frame, in pixels.
 struct Region {
@@ -53,248 +52,6 @@ int first_wrong_row(const std::vector<guint8> &cropped, const std::vector<guint8
       return row;
     }
   return -1;
-}
-
-TEST(CropCaps, EdgesShrinkTheFrame) {
-  GstElement *crop = make_crop("left=10 right=20 top=5 bottom=7");
-  GstCaps *out = caps_downstream_of(crop, caps_string("RGBA", 640, 480, true).c_str());
-  GstCaps *expected = gst_caps_from_string(caps_string("RGBA", 610, 468, true).c_str());
-  EXPECT_TRUE(gst_caps_is_equal(out, expected)) << gst_caps_to_string(out);
-  gst_caps_unref(expected);
-  gst_caps_unref(out);
-  gst_object_unref(crop);
-}
-
-TEST(CropCaps, RegionGivesItsOwnSize) {
-  GstElement *crop = make_crop("x=700 y=300 width=512 height=512");
-  GstCaps *out = caps_downstream_of(crop, caps_string("NV12", 1920, 1080, true).c_str());
-  GstCaps *expected = gst_caps_from_string(caps_string("NV12", 512, 512, true).c_str());
-  EXPECT_TRUE(gst_caps_is_equal(out, expected)) << gst_caps_to_string(out);
-  gst_caps_unref(expected);
-  gst_caps_unref(out);
-  gst_object_unref(crop);
-}
-
-TEST(CropCaps, ACropLargerThanTheFrameOffersNothing) {
-  GstElement *crop = make_crop("left=40 right=40");
-  GstCaps *out = caps_downstream_of(crop, caps_string("RGBA", 64, 64, true).c_str());
-  EXPECT_TRUE(gst_caps_is_empty(out)) << gst_caps_to_string(out);
-  gst_caps_unref(out);
-  gst_object_unref(crop);
-}
-
-TEST(CropProperties, AreDocumentedWithRangesAndDefaults) {
-  GstElement *crop = gst_element_factory_make("cudacrop", nullptr);
-  for (const char *name : {"left", "right", "top", "bottom", "x", "y", "width", "height"}) {
-    GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(crop), name);
-    ASSERT_NE(pspec, nullptr) << name;
-    EXPECT_GT(strlen(g_param_spec_get_blurb(pspec)), 20u) << name;
-    auto *int_spec = G_PARAM_SPEC_INT(pspec);
-    EXPECT_EQ(int_spec->minimum, 0) << name;
-    EXPECT_EQ(int_spec->default_value, 0) << name;
-  }
-  gst_object_unref(crop);
-}
-
-TEST(CropErrors, ImpossibleCropIsNamed) {
-  CUDAPREP_REQUIRE_GPU();
-  const std::string error = pipeline_error(
-      "videotestsrc num-buffers=1 ! video/x-raw,width=64,height=48 ! cudaframeupload ! "
-      "cudacrop x=10 y=10 width=60 height=20 ! fakesink");
-  EXPECT_NE(error.find("Impossible crop"), std::string::npos) << error;
-  EXPECT_NE(error.find("does not fit the 64x48"), std::string::npos) << error;
-}
-
-struct CropCase {
-  const char *format;
-  int width, height;
-  int left, top, crop_width, crop_height;
-};
-
-// The crop origin with the chroma rounding the element documents: left and
-// top down to even for NV12/I420, left for YUY2.
-void rounded_origin(const GstVideoInfo &info, const CropCase &c, int *left, int *top) {
-  cudaprep::PixelFormat format;
-  gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&info), &format);
-  *left = c.left;
-  *top = c.top;
-  if (cudaprep::is_chroma_subsampled(format)) {
-    *left &= ~1;
-    if (format != cudaprep::PixelFormat::kYUY2) *top &= ~1;
-  }
-}
-
-// The reference: plane bytes of the crop, taken from the full frame.
-std::vector<guint8> reference_crop(GstBuffer *frame, const GstVideoInfo &info, const CropCase &c,
-                                   guint plane) {
-  cudaprep::PixelFormat format;
-  gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&info), &format);
-  int left, top;
-  rounded_origin(info, c, &left, &top);
-  const cudaprep::PlaneLayout layout = cudaprep::format_info(format).planes[plane];
-  const std::vector<guint8> full = plane_bytes(frame, info, plane);
-  const size_t full_row = cudaprep::plane_row_bytes(format, plane, c.width);
-  const size_t crop_row = cudaprep::plane_row_bytes(format, plane, c.crop_width);
-  const int rows = cudaprep::plane_height(format, plane, c.crop_height);
-  std::vector<guint8> cropped;
-  for (int row = 0; row < rows; ++row) {
-    const size_t start = (top / layout.height_divisor + row) * full_row +
-                         (left / layout.pixels_per_unit) * layout.unit_bytes;
-    cropped.insert(cropped.end(), full.begin() + start, full.begin() + start + crop_row);
-  }
-  return cropped;
-}
-
-class CropPixels : public ::testing::TestWithParam<CropCase> {};
-
-// upload ! cudacrop ! download: the view is read with its pitch, rows intact.
-TEST_P(CropPixels, DownloadedCropEqualsTheReference) {
-  CUDAPREP_REQUIRE_GPU();
-  const CropCase c = GetParam();
-  const std::string in_caps = caps_string(c.format, c.width, c.height);
-  const std::string out_caps = caps_string(c.format, c.crop_width, c.crop_height);
-  GstVideoInfo in_info, out_info;
-  GstCaps *caps = gst_caps_from_string(in_caps.c_str());
-  gst_video_info_from_caps(&in_info, caps);
-  gst_caps_unref(caps);
-  caps = gst_caps_from_string(out_caps.c_str());
-  gst_video_info_from_caps(&out_info, caps);
-  gst_caps_unref(caps);
-
-  gchar *description =
-      g_strdup_printf("cudaframeupload ! cudacrop x=%d y=%d width=%d height=%d ! cudaframedownload",
-                      c.left, c.top, c.crop_width, c.crop_height);
-  GstHarness *harness = gst_harness_new_parse(description);
-  g_free(description);
-  gst_harness_set_src_caps_str(harness, in_caps.c_str());
-  gst_harness_set_sink_caps_str(harness, out_caps.c_str());
-  std::mt19937 rng(c.width + c.left * 7);
-  GstBuffer *input = random_frame(in_info, rng);
-  gst_buffer_ref(input);
-  ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
-  GstBuffer *output = gst_harness_pull(harness);
-  ASSERT_NE(output, nullptr);
-  for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&out_info); ++plane) {
-    const std::vector<guint8> expected = reference_crop(input, in_info, c, plane);
-    const std::vector<guint8> actual = plane_bytes(output, out_info, plane);
-    ASSERT_EQ(actual.size(), expected.size());
-    const size_t first_mismatch = first_difference(actual, expected);
-    EXPECT_EQ(first_mismatch, SIZE_MAX)
-        << c.format << " plane " << plane << " first differs at byte " << first_mismatch;
-  }
-  GstCudaPrepGeometryMeta *geometry = gst_buffer_get_cuda_prep_geometry_meta(output);
-  ASSERT_NE(geometry, nullptr) << "download kept no geometry";
-  int left, top;
-  rounded_origin(in_info, c, &left, &top);
-  EXPECT_EQ(geometry->geometry.crop_x, left);
-  EXPECT_EQ(geometry->geometry.crop_y, top);
-  EXPECT_EQ(geometry->geometry.scale_x, 1.0);
-  gst_buffer_unref(output);
-  gst_buffer_unref(input);
-  gst_harness_teardown(harness);
-}
-
-INSTANTIATE_TEST_SUITE_P(Formats, CropPixels,
-                         ::testing::Values(CropCase{"RGBA", 200, 60, 37, 11, 101, 23},
-                                           CropCase{"BGRx", 64, 64, 1, 1, 1, 1},
-                                           CropCase{"RGB", 257, 33, 3, 5, 250, 27},
-                                           CropCase{"BGR", 9, 9, 8, 8, 1, 1},
-                                           CropCase{"GRAY8", 1920, 1080, 700, 300, 512, 512},
-                                           CropCase{"NV12", 1920, 1080, 701, 301, 512, 512},
-                                           CropCase{"NV12", 65, 33, 3, 3, 31, 17},
-                                           CropCase{"I420", 99, 51, 13, 7, 41, 21},
-                                           CropCase{"YUY2", 640, 480, 33, 17, 301, 203}),
-                         [](const ::testing::TestParamInfo<CropCase> &info) {
-                           return std::string(info.param.format) + "_" +
-                                  std::to_string(info.param.width) + "x" +
-                                  std::to_string(info.param.height) + "_at_" +
-                                  std::to_string(info.param.left) + "_" +
-                                  std::to_string(info.param.top);
-                         });
-
-// The output is a view (offsets into the input memory) when downstream
-// reads GstVideoMeta, and a compact frame when it does not.
-void check_crop_output(bool downstream_reads_video_meta) {
-  const int width = 300, height = 40, left = 50, top = 10, crop_width = 100, crop_height = 20;
-  GstVideoInfo info;
-  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, width, height);
-  gchar *description =
-      g_strdup_printf("cudaframeupload ! cudacrop left=%d top=%d right=%d bottom=%d", left, top,
-                      width - left - crop_width, height - top - crop_height);
-  GstHarness *harness = gst_harness_new_parse(description);
-  g_free(description);
-  if (downstream_reads_video_meta)
-    gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
-  gst_harness_set_src_caps_str(harness, caps_string("RGBA", width, height).c_str());
-  std::mt19937 rng(99);
-  GstBuffer *input = random_frame(info, rng);
-  gst_buffer_ref(input);
-  ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
-  GstBuffer *output = gst_harness_pull(harness);
-  ASSERT_NE(output, nullptr);
-  GstVideoMeta *meta = gst_buffer_get_video_meta(output);
-  ASSERT_NE(meta, nullptr);
-  GstMemory *memory = gst_buffer_peek_memory(output, 0);
-  const gsize pitch = 1280;  // the input's pitch: 1200 bytes rounded up to 256
-  if (downstream_reads_video_meta) {
-    EXPECT_EQ(meta->offset[0], top * pitch + left * 4u) << "not a view of the input";
-    EXPECT_EQ(static_cast<gsize>(meta->stride[0]), pitch);
-  } else {
-    EXPECT_EQ(meta->offset[0], 0u) << "not a compact copy";
-    EXPECT_EQ(meta->stride[0], 512);  // 400 bytes rounded to 256
-  }
-  cudaEvent_t ready = gst_cuda_prep_memory_get_ready_event(memory);
-  ASSERT_NE(ready, nullptr);
-  CUDA_ASSERT_OK(cudaEventSynchronize(ready));
-  std::vector<guint8> readback(crop_width * 4 * crop_height);
-  CUDA_ASSERT_OK(cudaMemcpy2D(readback.data(), crop_width * 4,
-                              gst_cuda_prep_memory_get_device_pointer(memory) + meta->offset[0],
-                              meta->stride[0], crop_width * 4, crop_height,
-                              cudaMemcpyDeviceToHost));
-  const std::vector<guint8> full = plane_bytes(input, info, 0);
-  for (int row = 0; row < crop_height; ++row)
-    for (int byte = 0; byte < crop_width * 4; ++byte)
-      ASSERT_EQ(readback[row * crop_width * 4 + byte],
-                full[(top + row) * width * 4 + left * 4 + byte])
-          << "row " << row << " byte " << byte;
-  gst_buffer_unref(output);
-  gst_buffer_unref(input);
-  gst_harness_teardown(harness);
-}
-
-TEST(CropOutput, IsAZeroCopyViewWhenDownstreamReadsVideoMeta) {
-  CUDAPREP_REQUIRE_GPU();
-  check_crop_output(true);
-}
-
-// Views are the upstream frames themselves: the upload's pool gets each
-// frame back whole (layout restored) and allocates nothing per frame.
-TEST(CropOutput, ViewsAllocateNothingPerFrame) {
-  CUDAPREP_REQUIRE_GPU();
-  GstHarness *harness = gst_harness_new_parse("cudaframeupload ! cudacrop left=64 top=8");
-  gst_harness_add_propose_allocation_meta(harness, GST_VIDEO_META_API_TYPE, nullptr);
-  const std::string caps = caps_string("NV12", 640, 360);
-  gst_harness_set_src_caps_str(harness, caps.c_str());
-  const GstVideoInfo info = video_info(caps);
-  std::mt19937 rng(5);
-  GstBuffer *frame = random_frame(info, rng);
-  guint64 warm = 0;
-  for (int i = 0; i < 210; ++i) {
-    if (i == 10) warm = gst_cuda_prep_memory_get_allocation_count();
-    ASSERT_EQ(gst_harness_push(harness, gst_buffer_copy(frame)), GST_FLOW_OK);
-    GstBuffer *view = gst_harness_pull(harness);
-    ASSERT_NE(view, nullptr);
-    const GstVideoMeta *meta = gst_buffer_get_video_meta(view);
-    // Luma: 8 rows of a 768-byte pitch plus 64 bytes; chroma: 4 rows plus 64.
-    EXPECT_EQ(meta->offset[0], 8u * 768 + 64) << "frame " << i;
-    EXPECT_EQ(meta->offset[1], 768u * 360 + 4 * 768 + 64) << "frame " << i;
-    EXPECT_EQ(meta->width, 576u);
-    gst_buffer_unref(view);
-  }
-  EXPECT_EQ(gst_cuda_prep_memory_get_allocation_count(), warm)
-      << "device frames were allocated in the steady state";
-  gst_buffer_unref(frame);
-  gst_harness_teardown(harness);
 }
 
 // cudaframeupload copies only the region cudacrop reads: the rows above it
@@ -541,9 +298,230 @@ TEST(CropOutput, FrameUploadedForAnotherRegionIsDropped) {
   EXPECT_EQ(gst_harness_buffers_received(crop), 1u);
 }
 
-TEST(CropOutput, IsACompactCopyOtherwise) {
+// --- Row-sampled upload ------------------------------------------------------
+
+// What `resize_properties` make of `input` (system memory, `in_caps`) when
+// the frame reaches cudaresize whole: uploaded by a cudaframeupload that
+// nothing downstream tells which rows to copy. The reference for the
+// row-sampled path, which must give the same bytes.
+std::vector<guint8> resized_from_whole_frame(GstBuffer *input, const char *format, int width,
+                                             int height, const std::string &resize_properties,
+                                             const std::string &out_caps) {
+  GstHarness *upload = gst_harness_new("cudaframeupload");
+  gst_harness_set_src_caps_str(upload, caps_string(format, width, height).c_str());
+  gst_harness_set_sink_caps_str(upload, caps_string(format, width, height, true).c_str());
+  GstHarness *resize =
+      gst_harness_new_parse(("cudaresize " + resize_properties + " ! cudaframedownload").c_str());
+  gst_harness_set_src_caps_str(resize, caps_string(format, width, height, true).c_str());
+  gst_harness_set_sink_caps_str(resize, out_caps.c_str());
+  std::vector<guint8> bytes;
+  if (gst_harness_push(upload, gst_buffer_ref(input)) == GST_FLOW_OK) {
+    GstBuffer *whole = gst_harness_pull(upload);
+    EXPECT_EQ(gst_buffer_get_cuda_prep_region_meta(whole), nullptr) << "not a whole frame";
+    if (gst_harness_push(resize, whole) == GST_FLOW_OK) {
+      GstBuffer *output = gst_harness_pull(resize);
+      bytes = plane_bytes(output, video_info(out_caps), 0);
+      gst_buffer_unref(output);
+    }
+  }
+  gst_harness_teardown(resize);
+  gst_harness_teardown(upload);
+  return bytes;
+}
+
+struct RowsCase {
+  const char *format;
+  int width, height, out_width, out_height;
+  const char *properties;
+  int row_period;  // of the rows the upload copies; 0: the whole frame
+};
+
+void PrintTo(const RowsCase &c, std::ostream *os) {
+  *os << c.format << " " << c.width << "x" << c.height << " -> " << c.out_width << "x"
+      << c.out_height << " " << c.properties;
+}
+
+// Records the region meta of every frame leaving cudaframeupload.
+GstPadProbeReturn record_row_period(GstPad *, GstPadProbeInfo *info, gpointer data) {
+  const GstCudaPrepRegionMeta *region =
+      gst_buffer_get_cuda_prep_region_meta(GST_PAD_PROBE_INFO_BUFFER(info));
+  static_cast<std::vector<int> *>(data)->push_back(region != nullptr ? region->region.rows.period : 0);
+  return GST_PAD_PROBE_OK;
+}
+
+class RowSampledUpload : public ::testing::TestWithParam<RowsCase> {};
+
+// A downscale that skips rows (bilinear 3x and 6x, nearest) tells the
+// upload, which copies only the rows read: the output is byte for byte the
+// one of a whole-frame upload. Other resizes get whole frames.
+TEST_P(RowSampledUpload, GivesTheBytesOfAWholeFrameUpload) {
   CUDAPREP_REQUIRE_GPU();
-  check_crop_output(false);
+  const RowsCase c = GetParam();
+  const std::string in_caps = caps_string(c.format, c.width, c.height);
+  const std::string out_caps = caps_string("RGB", c.out_width, c.out_height);
+  GstHarness *harness =
+      gst_harness_new_parse((std::string("cudaframeupload name=upload ! cudaresize ") +
+                             c.properties + " ! cudaframedownload")
+                                .c_str());
+  std::vector<int> row_periods;
+  GstElement *upload = gst_bin_get_by_name(GST_BIN(harness->element), "upload");
+  GstPad *upload_src = gst_element_get_static_pad(upload, "src");
+  gst_pad_add_probe(upload_src, GST_PAD_PROBE_TYPE_BUFFER, record_row_period, &row_periods,
+                    nullptr);
+  gst_object_unref(upload_src);
+  gst_object_unref(upload);
+  gst_harness_set_src_caps_str(harness, in_caps.c_str());
+  gst_harness_set_sink_caps_str(harness, out_caps.c_str());
+  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
+  std::mt19937 rng(c.width + c.out_height);
+  for (int frame = 0; frame < 3; ++frame) {
+    GstBuffer *input = random_frame(in_info, rng);
+    const std::vector<guint8> expected =
+        resized_from_whole_frame(input, c.format, c.width, c.height, c.properties, out_caps);
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+    GstBuffer *output = gst_harness_pull(harness);
+    ASSERT_NE(output, nullptr);
+    EXPECT_EQ(first_difference(plane_bytes(output, out_info, 0), expected), SIZE_MAX)
+        << "frame " << frame;
+    gst_buffer_unref(output);
+  }
+  EXPECT_EQ(row_periods, std::vector<int>(3, c.row_period));
+  gst_harness_teardown(harness);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, RowSampledUpload,
+    ::testing::Values(RowsCase{"RGBA", 240, 180, 80, 60, "method=bilinear", 3},
+                      RowsCase{"NV12", 240, 180, 80, 60, "method=bilinear", 3},
+                      RowsCase{"I420", 240, 180, 80, 60, "method=bilinear", 3},
+                      RowsCase{"NV12", 480, 360, 80, 60, "method=bilinear", 6},
+                      RowsCase{"RGBA", 480, 360, 80, 80,
+                               "method=bilinear add-borders=true pad-value=\"<114,114,114>\"", 6},
+                      RowsCase{"RGB", 240, 180, 80, 60, "method=nearest", 3},
+                      RowsCase{"YUY2", 240, 180, 80, 60, "method=bilinear", 3},
+                      RowsCase{"RGBA", 240, 180, 100, 75, "method=bilinear", 0},
+                      RowsCase{"RGBA", 240, 180, 80, 60, "method=bicubic", 0},
+                      RowsCase{"NV12", 240, 180, 80, 60, "method=area", 0}),
+    [](const ::testing::TestParamInfo<RowsCase> &info) {
+      return std::to_string(info.index) + "_" + info.param.format;
+    });
+
+// The method changed on a live stream: the upload copies the new rows from
+// the next frame on, and every frame equals a whole-frame upload's.
+TEST(RowSampledUploadLive, MethodChangeCopiesTheNewRows) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string in_caps = caps_string("NV12", 240, 180);
+  const std::string out_caps = caps_string("RGB", 80, 60);
+  GstHarness *harness =
+      gst_harness_new_parse("cudaframeupload ! cudaresize name=resize ! cudaframedownload");
+  gst_harness_set_src_caps_str(harness, in_caps.c_str());
+  gst_harness_set_sink_caps_str(harness, out_caps.c_str());
+  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
+  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
+  std::mt19937 rng(71);
+  for (const char *method : {"bilinear", "nearest", "bicubic", "bilinear"}) {
+    gst_util_set_object_arg(G_OBJECT(resize), "method", method);
+    GstBuffer *input = random_frame(in_info, rng);
+    const std::vector<guint8> expected = resized_from_whole_frame(
+        input, "NV12", 240, 180, std::string("method=") + method, out_caps);
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+    GstBuffer *output = gst_harness_pull(harness);
+    ASSERT_NE(output, nullptr) << method;
+    EXPECT_EQ(first_difference(plane_bytes(output, out_info, 0), expected), SIZE_MAX) << method;
+    gst_buffer_unref(output);
+  }
+  gst_object_unref(resize);
+  gst_harness_teardown(harness);
+}
+
+// A frame uploaded for other rows (in flight when the method changed) is
+// dropped by cudaresize, not resized from rows that were never copied.
+TEST(RowSampledUploadLive, FrameUploadedForOtherRowsIsDropped) {
+  CUDAPREP_REQUIRE_GPU();
+  const int width = 240, height = 180;
+  GstHarness *upload = gst_harness_new("cudaframeupload");
+  // Bilinear 180 -> 60: rows 1, 4, 7, ... 178.
+  GstStructure *rows = gst_structure_new("region", "x", G_TYPE_INT, 0, "y", G_TYPE_INT, 1, "width",
+                                         G_TYPE_INT, width, "height", G_TYPE_INT, 178, "row-period",
+                                         G_TYPE_INT, 3, "row-mask", G_TYPE_UINT, 1u, nullptr);
+  gst_harness_add_propose_allocation_meta(upload, GST_CUDA_PREP_REGION_META_API_TYPE, rows);
+  gst_structure_free(rows);
+  gst_harness_set_src_caps_str(upload, caps_string("RGBA", width, height).c_str());
+  gst_harness_set_sink_caps_str(upload, caps_string("RGBA", width, height, true).c_str());
+  GstHarness *resize = gst_harness_new_parse("cudaresize name=resize method=nearest");
+  gst_harness_set_src_caps_str(resize, caps_string("RGBA", width, height, true).c_str());
+  gst_harness_set_sink_caps_str(resize, caps_string("RGB", 80, 60, true).c_str());
+  const GstVideoInfo info = video_info(caps_string("RGBA", width, height));
+  std::mt19937 rng(73);
+  ASSERT_EQ(gst_harness_push(upload, random_frame(info, rng)), GST_FLOW_OK);
+  GstBuffer *partial = gst_harness_pull(upload);
+  ASSERT_NE(partial, nullptr);
+  const GstCudaPrepRegionMeta *region = gst_buffer_get_cuda_prep_region_meta(partial);
+  ASSERT_NE(region, nullptr) << "the upload did not mark the rows it copied";
+  EXPECT_EQ(region->region.rows.period, 3);
+  // Nearest 180 -> 60 reads rows 0, 3, 6, ...: none of them was copied.
+  EXPECT_EQ(gst_harness_push(resize, partial), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_buffers_received(resize), 0u) << "resized rows that were never uploaded";
+  GstElement *element = gst_bin_get_by_name(GST_BIN(resize->element), "resize");
+  gst_util_set_object_arg(G_OBJECT(element), "method", "bilinear");
+  gst_object_unref(element);
+  ASSERT_EQ(gst_harness_push(upload, random_frame(info, rng)), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_push(resize, gst_harness_pull(upload)), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_buffers_received(resize), 1u);
+  gst_harness_teardown(resize);
+  gst_harness_teardown(upload);
+}
+
+// Behind a tee, a branch that reads whole frames keeps the upload from
+// skipping rows: each branch gets its pixels.
+TEST(RowSampledUploadLive, ABranchReadingWholeFramesGetsThemBehindATee) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string in_caps = caps_string("RGBA", 240, 180);
+  const std::string out_caps = caps_string("RGB", 80, 60);
+  GstElement *pipeline = gst_parse_launch(
+      "appsrc name=src format=time ! cudaframeupload ! tee name=t "
+      "t. ! queue ! cudaresize method=bilinear ! cudaframedownload ! video/x-raw,format=RGB,"
+      "width=80,height=60 ! appsink name=resized "
+      "t. ! queue ! cudaframedownload ! appsink name=whole",
+      nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *resized = gst_bin_get_by_name(GST_BIN(pipeline), "resized");
+  GstElement *whole = gst_bin_get_by_name(GST_BIN(pipeline), "whole");
+  GstCaps *caps = gst_caps_from_string(in_caps.c_str());
+  g_object_set(src, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
+  std::mt19937 rng(79);
+  for (int frame = 0; frame < 2; ++frame) {
+    GstBuffer *input = random_frame(in_info, rng);
+    GST_BUFFER_PTS(input) = frame * GST_MSECOND;
+    const std::vector<guint8> input_bytes = plane_bytes(input, in_info, 0);
+    const std::vector<guint8> expected =
+        resized_from_whole_frame(input, "RGBA", 240, 180, "method=bilinear", out_caps);
+    ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), input), GST_FLOW_OK);
+    GstSample *whole_sample = gst_app_sink_try_pull_sample(GST_APP_SINK(whole), 10 * GST_SECOND);
+    GstSample *resized_sample =
+        gst_app_sink_try_pull_sample(GST_APP_SINK(resized), 10 * GST_SECOND);
+    ASSERT_NE(whole_sample, nullptr);
+    ASSERT_NE(resized_sample, nullptr);
+    EXPECT_EQ(
+        first_difference(plane_bytes(gst_sample_get_buffer(whole_sample), in_info, 0), input_bytes),
+        SIZE_MAX)
+        << "frame " << frame << ": the whole-frame branch lost rows";
+    EXPECT_EQ(
+        first_difference(plane_bytes(gst_sample_get_buffer(resized_sample), out_info, 0), expected),
+        SIZE_MAX)
+        << "frame " << frame;
+    gst_sample_unref(whole_sample);
+    gst_sample_unref(resized_sample);
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(whole);
+  gst_object_unref(resized);
+  gst_object_unref(src);
+  gst_object_unref(pipeline);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <random>
@@ -14,6 +15,8 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
+#include "cudaprep/image.h"
+#include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 
 namespace {
@@ -127,6 +130,8 @@ TEST(Concurrency, EightPipelinesOnOneGpu) {
       gst_caps = gst_caps_from_string(out_caps.c_str());
       gst_video_info_from_caps(&out_info, gst_caps);
       gst_caps_unref(gst_caps);
+      cudaprep::PixelFormat format = cudaprep::PixelFormat::kRGBA;
+      if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(&in_info), &format)) ++failures;
       std::mt19937 rng(index);
       for (int frame = 0; frame < kFrames; ++frame) {
         GstBuffer *input = random_frame(in_info, rng);
@@ -137,18 +142,31 @@ TEST(Concurrency, EightPipelinesOnOneGpu) {
           break;
         }
         GstBuffer *output = gst_harness_pull(harness);
-        // Plane 0 of every format here: the crop moves 4 pixels right.
-        const std::vector<guint8> full = plane_bytes(input, in_info, 0);
-        const std::vector<guint8> cropped = plane_bytes(output, out_info, 0);
-        const size_t in_row = full.size() / GST_VIDEO_INFO_HEIGHT(&in_info);
-        const size_t out_row = cropped.size() / GST_VIDEO_INFO_HEIGHT(&out_info);
-        const size_t shift = (in_row - out_row) / 2;
-        for (int row = 0; row < GST_VIDEO_INFO_HEIGHT(&out_info); ++row)
-          if (!std::equal(cropped.begin() + row * out_row, cropped.begin() + (row + 1) * out_row,
-                          full.begin() + row * in_row + shift)) {
-            ++mismatches;
-            break;
-          }
+        if (output == nullptr) {  // ASSERT_NE for this thread: fail, stop, tear down
+          ADD_FAILURE() << formats[index % 4] << " pipeline " << index << " frame " << frame
+                        << ": no output";
+          ++failures;
+          gst_buffer_unref(input);
+          break;
+        }
+        // Every plane: the crop moves each row right by what 4 pixels take in
+        // that plane (4 bytes in NV12's UV plane, 2 in I420's U and V).
+        bool mismatch = false;
+        for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&in_info) && !mismatch; ++plane) {
+          const std::vector<guint8> full = plane_bytes(input, in_info, plane);
+          const std::vector<guint8> cropped = plane_bytes(output, out_info, plane);
+          const int rows = cudaprep::plane_height(format, static_cast<int>(plane),
+                                                  GST_VIDEO_INFO_HEIGHT(&in_info));
+          const size_t in_row = full.size() / rows;
+          const size_t out_row = cropped.size() / rows;
+          const size_t shift = (in_row - out_row) / 2;
+          mismatch = out_row >= in_row || cropped.size() != out_row * rows;
+          for (int row = 0; row < rows && !mismatch; ++row)
+            mismatch =
+                !std::equal(cropped.begin() + row * out_row, cropped.begin() + (row + 1) * out_row,
+                            full.begin() + row * in_row + shift);
+        }
+        if (mismatch) ++mismatches;
         gst_buffer_unref(output);
         gst_buffer_unref(input);
       }

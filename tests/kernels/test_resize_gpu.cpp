@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/cuda_test.h"
+#include "common/kernel_helpers.h"
 #include "cudaprep/resize.h"
 #include "cudaprep/resize_geometry.h"
 #include "reference/color_ref.h"
@@ -25,6 +26,8 @@ namespace cudaprep {
 namespace {
 
 using ref::HostFrame;
+using test::DeviceAllocations;
+using test::fake_image;
 
 const PixelFormat kSourceFormats[] = {
     PixelFormat::kRGBA, PixelFormat::kBGRA, PixelFormat::kRGBx,  PixelFormat::kBGRx,
@@ -39,22 +42,6 @@ const Interpolation kMethods[] = {Interpolation::kNearest, Interpolation::kBilin
                                   Interpolation::kBicubic, Interpolation::kArea};
 
 constexpr uint8_t kPoison = 0xA5;
-
-// Device allocations of one test, freed at its end.
-class DeviceAllocations {
- public:
-  ~DeviceAllocations() {
-    for (void *pointer : pointers_) cudaFree(pointer);
-  }
-  cudaError_t allocate(size_t bytes, uint8_t **pointer) {
-    const cudaError_t err = cudaMalloc(reinterpret_cast<void **>(pointer), bytes);
-    if (err == cudaSuccess) pointers_.push_back(*pointer);
-    return err;
-  }
-
- private:
-  std::vector<void *> pointers_;
-};
 
 // Where a view starts inside a larger frame, in pixels.
 struct ViewOffset {
@@ -401,20 +388,6 @@ TEST_F(ResizeGpu, OneToOneIsExact) {
 }
 
 // --- Validation: no GPU needed, nothing is launched ------------------------
-
-Image fake_image(PixelFormat format, int width, int height) {
-  // Never dereferenced: validation fails before any launch.
-  static uint8_t storage[1];
-  Image image;
-  image.format = format;
-  image.width = width;
-  image.height = height;
-  for (int plane = 0; plane < format_info(format).num_planes; ++plane) {
-    image.planes[plane].data = storage;
-    image.planes[plane].pitch_bytes = plane_row_bytes(format, plane, width);
-  }
-  return image;
-}
 
 void expect_rejected(const Image &src, const Image &dst, const ResizeParams &params,
                      const char *expected_words) {

@@ -30,9 +30,11 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <iterator>
 #include <vector>
 
 #include "common/cuda_test.h"
+#include "common/kernel_helpers.h"
 #include "cudaprep/normalize.h"
 #include "cudaprep/preprocess.h"
 #include "cudaprep/resize.h"
@@ -46,25 +48,12 @@ namespace cudaprep {
 namespace {
 
 using ref::HostFrame;
+using test::DeviceAllocations;
+using test::fake_image;
+using test::window;
 
 constexpr uint8_t kPoison = 0xff;
 constexpr size_t kGuardBytes = 256;
-
-// Device allocations of one case, freed at its end.
-class DeviceAllocations {
- public:
-  ~DeviceAllocations() {
-    for (void *pointer : pointers_) EXPECT_EQ(cudaSuccess, cudaFree(pointer));
-  }
-  cudaError_t allocate(size_t bytes, uint8_t **pointer) {
-    const cudaError_t err = cudaMalloc(reinterpret_cast<void **>(pointer), bytes);
-    if (err == cudaSuccess) pointers_.push_back(*pointer);
-    return err;
-  }
-
- private:
-  std::vector<void *> pointers_;
-};
 
 struct Case {
   PixelFormat format = PixelFormat::kRGBA;
@@ -88,27 +77,18 @@ std::string describe(const Case &c) {
       << (c.letterbox ? ", letterbox" : "") << ", " << channel_order_name(c.normalize.channel_order)
       << " " << data_type_name(c.dtype) << " " << tensor_layout_name(c.layout) << ", item "
       << c.batch_index << " of " << c.batch;
+  if (c.format == PixelFormat::kNV12 || c.format == PixelFormat::kI420 ||
+      c.format == PixelFormat::kYUY2) {
+    const Colorimetry &colorimetry = c.resize.source_colorimetry;
+    out << ", " << (colorimetry.matrix == ColorMatrix::kBT709 ? "BT.709" : "BT.601")
+        << (colorimetry.range == ColorRange::kFull ? " full" : " limited") << " range";
+  }
   const PixelRect &rect = c.resize.dst_rect;
   if (c.letterbox) {
     out << " (rect " << rect.width << "x" << rect.height << " at " << rect.x << "," << rect.y
         << ")";
   }
   return out.str();
-}
-
-// The width x height window of `frame` at (left, top), as a compact frame.
-HostFrame window(const HostFrame &frame, int left, int top, int width, int height) {
-  HostFrame out(frame.format, width, height);
-  for (int plane = 0; plane < format_info(frame.format).num_planes; ++plane) {
-    const PlaneLayout layout = format_info(frame.format).planes[plane];
-    const size_t column = static_cast<size_t>(left / layout.pixels_per_unit) * layout.unit_bytes;
-    const int first_row = top / layout.height_divisor;
-    for (int y = 0; y < plane_height(frame.format, plane, height); ++y) {
-      std::memcpy(out.row(plane, y), frame.row(plane, first_row + y) + column,
-                  plane_row_bytes(frame.format, plane, width));
-    }
-  }
-  return out;
 }
 
 // A random parent frame on the device and the case's view of it; `visible`
@@ -400,6 +380,13 @@ struct SizePair {
   int src_width, src_height, out_width, out_height;
 };
 
+// Every combination of the settings the fused kernel branches on: source
+// format, with every colorimetry for the YUV formats (only their readers
+// read it) and an unaligned and a 4-byte aligned view for the formats with a
+// 32-bit reader (only those choose their reader by it; the others take the
+// unaligned pitch); method; size ratio; letterbox or not; channel order;
+// dtype; layout. 15 x 4 x 3 x 2 x 3 x 2 x 2 = 4320 small cases. Only the
+// item of the batch written alternates between cases.
 TEST_F(PreprocessGpu, EqualsTheUnfusedChainOverEveryCombination) {
   const PixelFormat formats[] = {PixelFormat::kRGBA, PixelFormat::kRGB,  PixelFormat::kBGRx,
                                  PixelFormat::kNV12, PixelFormat::kI420, PixelFormat::kYUY2,
@@ -409,46 +396,64 @@ TEST_F(PreprocessGpu, EqualsTheUnfusedChainOverEveryCombination) {
   // Down, up, and mixed non-integer ratios with odd sides.
   const SizePair sizes[] = {{61, 37, 29, 23}, {19, 13, 41, 33}, {45, 22, 31, 40}};
   const ChannelOrder orders[] = {ChannelOrder::kRGB, ChannelOrder::kBGR, ChannelOrder::kGray};
-  const Colorimetry colorimetries[] = {{ColorMatrix::kBT601, ColorRange::kLimited},
-                                       {ColorMatrix::kBT709, ColorRange::kLimited},
-                                       {ColorMatrix::kBT709, ColorRange::kFull}};
+  const Colorimetry yuv_colorimetries[] = {{ColorMatrix::kBT601, ColorRange::kLimited},
+                                           {ColorMatrix::kBT709, ColorRange::kLimited},
+                                           {ColorMatrix::kBT709, ColorRange::kFull}};
   Stats stats;
   int index = 0;
   for (const PixelFormat format : formats) {
-    for (const Interpolation method : methods) {
-      for (const bool letterbox : {false, true}) {
-        for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
-          for (const TensorLayout layout : {TensorLayout::kNCHW, TensorLayout::kNHWC}) {
-            const SizePair &size = sizes[index % 3];
-            Case c;
-            c.format = format;
-            c.src_width = size.src_width;
-            c.src_height = size.src_height;
-            c.out_width = size.out_width;
-            c.out_height = size.out_height;
-            // Odd offsets where the format allows them (4:2:0 chroma needs
-            // even ones, 4:2:2 an even left); every other case a 4-byte
-            // aligned pitch, so 4-byte formats take the 32-bit reader.
-            c.crop_left = is_chroma_subsampled(format) ? 2 : 3;
-            c.crop_top = format == PixelFormat::kNV12 || format == PixelFormat::kI420 ? 2 : 1;
-            c.extra_pitch_bytes = index % 2 == 0 ? 13 : 16;
-            c.resize.interpolation = method;
-            c.resize.source_colorimetry = colorimetries[index % 3];
-            c.normalize = imagenet(orders[(index / 2) % 3]);
-            c.dtype = dtype;
-            c.layout = layout;
-            c.batch_index = 1 + index % 2;
-            if (letterbox) {
-              ASSERT_NO_FATAL_FAILURE(use_letterbox(&c));
+    const bool yuv = format == PixelFormat::kNV12 || format == PixelFormat::kI420 ||
+                     format == PixelFormat::kYUY2;
+    const bool reader_by_alignment = format == PixelFormat::kRGBA || format == PixelFormat::kBGRx;
+    const std::vector<Colorimetry> colorimetries =
+        yuv ? std::vector<Colorimetry>(std::begin(yuv_colorimetries), std::end(yuv_colorimetries))
+            : std::vector<Colorimetry>{Colorimetry{}};
+    // 13: rows and the view unaligned; 16: with the view's odd left of 3
+    // pixels of 4 bytes, every row 4-byte aligned, so the 32-bit reader.
+    const std::vector<size_t> extra_pitches =
+        reader_by_alignment ? std::vector<size_t>{13, 16} : std::vector<size_t>{13};
+    for (const Colorimetry &colorimetry : colorimetries) {
+      for (const size_t extra_pitch : extra_pitches) {
+        for (const Interpolation method : methods) {
+          for (const SizePair &size : sizes) {
+            for (const bool letterbox : {false, true}) {
+              for (const ChannelOrder order : orders) {
+                for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+                  for (const TensorLayout layout : {TensorLayout::kNCHW, TensorLayout::kNHWC}) {
+                    Case c;
+                    c.format = format;
+                    c.src_width = size.src_width;
+                    c.src_height = size.src_height;
+                    c.out_width = size.out_width;
+                    c.out_height = size.out_height;
+                    // Odd offsets where the format allows them (4:2:0 chroma
+                    // needs even ones, 4:2:2 an even left).
+                    c.crop_left = is_chroma_subsampled(format) ? 2 : 3;
+                    c.crop_top =
+                        format == PixelFormat::kNV12 || format == PixelFormat::kI420 ? 2 : 1;
+                    c.extra_pitch_bytes = extra_pitch;
+                    c.resize.interpolation = method;
+                    c.resize.source_colorimetry = colorimetry;
+                    c.normalize = imagenet(order);
+                    c.dtype = dtype;
+                    c.layout = layout;
+                    c.batch_index = 1 + index % 2;
+                    if (letterbox) {
+                      ASSERT_NO_FATAL_FAILURE(use_letterbox(&c));
+                    }
+                    run_case(c, stream_, &stats);
+                    if (HasFatalFailure()) return;
+                    ++index;
+                  }
+                }
+              }
             }
-            run_case(c, stream_, &stats);
-            if (HasFatalFailure()) return;
-            ++index;
           }
         }
       }
     }
   }
+  EXPECT_EQ(stats.cases, 4320);
   print_stats("every combination", stats);
 }
 
@@ -499,20 +504,6 @@ TEST_F(PreprocessGpu, CameraSizedFrames) {
 }
 
 // --- Validation: no GPU needed, nothing is launched ------------------------
-
-Image fake_image(PixelFormat format, int width, int height) {
-  // Never dereferenced: validation fails before any launch.
-  static uint8_t storage[1];
-  Image image;
-  image.format = format;
-  image.width = width;
-  image.height = height;
-  for (int plane = 0; plane < format_info(format).num_planes; ++plane) {
-    image.planes[plane].data = storage;
-    image.planes[plane].pitch_bytes = plane_row_bytes(format, plane, width);
-  }
-  return image;
-}
 
 TEST(PreprocessValidation, ImpossibleInputsAreRejectedWithReasons) {
   alignas(16) static uint8_t tensor_storage[16];
