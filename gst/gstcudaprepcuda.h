@@ -21,14 +21,17 @@ class GstCudaPrepScopedDevice {
  public:
   explicit GstCudaPrepScopedDevice(gint device_id) {
     if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-    if (previous_ != device_id) cudaSetDevice(device_id);
+    if (previous_ != device_id) result_ = cudaSetDevice(device_id);
   }
   ~GstCudaPrepScopedDevice() {
     if (previous_ >= 0) cudaSetDevice(previous_);
   }
   GstCudaPrepScopedDevice(const GstCudaPrepScopedDevice &) = delete;
   GstCudaPrepScopedDevice &operator=(const GstCudaPrepScopedDevice &) = delete;
+  // Whether making the device current worked.
+  cudaError_t result() const { return result_; }
 
  private:
   gint previous_ = -1;
+  cudaError_t result_ = cudaSuccess;
 };

@@ -4,26 +4,46 @@
  * The end of a cudaprep pipeline: hands the application each tensor of
  * cudatensorize as a GstSample, like appsink: pull it (pull-tensor,
  * try-pull-tensor, or gst_cuda_tensor_sink_pull_tensor()), or be told
- * (emit-signals=true and the new-tensor signal). The tensor stays in device
- * memory; its GstCudaPrepTensorMeta gives the device pointer, shape, strides
- * and the ready event an application's stream waits on. See
- * gstcudatensorsink.h for the C API, including the zero-copy DLPack export.
+ * (gst_cuda_tensor_sink_set_callbacks(), or emit-signals=true and the
+ * new-tensor signal); the eos signal or callback tells when the stream ended.
+ * The tensor stays in device memory; its GstCudaPrepTensorMeta gives the
+ * device pointer, shape, strides and the ready event an application's stream
+ * waits on. See gstcudatensorsink.h for the C API, including the zero-copy
+ * DLPack export.
  *
- * At most max-buffers tensors wait in the sink (default 1); when it is full
- * the pipeline waits for the application (drop=false, default: no tensor is
- * lost) or the oldest tensor is dropped (drop=true: for live sources, and for
- * gst-launch-1.0 where nobody pulls).
+ * Who takes the tensors (consumer): with consumer=auto (default) the sink
+ * holds tensors for an application once one shows itself (a pull, callbacks
+ * with new_tensor, or a new-tensor handler with emit-signals=true); until
+ * then a full queue drops its oldest tensor and EOS does not wait, so a
+ * gst-launch-1.0 pipeline, where nobody pulls, runs to its end.
+ * consumer=application holds them for the application from the first tensor
+ * on. When the sink holds tensors for an application, at most max-buffers wait
+ * (default 1); when the queue is full the pipeline waits for the application
+ * (drop=false, default: no tensor is lost) or the oldest tensor is dropped
+ * (drop=true). With wait-on-eos (default) EOS waits until the application
+ * took every queued tensor, so the EOS message comes after the last tensor.
  *
  * location="tensor-%05d.npy" also writes each tensor as a NumPy .npy file
  * (shape in layout order with N = the frames of the batch): a device-to-host
  * copy on the sink's own stream after the ready event, so the host waits
- * for it. For debugging, not for speed.
+ * for it. For debugging, not for speed. The pattern holds at most one
+ * conversion, %d, %i or %u with an optional width (%5d) or zero-padded width
+ * (%05d) up to 20, for the tensor's index from 0 (%% is a percent sign);
+ * anything else is refused when the sink starts. Without a conversion every
+ * tensor is written to the same file, which then holds the last one. Every
+ * tensor is written, including those dropped from the queue; a tensor is
+ * queued for the application before its file is written, so a file that
+ * cannot be written (no such directory, disk full) is an element error
+ * naming the file after the application got that tensor. A file whose write
+ * failed half-way stays on disk, truncated.
  *
  *   gst-launch-1.0 videotestsrc num-buffers=3 ! cudaframeupload ! cudanormalize ! cudatensorize !
- * cudatensorsink drop=true location=tensor-%05d.npy
+ * cudatensorsink location=tensor-%05d.npy
  */
 #include "gstcudatensorsink.h"
 
+#include <cerrno>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -36,41 +56,174 @@
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensor_sink_debug);
 #define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug
 
-enum { PROP_0, PROP_EMIT_SIGNALS, PROP_MAX_BUFFERS, PROP_DROP, PROP_LOCATION };
-enum { SIGNAL_NEW_TENSOR, SIGNAL_PULL_TENSOR, SIGNAL_TRY_PULL_TENSOR, LAST_SIGNAL };
+enum {
+  PROP_0,
+  PROP_EMIT_SIGNALS,
+  PROP_MAX_BUFFERS,
+  PROP_DROP,
+  PROP_LOCATION,
+  PROP_CONSUMER,
+  PROP_WAIT_ON_EOS,
+};
+enum { SIGNAL_NEW_TENSOR, SIGNAL_EOS, SIGNAL_PULL_TENSOR, SIGNAL_TRY_PULL_TENSOR, LAST_SIGNAL };
 
 #define DEFAULT_EMIT_SIGNALS FALSE
 #define DEFAULT_MAX_BUFFERS 1
 #define DEFAULT_DROP FALSE
+#define DEFAULT_CONSUMER GST_CUDA_TENSOR_SINK_CONSUMER_AUTO
+#define DEFAULT_WAIT_ON_EOS TRUE
 
 static guint signals[LAST_SIGNAL];
+
+namespace {
+
+// A parsed `location`: prefix, the index (if numbered) formatted with
+// `width` and `zero_pad`, suffix. %% already turned into %.
+struct LocationPattern {
+  std::string prefix;
+  std::string suffix;
+  bool numbered = false;
+  bool zero_pad = false;
+  int width = 0;
+};
+
+constexpr int kMaxLocationWidth = 20;  // the digits of G_MAXUINT64
+
+// Parses `location`; on failure returns false with `error` saying why. The
+// pattern is never given to printf: only the index is formatted, by us.
+bool parse_location(const char *location, LocationPattern *pattern, std::string *error) {
+  *pattern = LocationPattern();
+  std::string *text = &pattern->prefix;
+  for (const char *p = location; *p != '\0'; ++p) {
+    if (*p != '%') {
+      *text += *p;
+      continue;
+    }
+    const char *spec = p;
+    ++p;
+    if (*p == '%') {
+      *text += '%';
+      continue;
+    }
+    bool zero_pad = false;
+    if (*p == '0') {
+      zero_pad = true;
+      ++p;
+    }
+    int width = 0;
+    while (*p >= '0' && *p <= '9' && width <= kMaxLocationWidth) width = width * 10 + (*p++ - '0');
+    if (width > kMaxLocationWidth) {
+      *error = "the width of \"" + std::string(spec, p) + "\" is above " +
+               std::to_string(kMaxLocationWidth);
+      return false;
+    }
+    if (*p != 'd' && *p != 'i' && *p != 'u') {
+      const std::string found = *p == '\0' ? std::string(spec) : std::string(spec, p + 1);
+      *error = "\"" + found +
+               "\" is not a conversion the sink writes: use one %d, %i or %u, optionally with "
+               "a width (%5d) or zero-padded width (%05d), for the tensor's index, and %% for "
+               "a percent sign";
+      return false;
+    }
+    if (pattern->numbered) {
+      *error = "it has more than one conversion; use one %d, %i or %u for the tensor's index";
+      return false;
+    }
+    pattern->numbered = true;
+    pattern->zero_pad = zero_pad;
+    pattern->width = width;
+    text = &pattern->suffix;
+  }
+  return true;
+}
+
+std::string format_location(const LocationPattern &pattern, guint64 index) {
+  if (!pattern.numbered) return pattern.prefix;
+  gchar *number = pattern.zero_pad ? g_strdup_printf("%0*" G_GUINT64_FORMAT, pattern.width, index)
+                                   : g_strdup_printf("%*" G_GUINT64_FORMAT, pattern.width, index);
+  std::string path = pattern.prefix + number + pattern.suffix;
+  g_free(number);
+  return path;
+}
+
+// The application's callbacks, shared with the streaming thread while it
+// calls them (an atomic rc box: notify runs when the last user is done).
+struct Callbacks {
+  GstCudaTensorSinkCallbacks callbacks;
+  gpointer user_data;
+  GDestroyNotify notify;
+};
+
+void callbacks_clear(gpointer data) {
+  auto *callbacks = static_cast<Callbacks *>(data);
+  if (callbacks->notify != nullptr) callbacks->notify(callbacks->user_data);
+}
+
+void callbacks_unref(Callbacks *callbacks) {
+  if (callbacks != nullptr) g_atomic_rc_box_release_full(callbacks, callbacks_clear);
+}
+
+}  // namespace
 
 struct _GstCudaTensorSink {
   GstBaseSink parent;
 
-  // Properties (object lock).
+  // Everything below is guarded by `lock`, except the .npy state.
+  GMutex lock;
+  // Pullers wait on it: a tensor was queued, or EOS, a flush or stop came.
+  GCond pull_cond;
+  // The streaming thread waits on it (room in the queue, or an empty queue
+  // at EOS): a tensor was taken, a flush/unlock/stop came, settings changed.
+  GCond room_cond;
+
+  // Properties.
   gboolean emit_signals;
   guint max_buffers;
   gboolean drop;
   gchar *location;
+  LocationPattern *pattern;  // `location` parsed; NULL when invalid or unset
+  GstCudaTensorSinkConsumer consumer;
+  gboolean wait_on_eos;
 
-  // The queue of samples and its state (lock).
-  GMutex lock;
-  GCond cond;  // a sample was queued or taken, or the state changed
+  Callbacks *callbacks;
   GQueue samples;
-  gboolean started;   // between start and stop
-  gboolean flushing;  // unlock() to unlock_stop()
+  gboolean opened;    // between start() and stop() (NULL <-> READY): location checked
+  gboolean started;   // READY -> PAUSED to PAUSED -> READY: pulls wait
+  gboolean flushing;  // FLUSH_START to FLUSH_STOP: pulls return NULL
+  gboolean unlocked;  // unlock() to unlock_stop(): the streaming thread steps out
+  guint flush_seq;    // counts flushes and stops: a waiting pull that sees it move returns NULL
   gboolean eos;
+  gboolean pulled;  // an application pulled (auto: it takes the tensors)
+  gboolean told_no_consumer;
 
   // .npy writing (streaming thread): created on first use.
   cudaStream_t npy_stream;
   gint npy_device;
-  guint npy_index;
+  guint64 npy_index;
 };
 
 G_DEFINE_TYPE(GstCudaTensorSink, gst_cuda_tensor_sink, GST_TYPE_BASE_SINK)
 GST_ELEMENT_REGISTER_DEFINE(cudatensorsink, "cudatensorsink", GST_RANK_NONE,
                             GST_TYPE_CUDA_TENSOR_SINK)
+
+GType gst_cuda_tensor_sink_consumer_get_type(void) {
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_TENSOR_SINK_CONSUMER_AUTO,
+       "Hold tensors for an application once one pulls, sets callbacks or connects "
+       "new-tensor (with emit-signals); until then drop the oldest when full",
+       "auto"},
+      {GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION,
+       "An application takes the tensors from the first one on (max-buffers and drop decide)",
+       "application"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type)) {
+    const GType registered = g_enum_register_static("GstCudaTensorSinkConsumer", values);
+    g_once_init_leave(&type, registered);
+  }
+  return type;
+}
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
@@ -92,23 +245,6 @@ bool filled_tensor_desc(GstBuffer *buffer, const GstCudaPrepTensor **tensor_out,
   return true;
 }
 
-// Makes `device_id` current for the scope (DLPack deleters run on any thread).
-class ScopedDevice {
- public:
-  explicit ScopedDevice(gint device_id) {
-    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-    if (previous_ != device_id) result_ = cudaSetDevice(device_id);
-  }
-  ~ScopedDevice() {
-    if (previous_ >= 0) cudaSetDevice(previous_);
-  }
-  cudaError_t result() const { return result_; }
-
- private:
-  gint previous_ = -1;
-  cudaError_t result_ = cudaSuccess;
-};
-
 struct DLPackOwner {
   GstBuffer *buffer;
   cudaStream_t stream;
@@ -118,7 +254,7 @@ struct DLPackOwner {
 void release_dlpack(void *user_data) {
   auto *owner = static_cast<DLPackOwner *>(user_data);
   {
-    ScopedDevice device(owner->device_id);
+    GstCudaPrepScopedDevice device(owner->device_id);
     const cudaError_t err =
         gst_cuda_prep_memory_end_read(gst_buffer_peek_memory(owner->buffer, 0), owner->stream);
     if (err != cudaSuccess)
@@ -129,36 +265,6 @@ void release_dlpack(void *user_data) {
 }
 
 }  // namespace
-
-GstSample *gst_cuda_tensor_sink_try_pull_tensor(GstCudaTensorSink *sink, GstClockTime timeout) {
-  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), nullptr);
-  const gint64 deadline = GST_CLOCK_TIME_IS_VALID(timeout)
-                              ? g_get_monotonic_time() + timeout / GST_USECOND
-                              : G_MAXINT64;
-  g_mutex_lock(&sink->lock);
-  while (g_queue_is_empty(&sink->samples) && sink->started && !sink->eos) {
-    if (deadline == G_MAXINT64)
-      g_cond_wait(&sink->cond, &sink->lock);
-    else if (!g_cond_wait_until(&sink->cond, &sink->lock, deadline))
-      break;
-  }
-  auto *sample = static_cast<GstSample *>(g_queue_pop_head(&sink->samples));
-  if (sample != nullptr) g_cond_broadcast(&sink->cond);  // room for the streaming thread
-  g_mutex_unlock(&sink->lock);
-  return sample;
-}
-
-GstSample *gst_cuda_tensor_sink_pull_tensor(GstCudaTensorSink *sink) {
-  return gst_cuda_tensor_sink_try_pull_tensor(sink, GST_CLOCK_TIME_NONE);
-}
-
-gboolean gst_cuda_tensor_sink_is_eos(GstCudaTensorSink *sink) {
-  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), FALSE);
-  g_mutex_lock(&sink->lock);
-  const gboolean eos = sink->eos && g_queue_is_empty(&sink->samples);
-  g_mutex_unlock(&sink->lock);
-  return eos;
-}
 
 const GstCudaPrepTensor *gst_cuda_tensor_sink_sample_get_tensor(GstSample *sample) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
@@ -200,7 +306,7 @@ DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaSt
     return nullptr;
   }
   {
-    ScopedDevice device(tensor->device_id);
+    GstCudaPrepScopedDevice device(tensor->device_id);
     const cudaError_t err = device.result() != cudaSuccess
                                 ? device.result()
                                 : gst_cuda_prep_memory_begin_read(memory, stream);
@@ -221,13 +327,82 @@ DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaSt
   return managed;
 }
 
-// Writes the tensor of `buffer` to the next .npy file of `location`.
-static gboolean write_npy(GstCudaTensorSink *self, GstBuffer *buffer, const gchar *location) {
+// Whether an application takes the tensors (lock held).
+static gboolean has_consumer(GstCudaTensorSink *self) {
+  return self->consumer == GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION || self->pulled ||
+         (self->callbacks != nullptr && self->callbacks->callbacks.new_tensor != nullptr) ||
+         (self->emit_signals &&
+          g_signal_has_handler_pending(self, signals[SIGNAL_NEW_TENSOR], 0, FALSE));
+}
+
+GstSample *gst_cuda_tensor_sink_try_pull_tensor(GstCudaTensorSink *sink, GstClockTime timeout) {
+  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), nullptr);
+  gint64 deadline = G_MAXINT64;
+  if (GST_CLOCK_TIME_IS_VALID(timeout))
+    deadline = g_get_monotonic_time() + static_cast<gint64>(timeout / GST_USECOND);
+  GstSample *sample = nullptr;
+  g_mutex_lock(&sink->lock);
+  sink->pulled = TRUE;
+  const guint flush_seq = sink->flush_seq;
+  bool expired = false;
+  for (;;) {
+    if (!sink->started || sink->flushing || sink->flush_seq != flush_seq) break;
+    if (!g_queue_is_empty(&sink->samples)) {
+      sample = static_cast<GstSample *>(g_queue_pop_head(&sink->samples));
+      g_cond_broadcast(&sink->room_cond);
+      break;
+    }
+    if (sink->eos || expired) break;
+    if (deadline == G_MAXINT64)
+      g_cond_wait(&sink->pull_cond, &sink->lock);
+    else if (!g_cond_wait_until(&sink->pull_cond, &sink->lock, deadline))
+      expired = true;  // one more look: a tensor may have come with the timeout
+  }
+  g_mutex_unlock(&sink->lock);
+  return sample;
+}
+
+GstSample *gst_cuda_tensor_sink_pull_tensor(GstCudaTensorSink *sink) {
+  return gst_cuda_tensor_sink_try_pull_tensor(sink, GST_CLOCK_TIME_NONE);
+}
+
+gboolean gst_cuda_tensor_sink_is_eos(GstCudaTensorSink *sink) {
+  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), FALSE);
+  g_mutex_lock(&sink->lock);
+  const gboolean eos = sink->eos && g_queue_is_empty(&sink->samples);
+  g_mutex_unlock(&sink->lock);
+  return eos;
+}
+
+void gst_cuda_tensor_sink_set_callbacks(GstCudaTensorSink *sink,
+                                        const GstCudaTensorSinkCallbacks *callbacks,
+                                        gpointer user_data, GDestroyNotify notify) {
+  g_return_if_fail(GST_IS_CUDA_TENSOR_SINK(sink));
+  Callbacks *installed = nullptr;
+  if (callbacks != nullptr) {
+    installed = g_atomic_rc_box_new0(Callbacks);
+    *installed = Callbacks{*callbacks, user_data, notify};
+  } else if (notify != nullptr) {
+    notify(user_data);  // nothing will use it
+  }
+  g_mutex_lock(&sink->lock);
+  Callbacks *old = sink->callbacks;
+  sink->callbacks = installed;
+  g_mutex_unlock(&sink->lock);
+  callbacks_unref(old);
+}
+
+// Writes the tensor of `buffer` to the next .npy file of `pattern`.
+static gboolean write_npy(GstCudaTensorSink *self, GstBuffer *buffer,
+                          const LocationPattern &pattern, const std::string &location) {
   const GstCudaPrepTensor *tensor = nullptr;
   cudaprep::TensorDesc desc;
   if (!filled_tensor_desc(buffer, &tensor, &desc)) return FALSE;
+  const std::string path = format_location(pattern, self->npy_index++);
   if (self->npy_stream != nullptr && self->npy_device != tensor->device_id) {
-    cudaStreamDestroy(self->npy_stream);
+    if (!CUDAPREP_CHECK(self, cudaSetDevice(self->npy_device)) ||
+        !CUDAPREP_CHECK(self, cudaStreamDestroy(self->npy_stream)))
+      return FALSE;
     self->npy_stream = nullptr;
   }
   if (!CUDAPREP_CHECK(self, cudaSetDevice(tensor->device_id))) return FALSE;
@@ -244,17 +419,58 @@ static gboolean write_npy(GstCudaTensorSink *self, GstBuffer *buffer, const gcha
       !CUDAPREP_CHECK(self, gst_cuda_prep_memory_end_read(memory, self->npy_stream)) ||
       !CUDAPREP_CHECK(self, cudaStreamSynchronize(self->npy_stream)))
     return FALSE;
-  gchar *path = g_strdup_printf(location, self->npy_index);
   std::string error;
-  const bool written = cudaprep::write_npy(path, host.data(), desc, &error);
-  if (!written)
+  if (!cudaprep::write_npy(path, host.data(), desc, &error)) {
     GST_ELEMENT_ERROR(self, RESOURCE, WRITE,
-                      ("Could not write tensor file %s: %s", path, error.c_str()), (nullptr));
-  else
-    GST_DEBUG_OBJECT(self, "wrote %s", path);
-  g_free(path);
-  self->npy_index++;
-  return written;
+                      ("Could not write tensor file \"%s\": %s", path.c_str(), error.c_str()),
+                      ("location pattern \"%s\"", location.c_str()));
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT(self, "wrote %s", path.c_str());
+  return TRUE;
+}
+
+// Queues `sample` for the application (taking it), dropping or waiting as
+// the settings say. Called with the preroll lock held, from render.
+static GstFlowReturn queue_sample(GstCudaTensorSink *self, GstSample *sample) {
+  GstBaseSink *bsink = GST_BASE_SINK(self);
+  g_mutex_lock(&self->lock);
+  for (;;) {
+    if (self->flushing || !self->started) {
+      g_mutex_unlock(&self->lock);
+      gst_sample_unref(sample);
+      return GST_FLOW_FLUSHING;
+    }
+    if (self->max_buffers == 0 || g_queue_get_length(&self->samples) < self->max_buffers) break;
+    const gboolean consumer = has_consumer(self);
+    if (self->drop || !consumer) {
+      if (!consumer && !self->told_no_consumer) {
+        GST_INFO_OBJECT(self,
+                        "nobody takes the tensors (no pull, callbacks or new-tensor handler "
+                        "yet): dropping the oldest; consumer=application keeps them");
+        self->told_no_consumer = TRUE;
+      }
+      gst_sample_unref(static_cast<GstSample *>(g_queue_pop_head(&self->samples)));
+      GST_DEBUG_OBJECT(self, "dropped the oldest tensor: the application is behind");
+      continue;
+    }
+    if (self->unlocked) {
+      // Paused while waiting for room: wait for PLAYING (or a flush/stop).
+      g_mutex_unlock(&self->lock);
+      const GstFlowReturn ret = gst_base_sink_wait_preroll(bsink);
+      if (ret != GST_FLOW_OK) {
+        gst_sample_unref(sample);
+        return ret;
+      }
+      g_mutex_lock(&self->lock);
+      continue;
+    }
+    g_cond_wait(&self->room_cond, &self->lock);
+  }
+  g_queue_push_tail(&self->samples, sample);
+  g_cond_broadcast(&self->pull_cond);
+  g_mutex_unlock(&self->lock);
+  return GST_FLOW_OK;
 }
 
 static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *buffer) {
@@ -270,42 +486,34 @@ static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *
                       (nullptr));
     return GST_FLOW_ERROR;
   }
-  GST_OBJECT_LOCK(self);
-  gchar *location = g_strdup(self->location);
-  const guint max_buffers = self->max_buffers;
-  const gboolean drop = self->drop;
-  const gboolean emit_signals = self->emit_signals;
-  GST_OBJECT_UNLOCK(self);
-  if (location != nullptr) {
-    const gboolean written = write_npy(self, buffer, location);
-    g_free(location);
-    if (!written) return GST_FLOW_ERROR;
-  }
 
   GstCaps *caps = gst_pad_get_current_caps(GST_BASE_SINK_PAD(bsink));
   GstSample *sample = gst_sample_new(buffer, caps, &bsink->segment, nullptr);
   if (caps != nullptr) gst_caps_unref(caps);
+  GstFlowReturn ret = queue_sample(self, sample);
+  if (ret != GST_FLOW_OK) return ret;
 
   g_mutex_lock(&self->lock);
-  while (max_buffers > 0 && g_queue_get_length(&self->samples) >= max_buffers && !self->flushing) {
-    if (drop) {
-      gst_sample_unref(static_cast<GstSample *>(g_queue_pop_head(&self->samples)));
-      GST_DEBUG_OBJECT(self, "dropped the oldest tensor: the application is behind");
-    } else {
-      g_cond_wait(&self->cond, &self->lock);
-    }
+  Callbacks *callbacks =
+      self->callbacks != nullptr ? g_atomic_rc_box_acquire(self->callbacks) : nullptr;
+  const gboolean emit_signals = self->emit_signals;
+  LocationPattern pattern;
+  std::string location;
+  const gboolean write = self->pattern != nullptr;
+  if (write) {
+    pattern = *self->pattern;
+    location = self->location;
   }
-  if (self->flushing) {
-    g_mutex_unlock(&self->lock);
-    gst_sample_unref(sample);
-    return GST_FLOW_FLUSHING;
-  }
-  g_queue_push_tail(&self->samples, sample);
-  g_cond_broadcast(&self->cond);
   g_mutex_unlock(&self->lock);
 
-  GstFlowReturn ret = GST_FLOW_OK;
-  if (emit_signals) g_signal_emit(self, signals[SIGNAL_NEW_TENSOR], 0, &ret);
+  if (callbacks != nullptr && callbacks->callbacks.new_tensor != nullptr)
+    ret = callbacks->callbacks.new_tensor(self, callbacks->user_data);
+  else if (emit_signals)
+    g_signal_emit(self, signals[SIGNAL_NEW_TENSOR], 0, &ret);
+  callbacks_unref(callbacks);
+
+  // After queueing: the application has the tensor even if its file fails.
+  if (write && !write_npy(self, buffer, pattern, location)) return GST_FLOW_ERROR;
   return ret;
 }
 
@@ -314,18 +522,59 @@ static void clear_samples(GstCudaTensorSink *self) {
     gst_sample_unref(static_cast<GstSample *>(g_queue_pop_head(&self->samples)));
 }
 
+// At EOS: waits (wait-on-eos, and only for an application that takes the
+// tensors) until the queue is empty, then emits eos. FALSE when a flush or
+// stop came meanwhile. Called with the preroll lock held.
+static gboolean handle_eos(GstCudaTensorSink *self) {
+  g_mutex_lock(&self->lock);
+  self->eos = TRUE;
+  g_cond_broadcast(&self->pull_cond);
+  while (!g_queue_is_empty(&self->samples) && self->wait_on_eos && !self->flushing &&
+         self->started && has_consumer(self)) {
+    if (self->unlocked) {
+      g_mutex_unlock(&self->lock);
+      if (gst_base_sink_wait_preroll(GST_BASE_SINK(self)) != GST_FLOW_OK) return FALSE;
+      g_mutex_lock(&self->lock);
+      continue;
+    }
+    g_cond_wait(&self->room_cond, &self->lock);
+  }
+  const gboolean emit = !self->flushing;
+  Callbacks *callbacks =
+      emit && self->callbacks != nullptr ? g_atomic_rc_box_acquire(self->callbacks) : nullptr;
+  g_mutex_unlock(&self->lock);
+  if (emit) {
+    if (callbacks != nullptr && callbacks->callbacks.eos != nullptr)
+      callbacks->callbacks.eos(self, callbacks->user_data);
+    else
+      g_signal_emit(self, signals[SIGNAL_EOS], 0);
+  }
+  callbacks_unref(callbacks);
+  return emit;
+}
+
 static gboolean gst_cuda_tensor_sink_event(GstBaseSink *bsink, GstEvent *event) {
   auto *self = GST_CUDA_TENSOR_SINK(bsink);
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_EOS:
+      if (!handle_eos(self)) {
+        gst_event_unref(event);
+        return FALSE;
+      }
+      break;
+    case GST_EVENT_FLUSH_START:
       g_mutex_lock(&self->lock);
-      self->eos = TRUE;
-      g_cond_broadcast(&self->cond);
+      self->flushing = TRUE;
+      self->flush_seq++;
+      clear_samples(self);
+      g_cond_broadcast(&self->pull_cond);
+      g_cond_broadcast(&self->room_cond);
       g_mutex_unlock(&self->lock);
       break;
     case GST_EVENT_FLUSH_STOP:
       g_mutex_lock(&self->lock);
       clear_samples(self);
+      self->flushing = FALSE;
       self->eos = FALSE;
       g_mutex_unlock(&self->lock);
       break;
@@ -338,20 +587,47 @@ static gboolean gst_cuda_tensor_sink_event(GstBaseSink *bsink, GstEvent *event) 
 static gboolean gst_cuda_tensor_sink_start(GstBaseSink *bsink) {
   auto *self = GST_CUDA_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
-  self->started = TRUE;
-  self->flushing = FALSE;
-  self->eos = FALSE;
+  gchar *location = g_strdup(self->location);
+  const gboolean valid = self->location == nullptr || self->pattern != nullptr;
+  std::string first_file;
+  if (self->pattern != nullptr) first_file = format_location(*self->pattern, 0);
   g_mutex_unlock(&self->lock);
+
+  if (!valid) {
+    LocationPattern pattern;
+    std::string error;
+    parse_location(location, &pattern, &error);
+    GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+                      ("Invalid location \"%s\": %s", location, error.c_str()), (nullptr));
+    g_free(location);
+    return FALSE;
+  }
+  if (!first_file.empty()) {
+    gchar *dir = g_path_get_dirname(first_file.c_str());
+    const gboolean is_dir = g_file_test(dir, G_FILE_TEST_IS_DIR);
+    if (!is_dir)
+      GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                        ("Cannot write tensor file \"%s\": the directory \"%s\" does not exist",
+                         first_file.c_str(), dir),
+                        ("location \"%s\"", location));
+    g_free(dir);
+    if (!is_dir) {
+      g_free(location);
+      return FALSE;
+    }
+  }
+  g_free(location);
   self->npy_index = 0;
+  g_mutex_lock(&self->lock);
+  self->opened = TRUE;
+  g_mutex_unlock(&self->lock);
   return TRUE;
 }
 
 static gboolean gst_cuda_tensor_sink_stop(GstBaseSink *bsink) {
   auto *self = GST_CUDA_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
-  self->started = FALSE;
-  clear_samples(self);
-  g_cond_broadcast(&self->cond);
+  self->opened = FALSE;
   g_mutex_unlock(&self->lock);
   gboolean ok = TRUE;
   if (self->npy_stream != nullptr) {
@@ -362,12 +638,44 @@ static gboolean gst_cuda_tensor_sink_stop(GstBaseSink *bsink) {
   return ok;
 }
 
-// Wakes a render() waiting for room and pulls waiting for tensors.
+// Pulls wait for tensors from READY -> PAUSED to PAUSED -> READY (basesink
+// calls start/stop at NULL <-> READY); leaving PAUSED releases them.
+static GstStateChangeReturn gst_cuda_tensor_sink_change_state(GstElement *element,
+                                                              GstStateChange transition) {
+  auto *self = GST_CUDA_TENSOR_SINK(element);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    g_mutex_lock(&self->lock);
+    self->started = TRUE;
+    self->flushing = FALSE;
+    self->eos = FALSE;
+    g_mutex_unlock(&self->lock);
+  } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    g_mutex_lock(&self->lock);
+    self->started = FALSE;
+    self->flush_seq++;
+    g_cond_broadcast(&self->pull_cond);
+    g_cond_broadcast(&self->room_cond);
+    g_mutex_unlock(&self->lock);
+  }
+  const GstStateChangeReturn ret =
+      GST_ELEMENT_CLASS(gst_cuda_tensor_sink_parent_class)->change_state(element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    // The streaming thread has stopped: nothing is queued any more.
+    g_mutex_lock(&self->lock);
+    clear_samples(self);
+    g_mutex_unlock(&self->lock);
+  }
+  return ret;
+}
+
+// Gets the streaming thread out of a wait for room (or for an empty queue
+// at EOS): it then waits in gst_base_sink_wait_preroll() (pause) or returns
+// (flush, stop). Pulls keep waiting through a pause.
 static gboolean gst_cuda_tensor_sink_unlock(GstBaseSink *bsink) {
   auto *self = GST_CUDA_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
-  self->flushing = TRUE;
-  g_cond_broadcast(&self->cond);
+  self->unlocked = TRUE;
+  g_cond_broadcast(&self->room_cond);
   g_mutex_unlock(&self->lock);
   return TRUE;
 }
@@ -375,15 +683,55 @@ static gboolean gst_cuda_tensor_sink_unlock(GstBaseSink *bsink) {
 static gboolean gst_cuda_tensor_sink_unlock_stop(GstBaseSink *bsink) {
   auto *self = GST_CUDA_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
-  self->flushing = FALSE;
+  self->unlocked = FALSE;
   g_mutex_unlock(&self->lock);
   return TRUE;
+}
+
+// Sets `location`. An invalid pattern is kept, to be refused with an
+// element error when the sink starts; while started it is refused at once
+// and the old one stays. Takes the lock.
+static void set_location(GstCudaTensorSink *self, const gchar *location) {
+  if (location != nullptr && location[0] == '\0') location = nullptr;  // empty: no files
+  LocationPattern *pattern = nullptr;
+  std::string error;
+  if (location != nullptr) {
+    pattern = new LocationPattern();
+    if (!parse_location(location, pattern, &error)) {
+      delete pattern;
+      pattern = nullptr;
+    }
+  }
+  g_mutex_lock(&self->lock);
+  const gboolean refused = pattern == nullptr && location != nullptr && self->opened;
+  gchar *kept = refused ? g_strdup(self->location) : nullptr;
+  if (!refused) {
+    g_free(self->location);
+    self->location = g_strdup(location);
+    delete self->pattern;
+    self->pattern = pattern;
+  }
+  g_mutex_unlock(&self->lock);
+  // Messages outside the lock: a bus sync handler may read our properties.
+  if (refused)
+    GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS,
+                        ("Invalid location \"%s\" ignored, still writing \"%s\": %s", location,
+                         GST_STR_NULL(kept), error.c_str()),
+                        (nullptr));
+  else if (pattern == nullptr && location != nullptr)
+    GST_WARNING_OBJECT(self, "invalid location \"%s\" (the sink will not start): %s", location,
+                       error.c_str());
+  g_free(kept);
 }
 
 static void gst_cuda_tensor_sink_set_property(GObject *object, guint prop_id, const GValue *value,
                                               GParamSpec *pspec) {
   auto *self = GST_CUDA_TENSOR_SINK(object);
-  GST_OBJECT_LOCK(self);
+  if (prop_id == PROP_LOCATION) {
+    set_location(self, g_value_get_string(value));
+    return;
+  }
+  g_mutex_lock(&self->lock);
   switch (prop_id) {
     case PROP_EMIT_SIGNALS:
       self->emit_signals = g_value_get_boolean(value);
@@ -394,27 +742,25 @@ static void gst_cuda_tensor_sink_set_property(GObject *object, guint prop_id, co
     case PROP_DROP:
       self->drop = g_value_get_boolean(value);
       break;
-    case PROP_LOCATION:
-      g_free(self->location);
-      self->location = g_value_dup_string(value);
+    case PROP_CONSUMER:
+      self->consumer = static_cast<GstCudaTensorSinkConsumer>(g_value_get_enum(value));
+      break;
+    case PROP_WAIT_ON_EOS:
+      self->wait_on_eos = g_value_get_boolean(value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
   }
-  GST_OBJECT_UNLOCK(self);
-  if (prop_id == PROP_MAX_BUFFERS || prop_id == PROP_DROP) {
-    // A waiting render() re-checks the room.
-    g_mutex_lock(&self->lock);
-    g_cond_broadcast(&self->cond);
-    g_mutex_unlock(&self->lock);
-  }
+  // A streaming thread waiting for room or at EOS re-checks.
+  g_cond_broadcast(&self->room_cond);
+  g_mutex_unlock(&self->lock);
 }
 
 static void gst_cuda_tensor_sink_get_property(GObject *object, guint prop_id, GValue *value,
                                               GParamSpec *pspec) {
   auto *self = GST_CUDA_TENSOR_SINK(object);
-  GST_OBJECT_LOCK(self);
+  g_mutex_lock(&self->lock);
   switch (prop_id) {
     case PROP_EMIT_SIGNALS:
       g_value_set_boolean(value, self->emit_signals);
@@ -428,19 +774,28 @@ static void gst_cuda_tensor_sink_get_property(GObject *object, guint prop_id, GV
     case PROP_LOCATION:
       g_value_set_string(value, self->location);
       break;
+    case PROP_CONSUMER:
+      g_value_set_enum(value, self->consumer);
+      break;
+    case PROP_WAIT_ON_EOS:
+      g_value_set_boolean(value, self->wait_on_eos);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
   }
-  GST_OBJECT_UNLOCK(self);
+  g_mutex_unlock(&self->lock);
 }
 
 static void gst_cuda_tensor_sink_finalize(GObject *object) {
   auto *self = GST_CUDA_TENSOR_SINK(object);
   clear_samples(self);
+  callbacks_unref(self->callbacks);
   g_free(self->location);
+  delete self->pattern;
   g_mutex_clear(&self->lock);
-  g_cond_clear(&self->cond);
+  g_cond_clear(&self->pull_cond);
+  g_cond_clear(&self->room_cond);
   G_OBJECT_CLASS(gst_cuda_tensor_sink_parent_class)->finalize(object);
 }
 
@@ -458,34 +813,62 @@ static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
       gobject_class, PROP_EMIT_SIGNALS,
       g_param_spec_boolean("emit-signals", "Emit signals",
                            "Emit new-tensor when a tensor is queued (off by default: a signal "
-                           "per tensor costs a little; pull instead)",
+                           "per tensor costs a little; pull, or set callbacks, instead). A "
+                           "connected new-tensor handler with this on counts as the consumer",
                            DEFAULT_EMIT_SIGNALS, flags));
   g_object_class_install_property(
       gobject_class, PROP_MAX_BUFFERS,
       g_param_spec_uint("max-buffers", "Max buffers",
                         "Tensors waiting for the application at most (0: unlimited, which holds "
-                        "device memory without bound if nobody pulls); when full, see drop",
+                        "device memory without bound if nobody pulls); when full, see drop and "
+                        "consumer",
                         0, G_MAXUINT, DEFAULT_MAX_BUFFERS, flags));
   g_object_class_install_property(
       gobject_class, PROP_DROP,
       g_param_spec_boolean("drop", "Drop",
-                           "When max-buffers tensors wait: false makes the pipeline wait for the "
-                           "application (no tensor lost); true drops the oldest (live sources, "
-                           "or gst-launch-1.0 where nobody pulls)",
+                           "When max-buffers tensors wait for an application that takes them "
+                           "(see consumer): false makes the pipeline wait for it (no tensor "
+                           "lost); true drops the oldest (live sources)",
                            DEFAULT_DROP, flags));
   g_object_class_install_property(
+      gobject_class, PROP_CONSUMER,
+      g_param_spec_enum(
+          "consumer", "Consumer",
+          "Who takes the tensors. auto: an application once it pulls (once is enough), sets "
+          "callbacks or connects new-tensor with emit-signals; until then nobody, so a full "
+          "queue drops its oldest tensor and EOS does not wait (gst-launch-1.0 runs to the "
+          "end). application: an application, from the first tensor on (an application "
+          "that starts pulling after PLAYING sets this to lose nothing)",
+          GST_TYPE_CUDA_TENSOR_SINK_CONSUMER, DEFAULT_CONSUMER, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_WAIT_ON_EOS,
+      g_param_spec_boolean("wait-on-eos", "Wait on EOS",
+                           "At EOS, wait until the application took every queued tensor before "
+                           "emitting eos and posting the EOS message (only when an application "
+                           "takes the tensors, see consumer)",
+                           DEFAULT_WAIT_ON_EOS, flags));
+  g_object_class_install_property(
       gobject_class, PROP_LOCATION,
-      g_param_spec_string("location", "Location",
-                          "Also write each tensor to a NumPy .npy file named by this printf "
-                          "pattern of the tensor's index, e.g. \"tensor-%05d.npy\" (NULL: no "
-                          "files); the host waits for each copy, so only for debugging",
-                          nullptr, flags));
+      g_param_spec_string(
+          "location", "Location",
+          "Also write each tensor (dropped ones included) to a NumPy .npy file named by this "
+          "pattern: at most one %d, %i or %u (optionally %5d or %05d, width up to 20) for the "
+          "tensor's index from 0, %% for a percent sign; anything else is refused when the sink "
+          "starts. Without a conversion one file is rewritten with each tensor. NULL or empty: "
+          "no files. The host waits for each copy, so only for debugging",
+          nullptr, flags));
 
   // GstFlowReturn handler(GstCudaTensorSink *sink, gpointer user_data): pull
-  // the tensor from it (streaming thread; do not block long).
+  // the tensor from it (streaming thread; do not block long). Not emitted
+  // when callbacks with new_tensor are set.
   signals[SIGNAL_NEW_TENSOR] =
       g_signal_new("new-tensor", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, nullptr, nullptr,
                    nullptr, GST_TYPE_FLOW_RETURN, 0, G_TYPE_NONE);
+  // void handler(GstCudaTensorSink *sink, gpointer user_data): EOS reached
+  // (after the queue was emptied, with wait-on-eos); streaming thread. Not
+  // emitted when callbacks with eos are set.
+  signals[SIGNAL_EOS] = g_signal_new("eos", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, nullptr,
+                                     nullptr, nullptr, G_TYPE_NONE, 0, G_TYPE_NONE);
   signals[SIGNAL_PULL_TENSOR] =
       g_signal_new_class_handler("pull-tensor", G_TYPE_FROM_CLASS(klass),
                                  static_cast<GSignalFlags>(G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION),
@@ -500,10 +883,11 @@ static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_set_static_metadata(
       element_class, "CUDA tensor sink", "Sink/Hardware",
-      "Hands the application each CUDA tensor (pull API and signal, like appsink) with its ready "
-      "event and a zero-copy DLPack export; optionally writes them as .npy files",
+      "Hands the application each CUDA tensor (pull API, callbacks and signals, like appsink) "
+      "with its ready event and a zero-copy DLPack export; optionally writes them as .npy files",
       "cudaprep developers");
 
+  element_class->change_state = gst_cuda_tensor_sink_change_state;
   sink_class->render = gst_cuda_tensor_sink_render;
   sink_class->event = gst_cuda_tensor_sink_event;
   sink_class->start = gst_cuda_tensor_sink_start;
@@ -511,6 +895,8 @@ static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
   sink_class->unlock = gst_cuda_tensor_sink_unlock;
   sink_class->unlock_stop = gst_cuda_tensor_sink_unlock_stop;
 
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_TENSOR_SINK_CONSUMER,
+                              static_cast<GstPluginAPIFlags>(0));
   GST_DEBUG_CATEGORY_INIT(gst_cuda_tensor_sink_debug, "cudatensorsink", 0, "CUDA tensor sink");
 }
 
@@ -518,8 +904,11 @@ static void gst_cuda_tensor_sink_init(GstCudaTensorSink *self) {
   self->emit_signals = DEFAULT_EMIT_SIGNALS;
   self->max_buffers = DEFAULT_MAX_BUFFERS;
   self->drop = DEFAULT_DROP;
+  self->consumer = DEFAULT_CONSUMER;
+  self->wait_on_eos = DEFAULT_WAIT_ON_EOS;
   g_mutex_init(&self->lock);
-  g_cond_init(&self->cond);
+  g_cond_init(&self->pull_cond);
+  g_cond_init(&self->room_cond);
   g_queue_init(&self->samples);
   self->npy_device = -1;
 }

@@ -4,8 +4,12 @@
 // Getting a tensor (link with libgstcudaprep-1.0, include this header):
 //
 //   GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+//   // consumer=application: the sink keeps every tensor for this
+//   // application from the first one on (see "Who takes the tensors" below).
+//   gst_util_set_object_arg(G_OBJECT(sink), "consumer", "application");
+//   gst_element_set_state(pipeline, GST_STATE_PLAYING);
 //   GstSample *sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink));
-//   // NULL: EOS, or the sink stopped.
+//   // NULL: EOS, a flush, or the sink stopped.
 //   const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
 //   // tensor->data: device pointer on tensor->device_id; tensor->dims and
 //   // tensor->strides (bytes) in layout order (image_layout NCHW or NHWC);
@@ -25,6 +29,21 @@
 //   DLManagedTensor *dl = gst_cuda_tensor_sink_sample_to_dlpack(sample, torch_stream);
 //   gst_sample_unref(sample);  // the DLPack tensor keeps the buffer alive
 //   ... the consumer calls dl->deleter(dl) when done.
+//
+// Who takes the tensors (the "consumer" property):
+//   auto (default): the sink holds tensors for an application once one has
+//     shown itself: it called pull/try-pull (once is enough, even one that
+//     returned NULL), set callbacks with new_tensor, or connected a
+//     new-tensor handler with emit-signals=true. Until then nobody takes them
+//     (gst-launch-1.0): a full queue drops its oldest tensor, EOS does not
+//     wait, and the pipeline runs to the end. An application that only
+//     pulls, and starts pulling after tensors may already have arrived, sets
+//     consumer=application (or calls try_pull_tensor(sink, 0) before going to
+//     PLAYING) so that no tensor is dropped before its first pull.
+//   application: an application takes the tensors from the first one on;
+//     max-buffers and drop alone decide (drop=false: nothing is lost, the
+//     pipeline waits for the application).
+// Either way `location` files get every tensor, dropped ones included.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -41,14 +60,45 @@ G_DECLARE_FINAL_TYPE(GstCudaTensorSink, gst_cuda_tensor_sink, GST, CUDA_TENSOR_S
 
 GST_ELEMENT_REGISTER_DECLARE(cudatensorsink);
 
-// The next tensor, waiting for one while the sink is playing. NULL at EOS
-// (once the queued tensors are taken) or when the sink stops or flushes.
+// Values of the "consumer" property (see "Who takes the tensors" above).
+typedef enum {
+  GST_CUDA_TENSOR_SINK_CONSUMER_AUTO = 0,
+  GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION = 1,
+} GstCudaTensorSinkConsumer;
+
+#define GST_TYPE_CUDA_TENSOR_SINK_CONSUMER (gst_cuda_tensor_sink_consumer_get_type())
+GType gst_cuda_tensor_sink_consumer_get_type(void);
+
+// Called from the streaming thread, as appsink's callbacks are; faster than
+// the signals, and when a callback is set its signal is not emitted.
+typedef struct {
+  // At EOS, after the queued tensors were taken when wait-on-eos is true
+  // (and the sink has a consumer). Once per EOS; not after a flush.
+  void (*eos)(GstCudaTensorSink *sink, gpointer user_data);
+  // A tensor was queued: pull it (without blocking long). A flow other than
+  // GST_FLOW_OK stops the pipeline with it.
+  GstFlowReturn (*new_tensor)(GstCudaTensorSink *sink, gpointer user_data);
+  gpointer _gst_reserved[GST_PADDING];
+} GstCudaTensorSinkCallbacks;
+
+// Installs `callbacks` (copied; NULL removes them). `notify`, if not NULL,
+// is called on `user_data` once the callbacks are replaced or the sink is
+// finalised and no callback of them runs any more. Thread-safe.
+void gst_cuda_tensor_sink_set_callbacks(GstCudaTensorSink *sink,
+                                        const GstCudaTensorSinkCallbacks *callbacks,
+                                        gpointer user_data, GDestroyNotify notify);
+
+// The next tensor, waiting for one while the sink is started (PAUSED or
+// PLAYING; a pause keeps it waiting). NULL at once when the sink is not
+// started, is flushing or is at EOS with no tensor left; NULL when a flush
+// starts or the sink stops while it waits. Several threads may pull at once.
 // The sample holds the buffer (with its GstCudaPrepTensorMeta), the caps and
 // the segment. Same as the "pull-tensor" action signal.
 GstSample *gst_cuda_tensor_sink_pull_tensor(GstCudaTensorSink *sink);
 
-// As pull_tensor, waiting at most `timeout` (GST_CLOCK_TIME_NONE: forever);
-// NULL on timeout too. Same as the "try-pull-tensor" action signal.
+// As pull_tensor, waiting at most `timeout` (0: not at all;
+// GST_CLOCK_TIME_NONE: forever); NULL on timeout too. Same as the
+// "try-pull-tensor" action signal.
 GstSample *gst_cuda_tensor_sink_try_pull_tensor(GstCudaTensorSink *sink, GstClockTime timeout);
 
 // Whether EOS was reached and every tensor taken.

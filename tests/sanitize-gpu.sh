@@ -33,7 +33,7 @@ run() {  # tool suite [leak] [gtest filter]
 }
 case "${1:-memcheck}" in
   memcheck)
-    for suite in memory upload_download crop resize region tensor_elements flush_eos \
+    for suite in memory upload_download crop resize region tensor_elements tensorsink flush_eos \
                  normalize_gpu resize_gpu preprocess_gpu; do
       run memcheck "$suite" leak
     done

@@ -36,6 +36,7 @@ declare -A suites=(
   [crop]='-CropErrors.ImpossibleCropIsNamed:*CropPixels*:CropOutput.*'
   [upload_download]='-Errors.ADeviceIdThatDoesNotExistIsNamed:Context.*:*RoundTrip*:Upload.*:Download.*:SteadyState.*:Streams.*'
   [resize]='-ResizeErrors.AnImpossibleRuleStopsAPipelineWithItsNumbers:*ResizePixels*:ResizePassthrough.*:*CropThenResize*'
+  [tensorsink]='TensorSink.*'
   [tensor_elements]='-*TensorOutput*:TensorElementsGpu.*'
 )
 
