@@ -213,14 +213,7 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
                         G_MAXINT, "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, nullptr);
     result = gst_caps_merge(result, any_size);
   }
-  if (filter != nullptr) {
-    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(result);
-    result = filtered;
-  }
-  GST_DEBUG_OBJECT(self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-                   direction == GST_PAD_SINK ? "sink" : "src", caps, result);
-  return result;
+  return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
 static gboolean post_impossible_crop(GstCudaCrop *self, gchar *reason) {
@@ -229,24 +222,14 @@ static gboolean post_impossible_crop(GstCudaCrop *self, gchar *reason) {
   return FALSE;
 }
 
-// An impossible crop is reported as such when the input caps arrive, rather
-// than as a bare not-negotiated.
-static gboolean gst_cuda_crop_sink_event(GstBaseTransform *trans, GstEvent *event) {
-  auto *self = GST_CUDA_CROP(trans);
-  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
-    GstCaps *caps = nullptr;
-    gst_event_parse_caps(event, &caps);
-    GstVideoInfo info;
-    cudaprep::PixelRect rect;
-    gchar *reason = nullptr;
-    if (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), caps, &info) ||
-        (!compute_rect_for(get_settings(self), &info, &rect, &reason) &&
-         !post_impossible_crop(self, reason))) {
-      gst_event_unref(event);
-      return FALSE;
-    }
-  }
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->sink_event(trans, event);
+static gchar *gst_cuda_crop_input_error(GstCudaPrepBaseTransform *base,
+                                        const GstVideoInfo *in_info) {
+  cudaprep::PixelRect rect;
+  gchar *reason = nullptr;
+  if (compute_rect_for(get_settings(GST_CUDA_CROP(base)), in_info, &rect, &reason)) return nullptr;
+  gchar *error = g_strdup_printf("Impossible crop: %s", reason);
+  g_free(reason);
+  return error;
 }
 
 static gboolean gst_cuda_crop_set_info(GstCudaPrepBaseTransform *base, GstCaps *,
@@ -481,7 +464,7 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_crop_transform_caps;
-  trans_class->sink_event = gst_cuda_crop_sink_event;
+  base_class->input_error = gst_cuda_crop_input_error;
   base_class->set_info = gst_cuda_crop_set_info;
   base_class->plan_output = gst_cuda_crop_plan_output;
   base_class->annotate_output = gst_cuda_crop_annotate_output;

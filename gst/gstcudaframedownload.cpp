@@ -36,16 +36,10 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
 static GstCaps *gst_cuda_frame_download_transform_caps(GstBaseTransform *trans,
                                                        GstPadDirection direction, GstCaps *caps,
                                                        GstCaps *filter) {
-  (void)trans;
   GstCaps *result = gst_cuda_prep_caps_with_feature(caps, GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED);
   if (direction == GST_PAD_SINK)
     result = gst_caps_merge(gst_cuda_prep_caps_with_feature(caps, nullptr), result);
-  if (filter != nullptr) {
-    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(result);
-    result = filtered;
-  }
-  return result;
+  return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
 // Device frames out pass through.

@@ -121,16 +121,10 @@ static gboolean prepare_staging(GstCudaFrameUpload *self, const GstVideoInfo *in
 static GstCaps *gst_cuda_frame_upload_transform_caps(GstBaseTransform *trans,
                                                      GstPadDirection direction, GstCaps *caps,
                                                      GstCaps *filter) {
-  (void)trans;
   GstCaps *result = gst_cuda_prep_caps_with_feature(caps, GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED);
   if (direction == GST_PAD_SRC)
     result = gst_caps_merge(result, gst_cuda_prep_caps_with_feature(caps, nullptr));
-  if (filter != nullptr) {
-    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(result);
-    result = filtered;
-  }
-  return result;
+  return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
 // Device frames in pass through; system memory is staged.

@@ -253,14 +253,7 @@ static GstCaps *gst_cuda_normalize_transform_caps(GstBaseTransform *trans,
         result, out, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, nullptr));
   }
   gst_structure_free(planar);
-  if (filter != nullptr) {
-    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(result);
-    result = filtered;
-  }
-  GST_DEBUG_OBJECT(self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-                   direction == GST_PAD_SINK ? "sink" : "src", caps, result);
-  return result;
+  return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
 static gboolean gst_cuda_normalize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,

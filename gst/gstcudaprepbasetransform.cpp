@@ -149,6 +149,32 @@ static gboolean is_video(GstCaps *caps) {
   return gst_structure_has_name(gst_caps_get_structure(caps, 0), "video/x-raw");
 }
 
+// Input frames cudaprep cannot hold, or the element cannot take, are named
+// when their caps arrive, even when accept-caps let them past (a format
+// change mid-stream), rather than as a bare not-negotiated.
+static gboolean gst_cuda_prep_base_transform_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  auto *self = GST_CUDA_PREP_BASE_TRANSFORM(trans);
+  auto *klass = GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(self);
+  GstCaps *caps = nullptr;
+  GstVideoInfo info;
+  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+    gst_event_parse_caps(event, &caps);
+    gchar *error = nullptr;
+    if (is_video(caps) &&
+        (!gst_cuda_prep_frame_info_from_caps(GST_ELEMENT(self), caps, &info) ||
+         (klass->input_error != nullptr && (error = klass->input_error(self, &info)) != nullptr))) {
+      if (error != nullptr)
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("%s", error),
+                          ("input caps %" GST_PTR_FORMAT, caps));
+      g_free(error);
+      gst_event_unref(event);
+      return FALSE;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_base_transform_parent_class)
+      ->sink_event(trans, event);
+}
+
 static gboolean gst_cuda_prep_base_transform_set_caps(GstBaseTransform *trans, GstCaps *incaps,
                                                       GstCaps *outcaps) {
   auto *self = GST_CUDA_PREP_BASE_TRANSFORM(trans);
@@ -327,6 +353,7 @@ static void gst_cuda_prep_base_transform_class_init(GstCudaPrepBaseTransformClas
   trans_class->start = gst_cuda_prep_base_transform_start;
   trans_class->stop = gst_cuda_prep_base_transform_stop;
   trans_class->query = gst_cuda_prep_base_transform_query;
+  trans_class->sink_event = gst_cuda_prep_base_transform_sink_event;
   trans_class->set_caps = gst_cuda_prep_base_transform_set_caps;
   trans_class->propose_allocation = gst_cuda_prep_base_transform_propose_allocation;
   trans_class->decide_allocation = gst_cuda_prep_base_transform_decide_allocation;

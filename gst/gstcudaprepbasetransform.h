@@ -57,6 +57,12 @@ struct _GstCudaPrepBaseTransformClass {
   // GPU work (also on machines without a GPU). Optional.
   gchar *(*settings_error)(GstCudaPrepBaseTransform *self);
 
+  // Problems of input frames that no output caps can fix (an impossible
+  // crop, an unsupported colour matrix), as a message (g_free'd) posted when
+  // the input caps arrive rather than as a bare not-negotiated; NULL when
+  // the element can take them. Optional.
+  gchar *(*input_error)(GstCudaPrepBaseTransform *self, const GstVideoInfo *in_info);
+
   // Negotiated caps. `in_info`/`out_info` are the parsed video caps of each
   // side, NULL where the side is not video (planar frames, tensors). Called
   // with the device current. Posts an element error and returns FALSE when

@@ -320,7 +320,11 @@ gboolean gst_cuda_prep_core_propose_pool(GstCudaPrepCore *core, GstQuery *query)
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
   gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
-  if (!gst_cuda_prep_caps_are_device(caps) || gst_query_get_n_allocation_pools(query) > 0)
+  // Planar frames and tensors have no video layout: the producer makes its
+  // own pool of blocks.
+  GstVideoInfo info;
+  if (!gst_cuda_prep_caps_are_device(caps) || !gst_video_info_from_caps(&info, caps) ||
+      gst_query_get_n_allocation_pools(query) > 0)
     return TRUE;
   GstBufferPool *pool = gst_cuda_prep_buffer_pool_new(core->device_id);
   const guint size = configure_frame_pool(pool, caps, 0, 0);

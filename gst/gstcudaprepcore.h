@@ -60,7 +60,7 @@ gboolean gst_cuda_prep_core_begin_write(GstCudaPrepCore *core, GstBuffer *buffer
 gboolean gst_cuda_prep_core_end_write(GstCudaPrepCore *core, GstBuffer *buffer);
 
 // Allocation queries. propose: offers upstream a pool of device frames for
-// the query's caps (and asks for GstVideoMeta). decide_frames: keeps
+// the query's caps when they are device video (and asks for GstVideoMeta). decide_frames: keeps
 // downstream's pool when it is one of device frames on this device, else
 // puts one of our own. decide_blocks: a pool of `size`-byte blocks for a
 // payload that is not video (planar frames, tensors).

@@ -98,6 +98,18 @@ GstCaps *gst_cuda_prep_caps_with_feature(const GstCaps *caps, const gchar *featu
   return result;
 }
 
+GstCaps *gst_cuda_prep_caps_filter_result(GstElement *element, GstPadDirection direction,
+                                          GstCaps *caps, GstCaps *result, GstCaps *filter) {
+  if (filter != nullptr) {
+    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref(result);
+    result = filtered;
+  }
+  GST_DEBUG_OBJECT(element, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+                   direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
 gboolean gst_cuda_prep_device_video_info(const GstVideoInfo *info, GstVideoInfo *device_info) {
   cudaprep::PixelFormat format;
   if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &format)) return FALSE;

@@ -43,6 +43,11 @@ gboolean gst_cuda_prep_caps_are_device(const GstCaps *caps);
 // feature, or system memory when `feature` is NULL.
 GstCaps *gst_cuda_prep_caps_with_feature(const GstCaps *caps, const gchar *feature);
 
+// The end of every element's transform_caps: `result` (the caps the other
+// side may have, taken) intersected with `filter`, logged for `element`.
+GstCaps *gst_cuda_prep_caps_filter_result(GstElement *element, GstPadDirection direction,
+                                          GstCaps *caps, GstCaps *result, GstCaps *filter);
+
 // Fills `device_info` with the pitched device layout of `info`'s frames:
 // each plane's stride rounded up to GST_CUDA_PREP_PITCH_ALIGNMENT, planes
 // one after another, size the total. False if the sizes overflow.

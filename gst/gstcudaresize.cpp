@@ -361,14 +361,7 @@ static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDi
     g_value_unset(&width);
     g_value_unset(&height);
   }
-  if (filter != nullptr) {
-    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(result);
-    result = filtered;
-  }
-  GST_DEBUG_OBJECT(self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-                   direction == GST_PAD_SINK ? "sink" : "src", caps, result);
-  return result;
+  return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
 // Keeps what can be kept: the first structure that allows the given format,
@@ -408,32 +401,19 @@ static GstCaps *gst_cuda_resize_fixate_caps(GstBaseTransform *trans, GstPadDirec
   return result;
 }
 
-// Problems of an input that no output can fix (an impossible size rule, an
-// unsupported colour matrix), reported when the input caps arrive rather
-// than as a bare not-negotiated.
-static gboolean gst_cuda_resize_sink_event(GstBaseTransform *trans, GstEvent *event) {
-  auto *self = GST_CUDA_RESIZE(trans);
-  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
-    GstCaps *caps = nullptr;
-    gst_event_parse_caps(event, &caps);
-    GstVideoInfo info;
-    const ResizeSettings settings = get_settings(self);
-    std::string reason;
-    cudaprep::Colorimetry colorimetry;
-    gint width = 0, height = 0;
-    if (gst_video_info_from_caps(&info, caps) &&
-        (!input_colorimetry(&info, &colorimetry, &reason) ||
-         (settings.uses_size_rule() &&
-          !rule_output_size(settings, GST_VIDEO_INFO_WIDTH(&info), GST_VIDEO_INFO_HEIGHT(&info),
-                            &width, &height, &reason)))) {
-      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                        ("Impossible cudaresize settings: %s", reason.c_str()),
-                        ("input caps %" GST_PTR_FORMAT, caps));
-      gst_event_unref(event);
-      return FALSE;
-    }
-  }
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->sink_event(trans, event);
+// An impossible size rule or an unsupported colour matrix.
+static gchar *gst_cuda_resize_input_error(GstCudaPrepBaseTransform *base,
+                                          const GstVideoInfo *in_info) {
+  const ResizeSettings settings = get_settings(GST_CUDA_RESIZE(base));
+  std::string reason;
+  cudaprep::Colorimetry colorimetry;
+  gint width = 0, height = 0;
+  if (input_colorimetry(in_info, &colorimetry, &reason) &&
+      (!settings.uses_size_rule() ||
+       rule_output_size(settings, GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
+                        &width, &height, &reason)))
+    return nullptr;
+  return g_strdup_printf("Impossible cudaresize settings: %s", reason.c_str());
 }
 
 static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
@@ -746,8 +726,8 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_resize_transform_caps;
   trans_class->fixate_caps = gst_cuda_resize_fixate_caps;
-  trans_class->sink_event = gst_cuda_resize_sink_event;
   base_class->settings_error = gst_cuda_resize_settings_error;
+  base_class->input_error = gst_cuda_resize_input_error;
   base_class->set_info = gst_cuda_resize_set_info;
   base_class->plan_output = gst_cuda_resize_plan_output;
   base_class->annotate_output = gst_cuda_resize_annotate_output;

@@ -230,14 +230,7 @@ static GstCaps *gst_cuda_tensorize_transform_caps(GstBaseTransform *trans,
       add_device_structure(result, frame);
     }
   }
-  if (filter != nullptr) {
-    GstCaps *filtered = gst_caps_intersect_full(filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(result);
-    result = filtered;
-  }
-  GST_DEBUG_OBJECT(self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-                   direction == GST_PAD_SINK ? "sink" : "src", caps, result);
-  return result;
+  return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
 static GstFlowReturn push_partial_batch(GstCudaTensorize *self);

@@ -14,6 +14,7 @@
 #include "common/cuda_test.h"
 #include "common/gpu_helpers.h"
 #include "common/gst_frames.h"
+#include "gstcudaprepbasetransform.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 
@@ -374,11 +375,15 @@ TEST(Streams, PriorityIsClampedToTheDeviceRange) {
   CUDA_ASSERT_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   for (int requested : {-100, 100, greatest, least}) {
     GstHarness *harness = harness_with_properties("stream-priority", requested, nullptr);
-    gpointer stream = nullptr;
-    g_object_get(harness->element, "cuda-stream", &stream, nullptr);
+    // The property gives only an application's stream, never the element's own.
+    gpointer property = &least;
+    g_object_get(harness->element, "cuda-stream", &property, nullptr);
+    EXPECT_EQ(property, nullptr);
+    cudaStream_t stream =
+        gst_cuda_prep_base_transform_get_stream(GST_CUDA_PREP_BASE_TRANSFORM(harness->element));
     ASSERT_NE(stream, nullptr);
     int priority = 1234;
-    CUDA_ASSERT_OK(cudaStreamGetPriority(static_cast<cudaStream_t>(stream), &priority));
+    CUDA_ASSERT_OK(cudaStreamGetPriority(stream, &priority));
     EXPECT_EQ(priority, std::clamp(requested, greatest, least)) << "requested " << requested;
     gst_harness_teardown(harness);
   }
