@@ -43,9 +43,6 @@ enum { PROP_0, PROP_MEAN, PROP_STD, PROP_SCALE, PROP_CHANNEL_ORDER, PROP_DTYPE }
 #define DEFAULT_CHANNEL_ORDER cudaprep::ChannelOrder::kRGB
 #define DEFAULT_DTYPE cudaprep::DataType::kFloat32
 
-// The 8-bit interleaved formats the kernel reads.
-#define NORMALIZE_INPUT_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
-
 struct NormalizeSettings {
   std::vector<double> mean;  // empty: 0 for every channel
   std::vector<double> std;   // empty: 1 for every channel
@@ -69,9 +66,9 @@ struct _GstCudaNormalize {
 G_DEFINE_TYPE(GstCudaNormalize, gst_cuda_normalize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(cudanormalize, "cudanormalize", GST_RANK_NONE, GST_TYPE_CUDA_NORMALIZE)
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-                            GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(NORMALIZE_INPUT_FORMATS)));
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_INTERLEAVED_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS));
 
@@ -219,13 +216,6 @@ static GstStructure *planar_structure(GstCudaNormalize *self) {
                            cudaprep::channel_order_name(channel_order), nullptr);
 }
 
-static void copy_frame_fields(GstStructure *to, const GstStructure *from) {
-  for (const char *field : {"width", "height", "framerate"}) {
-    const GValue *value = gst_structure_get_value(from, field);
-    if (value != nullptr) gst_structure_set_value(to, field, value);
-  }
-}
-
 // Video -> planar with the properties' dtype and channels; planar -> the
 // video formats that can give the properties' channel order (gray: GRAY8).
 static GstCaps *gst_cuda_normalize_transform_caps(GstBaseTransform *trans,
@@ -243,12 +233,12 @@ static GstCaps *gst_cuda_normalize_transform_caps(GstBaseTransform *trans,
       out = gst_structure_copy(planar);
     } else {
       if (!gst_structure_can_intersect(structure, planar)) continue;
-      GstCaps *video = gst_caps_from_string(
-          GST_CUDA_PREP_VIDEO_CAPS(NORMALIZE_INPUT_FORMATS) ";" GST_CUDA_PREP_VIDEO_CAPS("GRAY8"));
+      GstCaps *video = gst_caps_from_string(GST_CUDA_PREP_VIDEO_CAPS(
+          GST_CUDA_PREP_INTERLEAVED_FORMATS) ";" GST_CUDA_PREP_VIDEO_CAPS("GRAY8"));
       out = gst_structure_copy(gst_caps_get_structure(video, gray ? 1 : 0));
       gst_caps_unref(video);
     }
-    copy_frame_fields(out, structure);
+    gst_cuda_prep_structure_copy_fields(out, structure, {"width", "height", "framerate"});
     result = gst_caps_merge_structure_full(
         result, out, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, nullptr));
   }

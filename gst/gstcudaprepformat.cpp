@@ -98,6 +98,19 @@ GstCaps *gst_cuda_prep_caps_with_feature(const GstCaps *caps, const gchar *featu
   return result;
 }
 
+void gst_cuda_prep_structure_copy_fields(GstStructure *to, const GstStructure *from,
+                                         std::initializer_list<const char *> fields) {
+  for (const char *field : fields) {
+    const GValue *value = gst_structure_get_value(from, field);
+    if (value != nullptr) gst_structure_set_value(to, field, value);
+  }
+}
+
+void gst_cuda_prep_caps_append_device(GstCaps *caps, GstStructure *structure) {
+  gst_caps_append_structure_full(
+      caps, structure, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, nullptr));
+}
+
 GstCaps *gst_cuda_prep_caps_filter_result(GstElement *element, GstPadDirection direction,
                                           GstCaps *caps, GstCaps *result, GstCaps *filter) {
   if (filter != nullptr) {

@@ -6,6 +6,8 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <initializer_list>
+
 #include "cudaprep/image.h"
 
 G_BEGIN_DECLS
@@ -16,6 +18,10 @@ G_BEGIN_DECLS
 
 // Every 8-bit format the upload and download elements move.
 #define GST_CUDA_PREP_FRAME_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8, NV12, I420, YUY2 }"
+
+// The 8-bit interleaved formats (one plane of whole pixels) that
+// cudanormalize and cudatensorize read.
+#define GST_CUDA_PREP_INTERLEAVED_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
 
 #define GST_CUDA_PREP_VIDEO_CAPS(formats) \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, formats)
@@ -42,6 +48,13 @@ gboolean gst_cuda_prep_caps_are_device(const GstCaps *caps);
 // A copy of `caps` whose every structure has `feature` as its only caps
 // feature, or system memory when `feature` is NULL.
 GstCaps *gst_cuda_prep_caps_with_feature(const GstCaps *caps, const gchar *feature);
+
+// Copies those of `fields` that `from` has into `to`.
+void gst_cuda_prep_structure_copy_fields(GstStructure *to, const GstStructure *from,
+                                         std::initializer_list<const char *> fields);
+
+// Appends `structure` (taken) to `caps` with the memory:CUDAPitched feature.
+void gst_cuda_prep_caps_append_device(GstCaps *caps, GstStructure *structure);
 
 // The end of every element's transform_caps: `result` (the caps the other
 // side may have, taken) intersected with `filter`, logged for `element`.

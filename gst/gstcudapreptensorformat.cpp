@@ -169,3 +169,35 @@ gboolean gst_cuda_prep_buffer_planar_image(GstBuffer *buffer, const GstCudaPrepP
   *image = result;
   return TRUE;
 }
+
+gboolean gst_cuda_prep_video_channel_order(GstVideoFormat format, cudaprep::ChannelOrder *order) {
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_RGBx:
+      *order = cudaprep::ChannelOrder::kRGB;
+      return TRUE;
+    case GST_VIDEO_FORMAT_BGR:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_BGRx:
+      *order = cudaprep::ChannelOrder::kBGR;
+      return TRUE;
+    case GST_VIDEO_FORMAT_GRAY8:
+      *order = cudaprep::ChannelOrder::kGray;
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+const char *gst_cuda_prep_video_formats_of(cudaprep::ChannelOrder order) {
+  switch (order) {
+    case cudaprep::ChannelOrder::kRGB:
+      return "{ RGB, RGBA, RGBx }";
+    case cudaprep::ChannelOrder::kBGR:
+      return "{ BGR, BGRA, BGRx }";
+    case cudaprep::ChannelOrder::kGray:
+      break;
+  }
+  return "GRAY8";
+}

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 #include "cudaprep/tensor.h"
 
@@ -86,6 +87,12 @@ gboolean gst_cuda_prep_planar_info_from_caps(GstCudaPrepPlanarInfo *info, const 
 // as `info` says. False, with `error` set, when the buffer does not hold one.
 gboolean gst_cuda_prep_buffer_planar_image(GstBuffer *buffer, const GstCudaPrepPlanarInfo *info,
                                            cudaprep::PlanarImage *image, const gchar **error);
+
+// The channels of an 8-bit interleaved format in its own order (alpha and
+// padding dropped); FALSE for other formats.
+gboolean gst_cuda_prep_video_channel_order(GstVideoFormat format, cudaprep::ChannelOrder *order);
+// The interleaved formats whose channels come in `order`, as a caps value.
+const char *gst_cuda_prep_video_formats_of(cudaprep::ChannelOrder order);
 
 // Caps spellings of the kernels' enums; false for an unknown spelling.
 gboolean gst_cuda_prep_data_type_from_string(const gchar *name, cudaprep::DataType *dtype);

@@ -35,7 +35,6 @@
 
 #include <gst/video/video.h>
 
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -56,8 +55,6 @@ enum { PROP_0, PROP_LAYOUT, PROP_BATCH_SIZE, PROP_DTYPE, PROP_FUSE };
 #define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
 #define DEFAULT_BATCH_SIZE 1
 #define DEFAULT_DTYPE GST_CUDA_PREP_TENSOR_DTYPE_AUTO
-
-#define TENSORIZE_VIDEO_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8 }"
 
 struct TensorizeSettings {
   cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
@@ -92,60 +89,12 @@ struct _GstCudaTensorize {
 G_DEFINE_TYPE(GstCudaTensorize, gst_cuda_tensorize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(cudatensorize, "cudatensorize", GST_RANK_NONE, GST_TYPE_CUDA_TENSORIZE)
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-                            GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS
-                                            ";" GST_CUDA_PREP_VIDEO_CAPS(TENSORIZE_VIDEO_FORMATS)));
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS
+                    ";" GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_INTERLEAVED_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
-
-// The channels of an 8-bit format, in its own order (alpha and padding
-// dropped); false for other formats.
-static gboolean video_channel_order(GstVideoFormat format, cudaprep::ChannelOrder *order) {
-  switch (format) {
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_RGBx:
-      *order = cudaprep::ChannelOrder::kRGB;
-      return TRUE;
-    case GST_VIDEO_FORMAT_BGR:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_BGRx:
-      *order = cudaprep::ChannelOrder::kBGR;
-      return TRUE;
-    case GST_VIDEO_FORMAT_GRAY8:
-      *order = cudaprep::ChannelOrder::kGray;
-      return TRUE;
-    default:
-      return FALSE;
-  }
-}
-
-// The video formats whose channels come in `order`.
-static const char *video_formats_of(cudaprep::ChannelOrder order) {
-  switch (order) {
-    case cudaprep::ChannelOrder::kRGB:
-      return "{ RGB, RGBA, RGBx }";
-    case cudaprep::ChannelOrder::kBGR:
-      return "{ BGR, BGRA, BGRx }";
-    case cudaprep::ChannelOrder::kGray:
-      return "GRAY8";
-  }
-  return TENSORIZE_VIDEO_FORMATS;
-}
-
-static void copy_fields(GstStructure *to, const GstStructure *from,
-                        std::initializer_list<const char *> fields) {
-  for (const char *field : fields) {
-    const GValue *value = gst_structure_get_value(from, field);
-    if (value != nullptr) gst_structure_set_value(to, field, value);
-  }
-}
-
-static void add_device_structure(GstCaps *caps, GstStructure *structure) {
-  gst_caps_append_structure_full(
-      caps, structure, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED, nullptr));
-}
 
 static TensorizeSettings get_settings(GstCudaTensorize *self) {
   GST_OBJECT_LOCK(self);
@@ -197,37 +146,38 @@ static GstCaps *gst_cuda_tensorize_transform_caps(GstBaseTransform *trans,
       cudaprep::DataType dtype;
       if (resolve_dtype(settings.dtype, structure, &dtype))
         gst_structure_set(tensor, "dtype", G_TYPE_STRING, cudaprep::data_type_name(dtype), nullptr);
-      copy_fields(tensor, structure, {"width", "height"});
+      gst_cuda_prep_structure_copy_fields(tensor, structure, {"width", "height"});
       if (gst_structure_has_name(structure, GST_CUDA_PREP_PLANAR_MEDIA_TYPE)) {
-        copy_fields(tensor, structure, {"channels", "channel-order"});
+        gst_cuda_prep_structure_copy_fields(tensor, structure, {"channels", "channel-order"});
       } else {
         cudaprep::ChannelOrder order;
         const gchar *format = gst_structure_get_string(structure, "format");
         if (format != nullptr &&
-            video_channel_order(gst_video_format_from_string(format), &order)) {
+            gst_cuda_prep_video_channel_order(gst_video_format_from_string(format), &order)) {
           gst_structure_set(tensor, "channels", G_TYPE_INT, cudaprep::channel_count(order),
                             "channel-order", G_TYPE_STRING, cudaprep::channel_order_name(order),
                             nullptr);
         }
       }
-      add_device_structure(result, tensor);
+      gst_cuda_prep_caps_append_device(result, tensor);
     } else {
       GstStructure *planar = gst_structure_new_empty(GST_CUDA_PREP_PLANAR_MEDIA_TYPE);
-      copy_fields(planar, structure, {"width", "height", "channels", "channel-order"});
-      add_device_structure(result, planar);
+      gst_cuda_prep_structure_copy_fields(planar, structure,
+                                          {"width", "height", "channels", "channel-order"});
+      gst_cuda_prep_caps_append_device(result, planar);
 
       cudaprep::ChannelOrder order;
       const gchar *order_name = gst_structure_get_string(structure, "channel-order");
       const std::string video_caps =
           std::string("video/x-raw, format=(string)") +
           (order_name != nullptr && gst_cuda_prep_channel_order_from_string(order_name, &order)
-               ? video_formats_of(order)
-               : TENSORIZE_VIDEO_FORMATS);
+               ? gst_cuda_prep_video_formats_of(order)
+               : GST_CUDA_PREP_INTERLEAVED_FORMATS);
       GstCaps *video = gst_caps_from_string(video_caps.c_str());
       GstStructure *frame = gst_structure_copy(gst_caps_get_structure(video, 0));
       gst_caps_unref(video);
-      copy_fields(frame, structure, {"width", "height"});
-      add_device_structure(result, frame);
+      gst_cuda_prep_structure_copy_fields(frame, structure, {"width", "height"});
+      gst_cuda_prep_caps_append_device(result, frame);
     }
   }
   return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
@@ -268,9 +218,10 @@ static gboolean input_shape(GstCudaTensorize *self, GstCaps *incaps, const GstVi
     *channels = priv->planar_info.channels;
     return TRUE;
   }
-  if (!video_channel_order(GST_VIDEO_INFO_FORMAT(video_info), &priv->video_channel_order)) {
+  if (!gst_cuda_prep_video_channel_order(GST_VIDEO_INFO_FORMAT(video_info),
+                                         &priv->video_channel_order)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                      ("cudatensorize reads " TENSORIZE_VIDEO_FORMATS " video, not %s",
+                      ("cudatensorize reads " GST_CUDA_PREP_INTERLEAVED_FORMATS " video, not %s",
                        GST_VIDEO_INFO_NAME(video_info)),
                       ("%" GST_PTR_FORMAT, incaps));
     return FALSE;
