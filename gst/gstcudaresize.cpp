@@ -682,7 +682,9 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
       gobject_class, PROP_ADD_BORDERS,
       g_param_spec_boolean("add-borders", "Add borders",
                            "Keep the input's aspect ratio and fill the rest of the output with "
-                           "pad-value (letterbox); false stretches the input to the output size",
+                           "pad-value (letterbox); false stretches the input to the output size. "
+                           "Unlike videoscale's add-borders (default true) the default is false: "
+                           "models train with one or the other, so a letterbox is asked for",
                            DEFAULT_ADD_BORDERS, flags));
   g_object_class_install_property(
       gobject_class, PROP_PAD_VALUE,

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package cudaprep needs to build, test and run its
+# examples (CI runs this too). The CUDA toolkit (nvcc) is not a Debian
+# package: install it from NVIDIA (https://developer.nvidia.com/cuda-downloads)
+# into /usr/local/cuda; this script checks that it is there.
+#   tools/setup-debian.sh
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+packages=(
+  # build
+  meson ninja-build pkg-config g++ clang-format
+  # GStreamer and its CUDA library (nvcodec's GstCudaMemory, gst.cuda.context)
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly
+  # tests: GoogleTest; OpenCV checks the CPU references (opencv4.pc comes
+  # with libopencv-dev; the tests link core and imgproc only)
+  libgtest-dev libopencv-dev
+  # tensors out: DLPack, GObject introspection, Python
+  libdlpack-dev gobject-introspection libgirepository1.0-dev
+  python3 python3-gi python3-gst-1.0 python3-numpy python3-pil
+)
+$sudo_cmd apt-get update -qq
+$sudo_cmd apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "The CUDA toolkit is missing: install it so that /usr/local/cuda/bin/nvcc exists" >&2
+  exit 1
+fi
+echo "cudaprep: every package is installed"
