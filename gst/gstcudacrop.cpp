@@ -222,6 +222,36 @@ static gboolean post_impossible_crop(GstCudaCrop *self, gchar *reason) {
   return FALSE;
 }
 
+// What the sink pad takes: downstream's caps through the crop, the exact
+// sizes first. GstBaseTransform's own answer would put downstream's caps
+// unchanged first when they intersect the any-size fallback (it prefers
+// passthrough), and a source would then pick the output size as its input
+// (cudacrop left=10 ! width=630 asking for 630 instead of 640).
+static GstCaps *sink_caps(GstBaseTransform *trans, GstCaps *filter) {
+  GstCaps *src_template = gst_pad_get_pad_template_caps(GST_BASE_TRANSFORM_SRC_PAD(trans));
+  GstCaps *downstream = gst_pad_peer_query_caps(GST_BASE_TRANSFORM_SRC_PAD(trans), src_template);
+  gst_caps_unref(src_template);
+  GstCaps *upstream = gst_cuda_crop_transform_caps(trans, GST_PAD_SRC, downstream, filter);
+  gst_caps_unref(downstream);
+  GstCaps *sink_template = gst_pad_get_pad_template_caps(GST_BASE_TRANSFORM_SINK_PAD(trans));
+  GstCaps *result = gst_caps_intersect_full(upstream, sink_template, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref(sink_template);
+  gst_caps_unref(upstream);
+  return result;
+}
+
+static gboolean gst_cuda_crop_query(GstBaseTransform *trans, GstPadDirection direction,
+                                    GstQuery *query) {
+  if (direction != GST_PAD_SINK || GST_QUERY_TYPE(query) != GST_QUERY_CAPS)
+    return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->query(trans, direction, query);
+  GstCaps *filter = nullptr;
+  gst_query_parse_caps(query, &filter);
+  GstCaps *result = sink_caps(trans, filter);
+  gst_query_set_caps_result(query, result);
+  gst_caps_unref(result);
+  return TRUE;
+}
+
 static gchar *gst_cuda_crop_input_error(GstCudaPrepBaseTransform *base,
                                         const GstVideoInfo *in_info) {
   cudaprep::PixelRect rect;
@@ -464,6 +494,7 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_crop_transform_caps;
+  trans_class->query = gst_cuda_crop_query;
   base_class->input_error = gst_cuda_crop_input_error;
   base_class->set_info = gst_cuda_crop_set_info;
   base_class->plan_output = gst_cuda_crop_plan_output;

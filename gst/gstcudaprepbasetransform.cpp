@@ -15,6 +15,7 @@ struct GstCudaPrepBaseTransformPrivate {
   // Negotiated (streaming thread).
   GstVideoInfo in_info, out_info;
   gboolean in_is_video, out_is_video;
+  gboolean out_on_device;  // memory:CUDAPitched output (else system memory)
   // From the last allocation query (atomic: read by other threads' queries).
   gint downstream_reads_views;
   gint downstream_runs_pending;
@@ -188,6 +189,7 @@ static gboolean gst_cuda_prep_base_transform_set_caps(GstBaseTransform *trans, G
     return FALSE;
   priv->in_is_video = is_video(incaps);
   priv->out_is_video = is_video(outcaps);
+  priv->out_on_device = gst_cuda_prep_caps_are_device(outcaps);
   if ((priv->in_is_video && !gst_cuda_prep_frame_info_from_caps(element, incaps, &priv->in_info)) ||
       (priv->out_is_video &&
        !gst_cuda_prep_frame_info_from_caps(element, outcaps, &priv->out_info)))
@@ -281,16 +283,17 @@ static GstFlowReturn gst_cuda_prep_base_transform_prepare_output_buffer(GstBaseT
     case GST_CUDA_PREP_OUTPUT_RUN:
       break;
   }
-  const GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_base_transform_parent_class)
-                                ->prepare_output_buffer(trans, input, output);
-  const cudaError_t allocation_error = gst_cuda_prep_memory_get_last_allocation_error();
-  if (ret == GST_FLOW_ERROR && allocation_error != cudaSuccess)
-    GST_ELEMENT_ERROR(
-        self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not allocate an output buffer on CUDA device %d: %s",
-         gst_cuda_prep_core_get_device_id(priv->core), cudaGetErrorString(allocation_error)),
-        (nullptr));
-  return ret;
+  // System memory out (download): GstBaseTransform's own way.
+  if (!priv->out_on_device)
+    return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_base_transform_parent_class)
+        ->prepare_output_buffer(trans, input, output);
+  // Device memory: an allocation failure is named with its size and device.
+  GstBufferPool *pool = gst_base_transform_get_buffer_pool(trans);
+  const GstFlowReturn ret = gst_cuda_prep_core_acquire(priv->core, pool, output);
+  if (pool != nullptr) gst_object_unref(pool);
+  if (ret != GST_FLOW_OK) return ret;
+  GST_BASE_TRANSFORM_GET_CLASS(trans)->copy_metadata(trans, input, *output);
+  return GST_FLOW_OK;
 }
 
 static GstFlowReturn run(GstCudaPrepBaseTransform *self, GstBuffer *inbuf, GstBuffer *outbuf) {

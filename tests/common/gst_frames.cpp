@@ -150,4 +150,21 @@ std::vector<guint8> tensor_bytes(GstBuffer *buffer) {
   return bytes;
 }
 
+LogCounter::LogCounter() {
+  const auto levels = static_cast<GLogLevelFlags>(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  for (const char *domain : {"GStreamer", "GLib-GObject", "GLib"})
+    handlers_.emplace_back(domain, g_log_set_handler(domain, levels, count, this));
+}
+
+LogCounter::~LogCounter() {
+  for (const auto &[domain, id] : handlers_) g_log_remove_handler(domain.c_str(), id);
+}
+
+void LogCounter::count(const gchar *domain, GLogLevelFlags level, const gchar *message,
+                       gpointer self) {
+  auto *counter = static_cast<LogCounter *>(self);
+  (level & G_LOG_LEVEL_CRITICAL ? counter->criticals_ : counter->warnings_)++;
+  g_printerr("%s %s: %s\n", domain, level & G_LOG_LEVEL_CRITICAL ? "CRITICAL" : "WARNING", message);
+}
+
 }  // namespace cudaprep::test

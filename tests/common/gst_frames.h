@@ -45,4 +45,19 @@ std::string posted_error(GstElement *element, const std::function<void()> &step)
 // returns the error message, empty if none.
 std::string pipeline_error(const char *description);
 
+// Counts the GLib CRITICALs and WARNINGs (GStreamer's, GObject's, GLib's)
+// logged while it lives: a test asserts there were none.
+class LogCounter {
+ public:
+  LogCounter();
+  ~LogCounter();
+  int criticals() const { return criticals_; }
+  int warnings() const { return warnings_; }
+
+ private:
+  static void count(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer self);
+  std::vector<std::pair<std::string, guint>> handlers_;
+  int criticals_ = 0, warnings_ = 0;
+};
+
 }  // namespace cudaprep::test

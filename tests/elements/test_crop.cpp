@@ -52,6 +52,92 @@ TEST(CropCaps, RegionGivesItsOwnSize) {
   gst_object_unref(crop);
 }
 
+// What the crop's sink pad offers upstream when downstream fixes only part
+// of the output (a capsfilter with width=630): the input size the crop needs
+// comes first, fields downstream left open stay open, and nothing logs a
+// CRITICAL. videocrop negotiates this way; a negotiating source then picks
+// the first structure.
+GstCaps *caps_upstream_of(GstElement *crop, const char *downstream) {
+  GstCaps *downstream_caps = gst_caps_from_string(downstream);
+  GstPadTemplate *templ =
+      gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, downstream_caps);
+  GstPad *peer = gst_pad_new_from_template(templ, "peer");
+  GstPad *src = gst_element_get_static_pad(crop, "src");
+  GstPad *sink = gst_element_get_static_pad(crop, "sink");
+  GstCaps *result = gst_caps_new_empty();
+  if (gst_pad_link(src, peer) == GST_PAD_LINK_OK) {
+    gst_caps_unref(result);
+    result = gst_pad_query_caps(sink, nullptr);
+    gst_pad_unlink(src, peer);
+  }
+  gst_object_unref(sink);
+  gst_object_unref(src);
+  gst_object_unref(peer);
+  gst_object_unref(templ);
+  gst_caps_unref(downstream_caps);
+  return result;
+}
+
+TEST(CropCaps, UpstreamOfAFixedWidthAsksForTheWiderFrameFirst) {
+  LogCounter logs;
+  GstElement *crop = make_crop("left=10");
+  GstCaps *in = caps_upstream_of(
+      crop, "video/x-raw(memory:CUDAPitched),format=RGBA,width=630,framerate=30/1");
+  ASSERT_FALSE(gst_caps_is_empty(in));
+  const GstStructure *first = gst_caps_get_structure(in, 0);
+  gint width = 0;
+  EXPECT_TRUE(gst_structure_get_int(first, "width", &width)) << gst_caps_to_string(in);
+  EXPECT_EQ(width, 640);
+  const GValue *height = gst_structure_get_value(first, "height");
+  EXPECT_TRUE(height == nullptr || GST_VALUE_HOLDS_INT_RANGE(height)) << gst_caps_to_string(in);
+  gst_caps_unref(in);
+  gst_object_unref(crop);
+  EXPECT_EQ(logs.criticals(), 0);
+}
+
+TEST(CropCaps, UpstreamOfARegionIsAnyFrameReachingItsFarCorner) {
+  LogCounter logs;
+  GstElement *crop = make_crop("x=5 y=6 width=100 height=50");
+  GstCaps *in = caps_upstream_of(
+      crop, "video/x-raw(memory:CUDAPitched),format=RGBA,width=100,height=50,framerate=30/1");
+  ASSERT_FALSE(gst_caps_is_empty(in));
+  const GstStructure *first = gst_caps_get_structure(in, 0);
+  const GValue *width = gst_structure_get_value(first, "width");
+  const GValue *height = gst_structure_get_value(first, "height");
+  ASSERT_TRUE(GST_VALUE_HOLDS_INT_RANGE(width) && GST_VALUE_HOLDS_INT_RANGE(height))
+      << gst_caps_to_string(in);
+  EXPECT_EQ(gst_value_get_int_range_min(width), 105);
+  EXPECT_EQ(gst_value_get_int_range_min(height), 56);
+  gst_caps_unref(in);
+  gst_object_unref(crop);
+  EXPECT_EQ(logs.criticals(), 0);
+}
+
+// `region` sets the four region fields in one step and reads back as set.
+TEST(CropProperties, RegionSetsXYWidthHeightAtOnce) {
+  GstElement *crop = make_crop("");
+  gst_util_set_object_arg(G_OBJECT(crop), "region", "<700,300,512,256>");
+  gint x = 0, y = 0, width = 0, height = 0;
+  g_object_get(crop, "x", &x, "y", &y, "width", &width, "height", &height, nullptr);
+  EXPECT_EQ(x, 700);
+  EXPECT_EQ(y, 300);
+  EXPECT_EQ(width, 512);
+  EXPECT_EQ(height, 256);
+  GValue region = G_VALUE_INIT;
+  g_value_init(&region, GST_TYPE_ARRAY);
+  g_object_get_property(G_OBJECT(crop), "region", &region);
+  gchar *text = gst_value_serialize(&region);
+  EXPECT_STREQ(text, "< (int)700, (int)300, (int)512, (int)256 >");
+  g_free(text);
+  g_value_unset(&region);
+  GstCaps *out = caps_downstream_of(crop, caps_string("RGBA", 1920, 1080, true).c_str());
+  GstCaps *expected = gst_caps_from_string(caps_string("RGBA", 512, 256, true).c_str());
+  EXPECT_TRUE(gst_caps_is_equal(out, expected)) << gst_caps_to_string(out);
+  gst_caps_unref(expected);
+  gst_caps_unref(out);
+  gst_object_unref(crop);
+}
+
 TEST(CropCaps, ACropLargerThanTheFrameOffersNothing) {
   GstElement *crop = make_crop("left=40 right=40");
   GstCaps *out = caps_downstream_of(crop, caps_string("RGBA", 64, 64, true).c_str());

@@ -15,9 +15,12 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
+#include "common/cuda_test.h"
 #include "common/gst_frames.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
@@ -26,6 +29,7 @@ namespace {
 
 using cudaprep::test::caps_downstream_of;
 using cudaprep::test::caps_string;
+using cudaprep::test::pipeline_error;
 using cudaprep::test::posted_error;
 
 // Calls the element's set_caps with these caps, as negotiation does after
@@ -466,6 +470,54 @@ TEST(BatchSize, OutOfRangeOnALaunchLineIsAnErrorNamingIt) {
     gst_element_set_state(tensorize, GST_STATE_NULL);
     gst_object_unref(tensorize);
   }
+}
+
+// Holds nearly all of the current device's free memory for its lifetime: a
+// real allocation failure for whatever runs meanwhile.
+class DeviceMemoryHog {
+ public:
+  DeviceMemoryHog() {
+    for (size_t chunk : {size_t{1} << 30, size_t{256} << 20, size_t{16} << 20}) {
+      void *block = nullptr;
+      while (cudaMalloc(&block, chunk) == cudaSuccess) blocks_.push_back(block);
+      cudaGetLastError();
+    }
+  }
+  ~DeviceMemoryHog() {
+    for (void *block : blocks_) cudaFree(block);
+  }
+  size_t free_bytes() const {
+    size_t free = 0, total = 0;
+    return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : 0;
+  }
+
+ private:
+  std::vector<void *> blocks_;
+};
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// Out of GPU memory while a pipeline starts: an element error naming it and
+// the device, not "Internal data stream error", no crash, no hang; and the
+// same pipeline runs once the memory is back.
+TEST(OutOfMemory, StartingAPipelineOnAFullDeviceNamesIt) {
+  CUDAPREP_REQUIRE_GPU();
+  const char *pipeline =
+      "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=3840,height=2160 ! "
+      "cudaframeupload ! cudaresize ! video/x-raw(memory:CUDAPitched),width=3840,height=2160,"
+      "format=RGB ! cudaframedownload ! fakesink";
+  {
+    DeviceMemoryHog hog;
+    ASSERT_LT(hog.free_bytes(), size_t{64} << 20) << "could not fill the device";
+    const std::string error = pipeline_error(pipeline);
+    EXPECT_NE(lower(error).find("out of memory"), std::string::npos) << error;
+    EXPECT_NE(error.find("device 0"), std::string::npos) << error;
+  }
+  EXPECT_EQ(pipeline_error(pipeline), "");
 }
 
 }  // namespace

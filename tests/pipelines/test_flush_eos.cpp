@@ -3,6 +3,7 @@
 // their own PTS; EOS in the middle of a batch pushes it with its real count;
 // over a run of frames every PTS appears once in the tensors' per-item PTS;
 // a flush through upload ! crop ! download keeps the frames correct.
+#include <gst/base/gstbasetransform.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -159,6 +160,49 @@ TEST(Batching, EveryPtsAppearsExactlyOnce) {
     seen.insert(seen.end(), pts.begin(), pts.end());
   }
   EXPECT_EQ(seen, pts_range(0, kFrames));
+  unref_all(outputs);
+}
+
+// batch-size, layout and dtype changed while a batch is half full: the
+// batch begun under the old settings leaves whole as it was (its own shape,
+// its real count), then batches follow the new settings; every PTS once.
+// compute-sanitizer memcheck runs this (tests/sanitize-gpu.sh): nothing is
+// written outside a buffer.
+TEST(ReconfigureMidBatch, SendsThePartialBatchFirstAndLosesNoFrame) {
+  CUDAPREP_REQUIRE_GPU();
+  HarnessRun run("cudaframeupload ! cudanormalize ! cudatensorize name=t batch-size=4",
+                 caps_string("RGBA", 16, 8));
+  run.push_frames(0, 6);
+  GstElement *tensorize = gst_harness_find_element(run.harness, "cudatensorize");
+  gst_util_set_object_arg(G_OBJECT(tensorize), "batch-size", "2");
+  gst_util_set_object_arg(G_OBJECT(tensorize), "layout", "nhwc");
+  gst_util_set_object_arg(G_OBJECT(tensorize), "dtype", "float16");
+  gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(tensorize));
+  gst_object_unref(tensorize);
+  run.push_frames(6, 5);
+  EXPECT_TRUE(gst_harness_push_event(run.harness, gst_event_new_eos()));
+  std::vector<GstBuffer *> outputs = run.take_outputs();
+  // 4 | 2 of 4 (before) | 2 2 | 1 of 2 (EOS).
+  ASSERT_EQ(outputs.size(), 5u);
+  const gsize expected_size[] = {4, 4, 2, 2, 2}, expected_filled[] = {4, 2, 2, 2, 1};
+  std::vector<GstClockTime> seen;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(outputs[i]);
+    ASSERT_NE(meta, nullptr);
+    const GstCudaPrepTensor *tensor = meta->tensors[0];
+    EXPECT_EQ(tensor->batch_size, expected_size[i]) << "tensor " << i;
+    EXPECT_EQ(tensor->batch_filled, expected_filled[i]) << "tensor " << i;
+    const bool before = i < 2;
+    EXPECT_EQ(tensor->image_layout, before ? GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NCHW
+                                           : GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NHWC);
+    EXPECT_EQ(tensor->data_type, before ? GST_CUDA_PREP_TENSOR_DATA_TYPE_FLOAT32
+                                        : GST_CUDA_PREP_TENSOR_DATA_TYPE_FLOAT16);
+    // The buffer holds the whole tensor its meta describes.
+    EXPECT_GE(gst_buffer_get_size(outputs[i]), tensor->batch_size * tensor->strides[0]);
+    const std::vector<GstClockTime> pts = item_pts(outputs[i]);
+    seen.insert(seen.end(), pts.begin(), pts.end());
+  }
+  EXPECT_EQ(seen, pts_range(0, 11));
   unref_all(outputs);
 }
 

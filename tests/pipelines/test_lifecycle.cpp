@@ -1,5 +1,6 @@
 // Long-run properties of the foundation: start/stop cycles without growth,
 // renegotiation mid-stream, and several pipelines on one GPU at once.
+#include <gst/app/gstappsink.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -18,6 +19,7 @@
 #include "cudaprep/image.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
+#include "gstcudatensorsink.h"
 
 namespace {
 
@@ -280,6 +282,108 @@ TEST(Concurrency, OnePipelinePerGpu) {
   for (auto &thread : threads) thread.join();
   EXPECT_EQ(mismatches.load(), 0);
   EXPECT_EQ(wrong_devices.load(), 0);
+}
+
+// Every element on device `device`, fed from the test thread through appsrc
+// and run by the pipeline's own streaming threads (a queue before each
+// element): what a device-id >= 1 pipeline meets in an application, where
+// those threads start on device 0. Returns the tensors' bytes and the
+// downloaded crops' bytes, and checks every tensor lives on `device`.
+struct DeviceRun {
+  std::vector<std::vector<guint8>> tensors, crops;
+  std::string error;
+};
+
+DeviceRun run_on_device(int device, bool fuse, const std::vector<GstBuffer *> &frames,
+                        const std::string &caps) {
+  gchar *description = g_strdup_printf(
+      "appsrc name=src format=time caps=\"%s\" ! queue ! cudaframeupload device-id=%d ! queue ! "
+      "cudacrop left=8 right=8 top=4 device-id=%d ! tee name=t ! queue ! "
+      "cudaresize device-id=%d ! video/x-raw(memory:CUDAPitched),width=96,height=64,format=RGB ! "
+      "queue ! cudanormalize device-id=%d ! queue ! cudatensorize device-id=%d fuse=%s "
+      "batch-size=2 ! cudatensorsink name=tensors consumer=application max-buffers=0  "
+      "t. ! queue ! cudaframedownload device-id=%d ! appsink name=crops sync=false",
+      caps.c_str(), device, device, device, device, device, fuse ? "true" : "false", device);
+  DeviceRun run;
+  GError *parse_error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description, &parse_error);
+  g_free(description);
+  if (pipeline == nullptr) {
+    run.error = parse_error->message;
+    g_error_free(parse_error);
+    return run;
+  }
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *tensors = gst_bin_get_by_name(GST_BIN(pipeline), "tensors");
+  GstElement *crops = gst_bin_get_by_name(GST_BIN(pipeline), "crops");
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    GstBuffer *frame = gst_buffer_copy(frames[i]);
+    GST_BUFFER_PTS(frame) = i * 33 * GST_MSECOND;
+    g_signal_emit_by_name(src, "push-buffer", frame, nullptr);
+    gst_buffer_unref(frame);
+  }
+  g_signal_emit_by_name(src, "end-of-stream", nullptr);
+  while (GstSample *sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(tensors))) {
+    const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+    cudaPointerAttributes attributes;
+    if (tensor->device_id != device ||
+        cudaPointerGetAttributes(&attributes, tensor->data) != cudaSuccess ||
+        attributes.device != device)
+      run.error = "a tensor is not on device " + std::to_string(device);
+    run.tensors.push_back(tensor_bytes(gst_sample_get_buffer(sample)));
+    gst_sample_unref(sample);
+  }
+  while (GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(crops), GST_SECOND)) {
+    GstMapInfo map;
+    GstBuffer *buffer = gst_sample_get_buffer(sample);
+    if (gst_buffer_map(buffer, &map, GST_MAP_READ)) {
+      run.crops.emplace_back(map.data, map.data + map.size);
+      gst_buffer_unmap(buffer, &map);
+    }
+    gst_sample_unref(sample);
+  }
+  GstBus *bus = gst_element_get_bus(pipeline);
+  if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+    GError *error = nullptr;
+    gst_message_parse_error(message, &error, nullptr);
+    run.error = error->message;
+    g_error_free(error);
+    gst_message_unref(message);
+  }
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(crops);
+  gst_object_unref(tensors);
+  gst_object_unref(src);
+  gst_object_unref(pipeline);
+  return run;
+}
+
+// device-id=1 from real streaming threads, for every element, fused and
+// element by element: the same bytes as on device 0, every tensor on
+// device 1.
+TEST(Concurrency, EveryElementOnDeviceOneFromStreamingThreads) {
+  CUDAPREP_REQUIRE_GPU();
+  int device_count = 0;
+  CUDA_ASSERT_OK(cudaGetDeviceCount(&device_count));
+  if (device_count < 2) GTEST_SKIP() << "needs 2 or more GPUs; this machine has " << device_count;
+  const std::string caps = caps_string("NV12", 320, 240);
+  const GstVideoInfo info = video_info(caps);
+  std::mt19937 rng(11);
+  std::vector<GstBuffer *> frames;
+  for (int i = 0; i < 9; ++i) frames.push_back(random_frame(info, rng));
+  for (bool fuse : {true, false}) {
+    const DeviceRun on_zero = run_on_device(0, fuse, frames, caps);
+    const DeviceRun on_one = run_on_device(1, fuse, frames, caps);
+    EXPECT_EQ(on_zero.error, "") << "fuse=" << fuse;
+    EXPECT_EQ(on_one.error, "") << "fuse=" << fuse;
+    EXPECT_EQ(on_one.tensors.size(), 5u) << "fuse=" << fuse;
+    EXPECT_EQ(on_one.crops.size(), frames.size()) << "fuse=" << fuse;
+    EXPECT_TRUE(on_one.tensors == on_zero.tensors) << "fuse=" << fuse;
+    EXPECT_TRUE(on_one.crops == on_zero.crops) << "fuse=" << fuse;
+  }
+  for (GstBuffer *frame : frames) gst_buffer_unref(frame);
 }
 
 }  // namespace
