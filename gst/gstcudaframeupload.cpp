@@ -83,10 +83,11 @@ static void free_staging(GstCudaFrameUpload *self) {
   for (StagingSlot &slot : self->priv->slots) {
     if (slot.copied != nullptr) {
       // The GPU may still read the pinned memory.
-      cudaEventSynchronize(slot.copied);
-      cudaEventDestroy(slot.copied);
+      if (!CUDAPREP_CHECK(self, cudaEventSynchronize(slot.copied)))
+        GST_WARNING_OBJECT(self, "freeing a staging slot whose copy failed");
+      CUDAPREP_CHECK(self, cudaEventDestroy(slot.copied));
     }
-    if (slot.host != nullptr) cudaFreeHost(slot.host);
+    if (slot.host != nullptr) CUDAPREP_CHECK(self, cudaFreeHost(slot.host));
     if (slot.held_input != nullptr) gst_buffer_unref(slot.held_input);
     slot = StagingSlot();
   }

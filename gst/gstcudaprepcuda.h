@@ -14,6 +14,15 @@ gboolean gst_cuda_prep_check(GstElement *element, cudaError_t result, const gcha
 #define CUDAPREP_CHECK(element, call) \
   gst_cuda_prep_check(GST_ELEMENT(element), (call), #call, __FILE__, GST_FUNCTION, __LINE__)
 
+// A failed CUDA call also leaves its error as the thread's last error, which
+// the next kernel launch checked on that thread (a pooled streaming thread,
+// perhaps another pipeline's by then) would report as its own. Every error
+// handled outside gst_cuda_prep_check() passes through here.
+inline cudaError_t gst_cuda_prep_consume_error(cudaError_t result) {
+  if (result != cudaSuccess) cudaGetLastError();
+  return result;
+}
+
 // Makes `device_id` current for the scope and restores the caller's device:
 // memory and events may be created or freed from any thread, including the
 // application's.

@@ -57,7 +57,8 @@ static GstMemory *gst_cuda_prep_allocator_alloc(GstAllocator *allocator, gsize s
   GstCudaPrepScopedDevice device(self->device_id);
 
   auto *sync = new SyncState();
-  cudaError_t err = cudaEventCreateWithFlags(&sync->write_event, cudaEventDisableTiming);
+  cudaError_t err = gst_cuda_prep_consume_error(
+      cudaEventCreateWithFlags(&sync->write_event, cudaEventDisableTiming));
   if (err != cudaSuccess) {
     GST_ERROR("cudaEventCreateWithFlags failed on device %d: %s", self->device_id,
               cudaGetErrorString(err));
@@ -76,7 +77,7 @@ static GstMemory *gst_cuda_prep_allocator_alloc(GstAllocator *allocator, gsize s
     if (err == cudaSuccess) err = cudaStreamSynchronize(cudaStreamLegacy);
     if (err != cudaSuccess) cudaFree(device_ptr);
   }
-  if (err != cudaSuccess) {
+  if (gst_cuda_prep_consume_error(err) != cudaSuccess) {
     GST_ERROR("allocating %" G_GSIZE_FORMAT
               " bytes (cudaMalloc, cudaMemset) failed on device %d: %s",
               size, self->device_id, cudaGetErrorString(err));
@@ -102,7 +103,7 @@ static void gst_cuda_prep_allocator_free(GstAllocator *allocator, GstMemory *gst
   if (gst_memory->parent == nullptr) {
     GstCudaPrepScopedDevice device(memory->device_id);
     // cudaFree waits for the device, so pending readers finish first.
-    cudaError_t err = cudaFree(memory->device_ptr);
+    cudaError_t err = gst_cuda_prep_consume_error(cudaFree(memory->device_ptr));
     if (err != cudaSuccess) GST_ERROR("cudaFree failed: %s", cudaGetErrorString(err));
     cudaEventDestroy(memory->sync->write_event);
     for (const SyncState::Read &read : memory->sync->reads) cudaEventDestroy(read.event);
@@ -159,7 +160,7 @@ static GstMemory *gst_cuda_prep_memory_copy(GstMemory *gst_memory, gssize offset
                      memory->device_ptr + gst_memory->offset + offset, size,
                      cudaMemcpyDeviceToDevice);
   }
-  if (err != cudaSuccess) {
+  if (gst_cuda_prep_consume_error(err) != cudaSuccess) {
     GST_ERROR("copying device memory failed: %s", cudaGetErrorString(err));
     gst_memory_unref(copy);
     return nullptr;
@@ -297,7 +298,7 @@ struct _GstCudaPrepHostAllocator {
 G_DEFINE_TYPE(GstCudaPrepHostAllocator, gst_cuda_prep_host_allocator, GST_TYPE_ALLOCATOR)
 
 static void free_pinned(gpointer host) {
-  const cudaError_t err = cudaFreeHost(host);
+  const cudaError_t err = gst_cuda_prep_consume_error(cudaFreeHost(host));
   if (err != cudaSuccess) GST_ERROR("cudaFreeHost failed: %s", cudaGetErrorString(err));
 }
 
@@ -308,7 +309,8 @@ static GstMemory *gst_cuda_prep_host_allocator_alloc(GstAllocator *allocator, gs
   const gsize maxsize = size + params->prefix + params->padding;
   void *host = nullptr;
   // Page-aligned, which satisfies any params->align.
-  const cudaError_t err = cudaHostAlloc(&host, maxsize, cudaHostAllocPortable);
+  const cudaError_t err =
+      gst_cuda_prep_consume_error(cudaHostAlloc(&host, maxsize, cudaHostAllocPortable));
   if (err != cudaSuccess) {
     GST_ERROR("cudaHostAlloc of %" G_GSIZE_FORMAT " bytes failed: %s", maxsize,
               cudaGetErrorString(err));

@@ -255,8 +255,8 @@ void release_dlpack(void *user_data) {
   auto *owner = static_cast<DLPackOwner *>(user_data);
   {
     GstCudaPrepScopedDevice device(owner->device_id);
-    const cudaError_t err =
-        gst_cuda_prep_memory_end_read(gst_buffer_peek_memory(owner->buffer, 0), owner->stream);
+    const cudaError_t err = gst_cuda_prep_consume_error(
+        gst_cuda_prep_memory_end_read(gst_buffer_peek_memory(owner->buffer, 0), owner->stream));
     if (err != cudaSuccess)
       GST_ERROR("recording the DLPack consumer's reads failed: %s", cudaGetErrorString(err));
   }
@@ -307,9 +307,9 @@ DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaSt
   }
   {
     GstCudaPrepScopedDevice device(tensor->device_id);
-    const cudaError_t err = device.result() != cudaSuccess
-                                ? device.result()
-                                : gst_cuda_prep_memory_begin_read(memory, stream);
+    const cudaError_t err = gst_cuda_prep_consume_error(
+        device.result() != cudaSuccess ? device.result()
+                                       : gst_cuda_prep_memory_begin_read(memory, stream));
     if (err != cudaSuccess) {
       GST_WARNING("ordering the DLPack consumer's stream after the tensor failed: %s",
                   cudaGetErrorString(err));
