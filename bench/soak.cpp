@@ -32,8 +32,9 @@ constexpr Size kSizes[] = {{1920, 1080}, {1280, 720}, {3840, 2160}, {640, 480}};
 
 struct Pipeline {
   GstElement *pipeline = nullptr, *src = nullptr, *sink = nullptr;
-  std::vector<GstBuffer *> ring;  // pinned frames of random bytes
-  std::string error;
+  std::vector<GstBuffer *> ring;         // pinned frames of random bytes
+  std::string error;                     // the monitor's
+  std::atomic<bool> wait_failed{false};  // the consumer's
 };
 
 bool make_pipeline(int index, Pipeline *p) {
@@ -104,8 +105,7 @@ int main(int argc, char **argv) {
     threads.emplace_back([&p, &consumed] {
       while (GstSample *sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(p.sink))) {
         const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
-        if (cudaEventSynchronize(tensor->ready_event) != cudaSuccess)
-          p.error = "waiting on a tensor failed";
+        if (cudaEventSynchronize(tensor->ready_event) != cudaSuccess) p.wait_failed = true;
         gst_sample_unref(sample);
         consumed.fetch_add(1, std::memory_order_relaxed);
       }
@@ -127,6 +127,7 @@ int main(int argc, char **argv) {
         gst_element_set_state(p.pipeline, GST_STATE_NULL);
       }
       gst_object_unref(bus);
+      if (p.wait_failed) p.error = "waiting on a tensor's ready event failed";
       any = any || !p.error.empty();
     }
     return any;
