@@ -57,7 +57,7 @@ int run(int frames) {
       " ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaframeupload"
       " ! cudaresize add-borders=true pad-value=<114,114,114>"
       " ! video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB"
-      " ! cudanormalize ! cudatensorize ! cudatensorsink name=sink consumer=application";
+      " ! cudanormalize ! cudatensorize ! cudatensorsink name=sink consumer=application sync=false";
   GError *parse_error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &parse_error);
   if (pipeline == nullptr) {
@@ -98,7 +98,7 @@ int run(int frames) {
   printf("made %d tensors of %s %s (NCHW) on CUDA device %d", tensors, shape.c_str(), dtype.c_str(),
          device_id);
   if (tensors > 1 && seconds > 0)
-    printf(", %.0f frames/s after the first (videotestsrc draws each frame on the CPU)",
+    printf(", %.0f frames/s after the first (videotestsrc draws every frame on the CPU)",
            (tensors - 1) / seconds);
   printf("\n");
   return 0;
