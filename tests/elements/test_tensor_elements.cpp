@@ -202,6 +202,21 @@ std::string ready_error(GstElement *element) {
   return text;
 }
 
+// scale outside a float's range is named too (NaN never reaches the element:
+// GLib refuses it with a warning, as for every double property).
+TEST(TensorElements, ANonFiniteScaleIsAnErrorAtStateChange) {
+  for (const char *scale : {"inf", "1e39"}) {
+    GstElement *normalize = gst_element_factory_make("cudanormalize", nullptr);
+    gst_util_set_object_arg(G_OBJECT(normalize), "scale", scale);
+    const std::string error = ready_error(normalize);
+    EXPECT_NE(error.find(std::string("scale=") + (scale[0] == 'i' ? "inf" : "1e+39") +
+                         " is not a finite 32-bit float"),
+              std::string::npos)
+        << error;
+    gst_object_unref(normalize);
+  }
+}
+
 TEST(TensorElements, WrongNormalizeSettingsAreErrorsAtStateChange) {
   struct Case {
     const char *channel_order, *mean, *std, *expected;

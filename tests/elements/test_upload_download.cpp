@@ -5,6 +5,8 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <algorithm>
 #include <cstdarg>
 #include <random>
@@ -87,12 +89,19 @@ TEST(Errors, WithoutAGpuStartingFailsWithAClearError) {
   EXPECT_NE(error.find("No usable CUDA device"), std::string::npos) << error;
 }
 
+// Under either name, any value: an error at start naming it, never a
+// GLib warning and a run on device 0.
 TEST(Errors, ADeviceIdThatDoesNotExistIsNamed) {
   CUDAPREP_REQUIRE_GPU();
-  const std::string error = pipeline_error(
-      "videotestsrc num-buffers=2 ! cudaframeupload device-id=1000 ! cudaframedownload ! "
-      "fakesink");
-  EXPECT_NE(error.find("CUDA device 1000 does not exist"), std::string::npos) << error;
+  for (const char *property : {"device-id=1000", "device-id=5000", "cuda-device-id=5000"}) {
+    const std::string description = std::string("videotestsrc num-buffers=2 ! cudaframeupload ") +
+                                    property + " ! cudaframedownload ! fakesink";
+    const std::string error = pipeline_error(description.c_str());
+    const std::string value = strchr(property, '=') + 1;
+    EXPECT_NE(error.find("device-id=" + value + ": CUDA device " + value + " does not exist"),
+              std::string::npos)
+        << error;
+  }
 }
 
 // The device comes from a GstContext answered by the application: an answer
@@ -389,6 +398,32 @@ TEST(Streams, PriorityIsClampedToTheDeviceRange) {
   }
 }
 
+// A stream of another device is refused at start, naming both devices and
+// the fix.
+TEST(Streams, AStreamOfAnotherDeviceIsNamedAtStart) {
+  CUDAPREP_REQUIRE_GPU();
+  int device_count = 0;
+  CUDA_ASSERT_OK(cudaGetDeviceCount(&device_count));
+  if (device_count < 2) GTEST_SKIP() << "needs 2 or more GPUs; this machine has " << device_count;
+  cudaStream_t other_device_stream = nullptr;
+  CUDA_ASSERT_OK(cudaSetDevice(1));
+  CUDA_ASSERT_OK(cudaStreamCreateWithFlags(&other_device_stream, cudaStreamNonBlocking));
+  CUDA_ASSERT_OK(cudaSetDevice(0));
+  GstElement *upload = gst_element_factory_make("cudaframeupload", nullptr);
+  g_object_set(upload, "device-id", 0, "cuda-stream", other_device_stream, nullptr);
+  GstStateChangeReturn ret = GST_STATE_CHANGE_SUCCESS;
+  const std::string error = cudaprep::test::posted_error(
+      upload, [&] { ret = gst_element_set_state(upload, GST_STATE_PAUSED); });
+  EXPECT_EQ(ret, GST_STATE_CHANGE_FAILURE);
+  EXPECT_NE(error.find("belongs to CUDA device 1 but the element runs on device 0; set "
+                       "device-id to 1"),
+            std::string::npos)
+      << error;
+  gst_element_set_state(upload, GST_STATE_NULL);
+  gst_object_unref(upload);
+  CUDA_ASSERT_OK(cudaStreamDestroy(other_device_stream));
+}
+
 // The application's stream: the element's copy is queued behind the
 // application's own work on it, and the element never destroys it.
 TEST(Streams, RunsOnAnExternalPriorityStream) {
@@ -418,7 +453,7 @@ TEST(Streams, RunsOnAnExternalPriorityStream) {
   EXPECT_EQ(cudaEventQuery(ready), cudaErrorNotReady);
   gpointer stream_in_use = nullptr;
   g_object_get(harness->element, "cuda-stream", &stream_in_use, nullptr);
-  EXPECT_EQ(stream_in_use, app_stream);
+  EXPECT_EQ(stream_in_use, app_stream) << "reading cuda-stream gives the application's stream";
 
   CUDA_ASSERT_OK(cudaStreamSynchronize(app_stream));
   CUDA_ASSERT_OK(cudaEventQuery(ready));
