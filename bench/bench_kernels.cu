@@ -195,8 +195,7 @@ void print_host_call_costs(cudaStream_t stream, int iterations) {
       host_us([&] { CHECK(cudaEventRecord(event, other)); }),
       host_us([&] { CHECK(cudaStreamWaitEvent(stream, event, 0)); }),
       host_us([&] { (void)cudaEventQuery(event); }),
-      host_us([&] { CHECK(cudaPointerGetAttributes(&attributes, host)); }),
-      host_us([&] {
+      host_us([&] { CHECK(cudaPointerGetAttributes(&attributes, host)); }), host_us([&] {
         CHECK(cudaMemcpy2DAsync(device, 256, host, 256, 256, 16, cudaMemcpyHostToDevice, stream));
       }),
       host_us([&] {
@@ -383,15 +382,15 @@ int main(int argc, char **argv) {
       stream, iterations, bandwidth);
   // W5: torchvision's classifier transform, Resize(256) of 1080p and 4K,
   // OpenCV's sampling beside the antialiased one.
-  for (const auto &[format, w, h] : {std::tuple{PixelFormat::kRGBA, 1920, 1080},
-                                     std::tuple{PixelFormat::kNV12, 3840, 2160}}) {
+  for (const auto &[format, w, h] :
+       {std::tuple{PixelFormat::kRGBA, 1920, 1080}, std::tuple{PixelFormat::kNV12, 3840, 2160}}) {
     for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
       for (const bool antialias : {false, true}) {
-        Workload wl = workload(std::string("W5 ") + pixel_format_name(format) + " " +
-                                   std::to_string(h) + "p " + interpolation_name(method) +
-                                   (antialias ? " aa" : ""),
-                               format, w, h, {}, 0, 0, 256, false, method, imagenet_mean,
-                               imagenet_std, DataType::kFloat32);
+        Workload wl =
+            workload(std::string("W5 ") + pixel_format_name(format) + " " + std::to_string(h) +
+                         "p " + interpolation_name(method) + (antialias ? " aa" : ""),
+                     format, w, h, {}, 0, 0, 256, false, method, imagenet_mean, imagenet_std,
+                     DataType::kFloat32);
         wl.multiple_of = 1;
         wl.antialias = antialias;
         run(wl, stream, iterations, bandwidth);

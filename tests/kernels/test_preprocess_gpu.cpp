@@ -624,7 +624,7 @@ TEST_F(PreprocessGpu, FloatIntermediateMatchesAFloatReference) {
               std::max(worst_rounded_steps, std::fabs(host[1][index] - expected) / step);
           worst_steps = std::max(worst_steps, steps);
           ASSERT_LE(steps, 0.01) << "(c " << channel << ", y " << y << ", x " << x << "): fused "
-                                  << host[0][index] << ", reference " << expected;
+                                 << host[0][index] << ", reference " << expected;
         }
       }
     }
