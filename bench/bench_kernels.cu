@@ -15,6 +15,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cudaprep/normalize.h"
@@ -194,8 +195,7 @@ void print_host_call_costs(cudaStream_t stream, int iterations) {
       host_us([&] { CHECK(cudaEventRecord(event, other)); }),
       host_us([&] { CHECK(cudaStreamWaitEvent(stream, event, 0)); }),
       host_us([&] { (void)cudaEventQuery(event); }),
-      host_us([&] { CHECK(cudaPointerGetAttributes(&attributes, host)); }),
-      host_us([&] {
+      host_us([&] { CHECK(cudaPointerGetAttributes(&attributes, host)); }), host_us([&] {
         CHECK(cudaMemcpy2DAsync(device, 256, host, 256, 256, 16, cudaMemcpyHostToDevice, stream));
       }),
       host_us([&] {
@@ -220,6 +220,7 @@ struct Workload {
   uint8_t pad;
   float mean[3], std[3];
   DataType dtype;
+  bool antialias = false;
 };
 
 void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidth_gbs) {
@@ -240,6 +241,7 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
   }
   ResizeParams resize_params;
   resize_params.interpolation = w.interpolation;
+  resize_params.antialias = w.antialias;
   resize_params.source_colorimetry = {ColorMatrix::kBT709, ColorRange::kLimited};
   for (int c = 0; c < 3; ++c) resize_params.pad_value[c] = w.pad;
   if (w.letterbox && !letterbox_rect(source.width, source.height, out_width, out_height,
@@ -378,6 +380,23 @@ int main(int argc, char **argv) {
   run(workload("W4 4K NV12", PixelFormat::kNV12, 3840, 2160, {}, 640, 640, 0, true,
                Interpolation::kBilinear, zero, one, DataType::kFloat32),
       stream, iterations, bandwidth);
+  // W5: torchvision's classifier transform, Resize(256) of 1080p and 4K,
+  // OpenCV's sampling beside the antialiased one.
+  for (const auto &[format, w, h] :
+       {std::tuple{PixelFormat::kRGBA, 1920, 1080}, std::tuple{PixelFormat::kNV12, 3840, 2160}}) {
+    for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+      for (const bool antialias : {false, true}) {
+        Workload wl =
+            workload(std::string("W5 ") + pixel_format_name(format) + " " + std::to_string(h) +
+                         "p " + interpolation_name(method) + (antialias ? " aa" : ""),
+                     format, w, h, {}, 0, 0, 256, false, method, imagenet_mean, imagenet_std,
+                     DataType::kFloat32);
+        wl.multiple_of = 1;
+        wl.antialias = antialias;
+        run(wl, stream, iterations, bandwidth);
+      }
+    }
+  }
   CHECK(cudaStreamDestroy(stream));
   return 0;
 }

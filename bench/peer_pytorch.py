@@ -64,6 +64,20 @@ def w3(frame, fmt):
     return ((x / 255.0 - IMAGENET_MEAN) / IMAGENET_STD).half().contiguous()
 
 
+def w5(mode, antialias):
+    """torchvision's classifier eval transform on the device: Resize(256)
+    (interpolate, antialias as asked) + CenterCrop(224) + ImageNet."""
+    def transform(frame, fmt):
+        x = to_rgb_nchw(frame, fmt)
+        _, _, h, w = x.shape
+        size = (256, int(256 * w / h)) if h <= w else (int(256 * h / w), 256)
+        x = F.interpolate(x, size=size, mode=mode, align_corners=False, antialias=antialias)
+        top, left = round((size[0] - 224) / 2), round((size[1] - 224) / 2)
+        x = x[:, :, top:top + 224, left:left + 224]
+        return ((x / 255.0 - IMAGENET_MEAN) / IMAGENET_STD).contiguous()
+    return transform
+
+
 def make_frame(fmt, width, height):
     shape = (height, width, 4) if fmt == "RGBA" else (height * 3 // 2, width)
     return torch.randint(0, 256, shape, dtype=torch.uint8)
@@ -96,6 +110,11 @@ def main():
         ("W2 depth NV12", "NV12", 1920, 1080, w2),
         ("W4 4K NV12", "NV12", 3840, 2160, w1),
     ]
+    for fmt, width, height in (("RGBA", 1920, 1080), ("NV12", 3840, 2160)):
+        for mode in ("bilinear", "bicubic"):
+            for antialias in (False, True):
+                label = f"W5 {fmt} {height}p {mode}{' aa' if antialias else ''}"
+                cases.append((label, fmt, width, height, w5(mode, antialias)))
     for name, fmt, width, height, workload in cases:
         host = make_frame(fmt, width, height).pin_memory()
         device = host.to(DEVICE)

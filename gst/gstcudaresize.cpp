@@ -65,6 +65,8 @@ enum {
   PROP_LETTERBOX_ALIGN,
   PROP_SHORT_SIDE,
   PROP_MULTIPLE_OF,
+  PROP_ANTIALIAS,
+  PROP_FLOAT_INTERMEDIATE,
 };
 
 #define DEFAULT_METHOD GST_CUDA_RESIZE_METHOD_BILINEAR
@@ -85,6 +87,8 @@ struct ResizeSettings {
   GstCudaResizeLetterboxAlign letterbox_align = DEFAULT_LETTERBOX_ALIGN;
   gint short_side = 0;   // 0: output size from caps
   gint multiple_of = 0;  // 0: 1
+  gboolean antialias = FALSE;
+  gboolean float_intermediate = FALSE;
   bool uses_size_rule() const { return short_side > 0; }
 };
 
@@ -97,6 +101,7 @@ struct GstCudaResizePrivate {
   // and what it was computed for.
   cudaprep::RowPattern rows_read;
   cudaprep::Interpolation rows_interpolation = cudaprep::Interpolation::kBilinear;
+  bool rows_antialias = false;
   gint rows_src_height = 0, rows_rect_height = 0;
 };
 
@@ -264,6 +269,7 @@ static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in
   *reason = settings_error(settings);
   if (!reason->empty()) return false;
   params->interpolation = interpolation_of(settings.method);
+  params->antialias = settings.antialias;
   params->source_colorimetry = colorimetry;
   pad_rgba(settings, params->pad_value);
   params->dst_rect = cudaprep::PixelRect{0, 0, out_width, out_height};
@@ -276,7 +282,9 @@ static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in
                                   &params->dst_rect, reason))
       return false;
   }
+  // The float intermediate is the fused kernel's; resize() itself refuses it.
   *reason = cudaprep::resize_params_error(frame_shape(in_info), frame_shape(out_info), *params);
+  params->float_intermediate = settings.float_intermediate;
   return reason->empty();
 }
 
@@ -480,6 +488,8 @@ static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps
 // when every row may be read or when most are.
 static cudaprep::RowPattern rows_worth_copying(const cudaprep::ResizeParams &params,
                                                gint src_height) {
+  // Antialiased sampling reads every row of a downscale.
+  if (params.antialias) return {};
   const std::vector<bool> rows =
       cudaprep::resize_rows_read(params.interpolation, src_height, params.dst_rect.height);
   const auto count = std::count(rows.begin(), rows.end(), true);
@@ -494,10 +504,11 @@ static cudaprep::RowPattern rows_worth_copying(const cudaprep::ResizeParams &par
 static gboolean frame_holds_rows_read(GstCudaResize *self, GstBuffer *input, gint src_height) {
   GstCudaResizePrivate *priv = self->priv;
   if (priv->rows_interpolation != priv->params.interpolation ||
-      priv->rows_src_height != src_height ||
+      priv->rows_antialias != priv->params.antialias || priv->rows_src_height != src_height ||
       priv->rows_rect_height != priv->params.dst_rect.height) {
     priv->rows_read = rows_worth_copying(priv->params, src_height);
     priv->rows_interpolation = priv->params.interpolation;
+    priv->rows_antialias = priv->params.antialias;
     priv->rows_src_height = src_height;
     priv->rows_rect_height = priv->params.dst_rect.height;
   }
@@ -522,8 +533,17 @@ static GstCudaPrepOutputPlan gst_cuda_resize_plan_output(GstCudaPrepBaseTransfor
     GST_INFO_OBJECT(self, "dropping a frame uploaded for the rows of earlier settings");
     return GST_CUDA_PREP_OUTPUT_DROP;
   }
-  return gst_cuda_prep_base_transform_downstream_runs_pending(base) ? GST_CUDA_PREP_OUTPUT_IN_PLACE
-                                                                    : GST_CUDA_PREP_OUTPUT_RUN;
+  if (gst_cuda_prep_base_transform_downstream_runs_pending(base))
+    return GST_CUDA_PREP_OUTPUT_IN_PLACE;
+  if (self->priv->params.float_intermediate) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("Impossible cudaresize: float-intermediate needs the fused kernel, but "
+                       "downstream does not take the resize: link cudaresize ! cudanormalize ! "
+                       "cudatensorize with nothing in between, or set float-intermediate=false"),
+                      (nullptr));
+    return GST_CUDA_PREP_OUTPUT_ERROR;
+  }
+  return GST_CUDA_PREP_OUTPUT_RUN;
 }
 
 static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
@@ -607,6 +627,12 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
     case PROP_MULTIPLE_OF:
       settings.multiple_of = g_value_get_int(value);
       break;
+    case PROP_ANTIALIAS:
+      settings.antialias = g_value_get_boolean(value);
+      break;
+    case PROP_FLOAT_INTERMEDIATE:
+      settings.float_intermediate = g_value_get_boolean(value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
@@ -647,6 +673,12 @@ static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue 
       break;
     case PROP_MULTIPLE_OF:
       g_value_set_int(value, settings.multiple_of);
+      break;
+    case PROP_ANTIALIAS:
+      g_value_set_boolean(value, settings.antialias);
+      break;
+    case PROP_FLOAT_INTERMEDIATE:
+      g_value_set_boolean(value, settings.float_intermediate);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -716,6 +748,21 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
                        "nearest but never below short-side. 0 or 1: no snapping",
                        0, G_MAXINT, 0, flags));
 
+  g_object_class_install_property(
+      gobject_class, PROP_ANTIALIAS,
+      g_param_spec_boolean("antialias", "Antialias",
+                           "bilinear and bicubic as torchvision's Resize(antialias=True) and PIL "
+                           "sample: the filter widens with the downscale factor (bicubic with "
+                           "A=-0.5). false: OpenCV's sampling. An error with nearest or area",
+                           FALSE, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_FLOAT_INTERMEDIATE,
+      g_param_spec_boolean("float-intermediate", "Float intermediate",
+                           "When fused into cudatensorize, normalise the resampled values "
+                           "unrounded (as references that resize floats do) instead of the 8-bit "
+                           "pixels this element would write. Needs cudaresize ! cudanormalize ! "
+                           "cudatensorize: an error when the resize would run here",
+                           FALSE, flags));
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_element_class_set_static_metadata(

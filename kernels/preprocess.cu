@@ -33,6 +33,10 @@ __global__ void preprocess_kernel(Source src, device::ResizeMapping mapping, int
   if (x >= width || y >= height) return;
   const device::Rgba value = device::resized_value<kMethod>(src, x, y, mapping);
   const int64_t pixel = device::tensor_offset(strides, batch_index, 0, y, x);
+  if (mapping.float_intermediate) {
+    device::store_unrounded_pixel<Out>(tensor, pixel, strides.channel, value, order, norm);
+    return;
+  }
   if (order == ChannelOrder::kGray) {
     device::store_element(tensor, pixel,
                           device::normalized_element<Out>(device::gray_byte(value), norm, 0));

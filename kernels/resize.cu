@@ -53,6 +53,9 @@ std::string resize_params_error(const Image &src, const Image &dst, const Resize
     return std::string("resize: cannot write ") + pixel_format_name(dst.format) +
            "; destinations are RGB, BGR, RGBA, BGRA, RGBx, BGRx and GRAY8";
   }
+  if (params.float_intermediate) {
+    return "resize: float_intermediate is for preprocess(); resize() writes 8-bit pixels";
+  }
   const std::string error = resize_source_error(src, dst.width, dst.height, params);
   if (!error.empty()) return error;
   const std::string dst_error = plane_error("destination", dst, 0);

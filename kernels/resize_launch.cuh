@@ -32,8 +32,9 @@ inline device::ResizeMapping resize_mapping(int src_width, int src_height, int d
                                             int dst_height, const ResizeParams &params) {
   device::ResizeMapping mapping;
   mapping.rect = effective_rect(dst_width, dst_height, params);
-  mapping.axes =
-      device::resample_axes(src_width, src_height, mapping.rect.width, mapping.rect.height);
+  mapping.axes = device::resample_axes(src_width, src_height, mapping.rect.width,
+                                       mapping.rect.height, params.interpolation, params.antialias);
+  mapping.float_intermediate = params.float_intermediate;
   mapping.pad = make_float4(params.pad_value[0], params.pad_value[1], params.pad_value[2],
                             params.pad_value[3]);
   return mapping;
@@ -53,6 +54,12 @@ inline std::string resize_source_error(const Image &src, int dst_width, int dst_
       break;
     default:
       return "resize: unknown interpolation method";
+  }
+  if (params.antialias && params.interpolation != Interpolation::kBilinear &&
+      params.interpolation != Interpolation::kBicubic) {
+    return std::string("resize: antialias applies to bilinear and bicubic, not ") +
+           interpolation_name(params.interpolation) +
+           (params.interpolation == Interpolation::kArea ? " (already an area mean)" : "");
   }
   for (const std::string &error :
        {image_error("source", src), size_error("destination", dst_width, dst_height)}) {

@@ -23,6 +23,7 @@
 #include "cudaprep/image.h"
 #include "cudaprep/resize.h"
 #include "element_ops.cuh"
+#include "tensor_ops.cuh"
 
 namespace cudaprep::device {
 
@@ -315,6 +316,93 @@ __device__ __forceinline__ Rgba sample_area(const Source &src, const AreaSpan &s
   return sum;
 }
 
+// ---------------------------------------------------------------------------
+// Antialiased samplers: torchvision's interpolate(..., antialias=True) and
+// PIL's resize (resize.h states the definition). Each thread computes the
+// weights of its own taps; the normalisation of both axes is one multiply
+// at the end.
+
+// One axis of an antialiased resample, built once per frame on the host.
+struct AntialiasAxis {
+  float scale;                 // src_size / dst_size
+  float support;               // base support * max(scale, 1)
+  float inverse_filter_scale;  // 1 / max(scale, 1)
+  int src_size;
+};
+
+inline AntialiasAxis antialias_axis(Interpolation method, int src_size, int dst_size) {
+  const double scale = static_cast<double>(src_size) / dst_size;
+  const double filter_scale = scale > 1.0 ? scale : 1.0;
+  const double base_support = method == Interpolation::kBicubic ? 2.0 : 1.0;
+  return {static_cast<float>(scale), static_cast<float>(base_support * filter_scale),
+          static_cast<float>(1.0 / filter_scale), src_size};
+}
+
+// The triangle filter (bilinear) or PIL's cubic filter with A = -0.5
+// (bicubic), at distance x in filter units.
+template <Interpolation kMethod>
+__device__ __forceinline__ float antialias_filter(float x) {
+  const float s = fabsf(x);
+  if constexpr (kMethod == Interpolation::kBicubic) {
+    constexpr float kA = -0.5f;
+    if (s < 1.0f) return __fmaf_rn(__fmul_rn(__fmaf_rn(kA + 2.0f, s, -(kA + 3.0f)), s), s, 1.0f);
+    if (s < 2.0f) return __fmul_rn(__fmaf_rn(__fmaf_rn(s - 5.0f, s, 8.0f), s, -4.0f), kA);
+    return 0.0f;
+  } else {
+    return fmaxf(1.0f - s, 0.0f);
+  }
+}
+
+// The taps of output pixel d along one axis and their unnormalised weights.
+template <Interpolation kMethod>
+struct AntialiasSpan {
+  int first;  // first source pixel
+  int end;    // one past the last
+  float centre;
+  float inverse_filter_scale;
+
+  __device__ __forceinline__ float weight(int i) const {
+    return antialias_filter<kMethod>(
+        __fmul_rn(__fadd_rn(__fsub_rn(static_cast<float>(i), centre), 0.5f), inverse_filter_scale));
+  }
+};
+
+template <Interpolation kMethod>
+__device__ __forceinline__ AntialiasSpan<kMethod> antialias_span(int d, const AntialiasAxis &axis) {
+  AntialiasSpan<kMethod> span;
+  span.centre = __fmul_rn(axis.scale, static_cast<float>(d) + 0.5f);
+  // Truncation toward zero, as torchvision's and PIL's int casts.
+  span.first = max(static_cast<int>(__fadd_rn(__fsub_rn(span.centre, axis.support), 0.5f)), 0);
+  span.end =
+      min(static_cast<int>(__fadd_rn(__fadd_rn(span.centre, axis.support), 0.5f)), axis.src_size);
+  span.inverse_filter_scale = axis.inverse_filter_scale;
+  return span;
+}
+
+template <Interpolation kMethod>
+__device__ __forceinline__ float antialias_total(const AntialiasSpan<kMethod> &span) {
+  float total = 0.0f;
+  for (int i = span.first; i < span.end; ++i) total = __fadd_rn(total, span.weight(i));
+  return total;
+}
+
+template <Interpolation kMethod, class Source>
+__device__ __forceinline__ Rgba sample_antialiased(const Source &src, int x, int y,
+                                                   const AntialiasAxis &axis_x,
+                                                   const AntialiasAxis &axis_y) {
+  const AntialiasSpan<kMethod> span_x = antialias_span<kMethod>(x, axis_x);
+  const AntialiasSpan<kMethod> span_y = antialias_span<kMethod>(y, axis_y);
+  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int row = span_y.first; row < span_y.end; ++row) {
+    Rgba row_sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int column = span_x.first; column < span_x.end; ++column) {
+      row_sum = add_weighted(row_sum, span_x.weight(column), src.load(column, row));
+    }
+    sum = add_weighted(sum, span_y.weight(row), row_sum);
+  }
+  return weighted(__frcp_rn(__fmul_rn(antialias_total(span_x), antialias_total(span_y))), sum);
+}
+
 // How output pixels of a rect_width x rect_height rectangle map onto a
 // src_width x src_height source; built once per frame on the host.
 struct ResampleAxes {
@@ -322,10 +410,16 @@ struct ResampleAxes {
   int rect_width, rect_height;
   float src_per_dst_x, src_per_dst_y;                   // src / rect
   double nearest_src_per_dst_x, nearest_src_per_dst_y;  // OpenCV's 1 / (rect / src)
+  bool antialias;  // bilinear and bicubic: the antialiased samplers
+  AntialiasAxis antialias_x, antialias_y;
 };
 
-inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width, int rect_height) {
+inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width, int rect_height,
+                                  Interpolation method, bool antialias) {
   ResampleAxes axes;
+  axes.antialias = antialias;
+  axes.antialias_x = antialias_axis(method, src_width, rect_width);
+  axes.antialias_y = antialias_axis(method, src_height, rect_height);
   axes.src_width = src_width;
   axes.src_height = src_height;
   axes.rect_width = rect_width;
@@ -346,9 +440,15 @@ __device__ __forceinline__ Rgba resample(const Source &src, int x, int y,
     return sample_nearest(src, nearest_index(x, axes.nearest_src_per_dst_x, axes.src_width),
                           nearest_index(y, axes.nearest_src_per_dst_y, axes.src_height));
   } else if constexpr (kMethod == Interpolation::kBilinear) {
+    if (axes.antialias) {
+      return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y);
+    }
     return sample_bilinear(src, centre_source_coordinate(x, axes.src_per_dst_x),
                            centre_source_coordinate(y, axes.src_per_dst_y));
   } else if constexpr (kMethod == Interpolation::kBicubic) {
+    if (axes.antialias) {
+      return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y);
+    }
     return sample_bicubic(src, centre_source_coordinate(x, axes.src_per_dst_x),
                           centre_source_coordinate(y, axes.src_per_dst_y));
   } else {
@@ -363,6 +463,8 @@ struct ResizeMapping {
   PixelRect rect;     // the resampled source, in destination pixels
   ResampleAxes axes;  // source -> rect
   Rgba pad;           // every destination pixel outside rect
+  // preprocess(): normalise the unrounded value (ResizeParams::float_intermediate).
+  bool float_intermediate;
 };
 
 // The unrounded value of destination pixel (x, y): what resize() rounds
@@ -427,6 +529,27 @@ __device__ __forceinline__ void store_pixel(uint8_t *row, int x, const Rgba &val
   pixel[layout.b_index] = to_byte(value.z);
   if (layout.alpha_index >= 0) {
     pixel[layout.alpha_index] = layout.alpha_filler ? 255 : to_byte(value.w);
+  }
+}
+
+// Tensor pixel `pixel` (channel c at pixel + c * channel_stride) of the
+// resampled `value` normalised unrounded and unclamped, channels in `order`;
+// GRAY is the BT.601 luma of the unrounded RGB.
+template <typename Out>
+__device__ __forceinline__ void store_unrounded_pixel(void *tensor, int64_t pixel,
+                                                      int64_t channel_stride, const Rgba &value,
+                                                      ChannelOrder order,
+                                                      const ChannelNormalization &norm) {
+  if (order == ChannelOrder::kGray) {
+    store_element(tensor, pixel, normalized_float_element<Out>(luma_bt601(value), norm, 0));
+    return;
+  }
+  const bool bgr = order == ChannelOrder::kBGR;
+  const float channels[kMaxChannels] = {bgr ? value.z : value.x, value.y, bgr ? value.x : value.z};
+#pragma unroll
+  for (int c = 0; c < kMaxChannels; ++c) {
+    store_element(tensor, pixel + c * channel_stride,
+                  normalized_float_element<Out>(channels[c], norm, c));
   }
 }
 

@@ -67,7 +67,7 @@ Taps area_taps(int d, int src_size, int dst_size) {
   return taps;
 }
 
-Taps taps_for(Interpolation interpolation, int d, int src_size, int dst_size) {
+Taps opencv_taps(Interpolation interpolation, int d, int src_size, int dst_size) {
   switch (interpolation) {
     case Interpolation::kNearest:
       return nearest_taps(d, src_size, dst_size);
@@ -81,19 +81,57 @@ Taps taps_for(Interpolation interpolation, int d, int src_size, int dst_size) {
   return {};
 }
 
+// The filters of the antialiased definition (resize.h): PIL's triangle and
+// its cubic with a = -0.5 (Pillow's Resample.c, torchvision's aa kernels).
+double triangle_filter(double x) {
+  return std::max(1.0 - std::abs(x), 0.0);
+}
+
+double pil_cubic_filter(double x) {
+  constexpr double kA = -0.5;
+  const double s = std::abs(x);
+  if (s < 1.0) return ((kA + 2.0) * s - (kA + 3.0)) * s * s + 1.0;
+  if (s < 2.0) return (((s - 5.0) * s + 8.0) * s - 4.0) * kA;
+  return 0.0;
+}
+
+Taps antialias_taps(Interpolation interpolation, int d, int src_size, int dst_size) {
+  const bool cubic = interpolation == Interpolation::kBicubic;
+  const double scale = static_cast<double>(src_size) / dst_size;
+  const double filter_scale = std::max(scale, 1.0);
+  const double support = (cubic ? 2.0 : 1.0) * filter_scale;
+  const double centre = (d + 0.5) * scale;
+  const int first = std::max(static_cast<int>(centre - support + 0.5), 0);
+  const int end = std::min(static_cast<int>(centre + support + 0.5), src_size);
+  Taps taps;
+  double total = 0.0;
+  for (int i = first; i < end; ++i) {
+    const double x = (i - centre + 0.5) / filter_scale;
+    taps.push_back({i, cubic ? pil_cubic_filter(x) : triangle_filter(x)});
+    total += taps.back().weight;
+  }
+  for (Tap &tap : taps) tap.weight /= total;
+  return taps;
+}
+
+Taps taps_for(Interpolation interpolation, bool antialias, int d, int src_size, int dst_size) {
+  if (antialias) return antialias_taps(interpolation, d, src_size, dst_size);
+  return opencv_taps(interpolation, d, src_size, dst_size);
+}
+
 }  // namespace
 
-RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height,
-                   Interpolation interpolation) {
+RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpolation interpolation,
+                   bool antialias) {
   std::vector<Taps> column_taps(dst_width);
   for (int x = 0; x < dst_width; ++x)
-    column_taps[x] = taps_for(interpolation, x, src.width, dst_width);
+    column_taps[x] = taps_for(interpolation, antialias, x, src.width, dst_width);
   RgbaImage dst;
   dst.width = dst_width;
   dst.height = dst_height;
   dst.pixels.resize(static_cast<size_t>(dst_width) * dst_height);
   for (int y = 0; y < dst_height; ++y) {
-    const Taps row_taps = taps_for(interpolation, y, src.height, dst_height);
+    const Taps row_taps = taps_for(interpolation, antialias, y, src.height, dst_height);
     for (int x = 0; x < dst_width; ++x) {
       RgbaPixel sum{0.0, 0.0, 0.0, 0.0};
       for (const Tap &row : row_taps) {
@@ -122,7 +160,8 @@ HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst
   decoded.width = src.width;
   decoded.height = src.height;
   decoded.pixels = decode_to_rgba(src, params.source_colorimetry);
-  const RgbaImage scaled = resample(decoded, rect.width, rect.height, params.interpolation);
+  const RgbaImage scaled =
+      resample(decoded, rect.width, rect.height, params.interpolation, params.antialias);
 
   const RgbaPixel pad{double(params.pad_value[0]), double(params.pad_value[1]),
                       double(params.pad_value[2]), double(params.pad_value[3])};

@@ -25,8 +25,10 @@ struct RgbaImage {
 //   kBicubic   Keys kernel, A = -0.75, at half-pixel centres, replicate.
 //   kArea      mean of the source weighted by the area of each source pixel
 //              inside the output pixel's footprint.
-RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height,
-                   Interpolation interpolation);
+// With `antialias` (bilinear, bicubic): PIL's and torchvision's antialiased
+// definition, the filter widened by the downscale factor (see resize.h).
+RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpolation interpolation,
+                   bool antialias = false);
 
 // The whole of resize(): decode `src`, resample into params.dst_rect (the
 // whole destination when 0x0), pad the rest, encode as `dst_format`.

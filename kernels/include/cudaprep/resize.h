@@ -28,6 +28,26 @@
 // Alpha is resampled like any channel (not premultiplied); sources without
 // alpha are opaque (255), and the x byte of RGBx/BGRx destinations is 255.
 //
+// With ResizeParams::antialias, bilinear and bicubic follow instead the
+// antialiased definition of torchvision (torch.nn.functional.interpolate(...,
+// antialias=True)) and PIL's Image.resize, on both axes whatever the scale:
+//   scale   = src_size / dst_size, filter_scale = max(scale, 1)
+//   support = base_support * filter_scale (base 1 for the triangle filter of
+//             bilinear, 2 for the cubic of bicubic, which uses A = -0.5 as
+//             PIL and torchvision do)
+//   centre  = (d + 0.5) * scale
+//   taps    i in [max(int(centre - support + 0.5), 0),
+//                 min(int(centre + support + 0.5), src_size))
+//   weight  filter((i - centre + 0.5) / filter_scale), normalised so that the
+//           weights of each output pixel sum to 1 (no border replicate).
+// Downscales then average every source pixel under the widened filter
+// instead of aliasing; upscales equal the unwidened filter (bilinear then
+// differs from OpenCV only at the borders, bicubic by its A). Evaluated in
+// float32, one pass: each thread computes its own weights (no tables, no
+// allocation). PIL rounds to 8 bits between its horizontal and vertical
+// passes and uses fixed-point weights, so it is within 1 of this; torchvision
+// on float tensors equals it to float rounding.
+//
 // Sampling happens on RGB values that are clamped but not rounded, so the
 // result is within 1 of "cvtColor to RGB, then cv::resize". One deliberate
 // difference: OpenCV reads limited-range luma codes below 16 as 16; we apply
@@ -81,6 +101,15 @@ struct ResizeParams {
   // GRAY8 destination stores the luma of {R, G, B} (use {v, v, v} for v),
   // RGBx/BGRx store 255 in the x byte.
   uint8_t pad_value[4] = {0, 0, 0, 255};
+  // Bilinear and bicubic only: the antialiased definition above instead of
+  // OpenCV's. Off keeps every result OpenCV-exact as before.
+  bool antialias = false;
+  // preprocess() only: normalise the resampled value as it is, unrounded
+  // and unclamped (bicubic overshoot kept), as a reference that resizes
+  // floats does (Depth-Anything's cv2.resize(img / 255.0, INTER_CUBIC),
+  // torchvision on float tensors). resize() refuses it: its destination is
+  // 8-bit.
+  bool float_intermediate = false;
 };
 
 // Formats resize() reads: all of PixelFormat.
