@@ -25,6 +25,7 @@
 #include "cudaprep/copy.h"
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepnvcodec.h"
 #include "gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_crop_debug);
@@ -67,9 +68,11 @@ struct _GstCudaCrop {
 G_DEFINE_TYPE(GstCudaCrop, gst_cuda_crop, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(cudacrop, "cudacrop", GST_RANK_NONE, GST_TYPE_CUDA_CROP)
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-                            GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS(
+        GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS) ";" GST_CUDA_PREP_NVCODEC_VIDEO_CAPS(
+            GST_CUDA_PREP_FRAME_FORMATS)));
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
                             GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
@@ -464,6 +467,7 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_crop_transform_caps;
+  gst_cuda_prep_base_transform_class_read_nvcodec_frames(base_class);
   base_class->input_error = gst_cuda_crop_input_error;
   base_class->set_info = gst_cuda_crop_set_info;
   base_class->plan_output = gst_cuda_crop_plan_output;

@@ -33,6 +33,26 @@ __global__ void preprocess_kernel(Source src, device::ResizeMapping mapping, int
   if (x >= width || y >= height) return;
   const device::Rgba value = device::resized_value<kMethod>(src, x, y, mapping);
   const int64_t pixel = device::tensor_offset(strides, batch_index, 0, y, x);
+  if constexpr (device::is_high_bit_depth_source<Source>::value) {
+    // No 8-bit step: the clamped value keeps the source's extra bits.
+    const device::Rgba clamped =
+        make_float4(device::clamp_channel(value.x), device::clamp_channel(value.y),
+                    device::clamp_channel(value.z), 255.0f);
+    if (order == ChannelOrder::kGray) {
+      device::store_element(tensor, pixel,
+                            device::normalized_value<Out>(device::luma_bt601(clamped), norm, 0));
+      return;
+    }
+    const bool bgr = order == ChannelOrder::kBGR;
+    const float values[kMaxChannels] = {bgr ? clamped.z : clamped.x, clamped.y,
+                                        bgr ? clamped.x : clamped.z};
+#pragma unroll
+    for (int c = 0; c < kMaxChannels; ++c) {
+      device::store_element(tensor, pixel + c * strides.channel,
+                            device::normalized_value<Out>(values[c], norm, c));
+    }
+    return;
+  }
   if (order == ChannelOrder::kGray) {
     device::store_element(tensor, pixel,
                           device::normalized_element<Out>(device::gray_byte(value), norm, 0));

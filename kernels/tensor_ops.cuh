@@ -118,6 +118,14 @@ __device__ __forceinline__ Out normalized_element(uint32_t byte, const ChannelNo
       normalize_value(byte_to_float(byte), norm.scale, norm.mean[channel], norm.std[channel]));
 }
 
+// normalized_element() of a value on the 8-bit scale that was not rounded to
+// a byte (a source deeper than 8 bits).
+template <typename Out>
+__device__ __forceinline__ Out normalized_value(float value, const ChannelNormalization &norm,
+                                                int channel) {
+  return from_float<Out>(normalize_value(value, norm.scale, norm.mean[channel], norm.std[channel]));
+}
+
 template <typename T>
 __device__ __forceinline__ void store_element(void *base, int64_t offset_bytes, T value) {
   *byte_offset<T>(base, offset_bytes) = value;
