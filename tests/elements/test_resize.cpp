@@ -344,18 +344,6 @@ TEST(ResizeErrors, AnImpossibleShortSideIsNamedAtCapsTime) {
   gst_object_unref(resize);
 }
 
-TEST(ResizeErrors, AnUnsupportedColourMatrixIsNamed) {
-  GstElement *resize = make_resize("");
-  bool accepted = true;
-  // Full range, matrix "RGB" (identity): YUV codes without luma coefficients.
-  const std::string error = caps_event_error(
-      resize, caps_string("NV12", 1280, 720, true) + ",colorimetry=1:1:5:1", &accepted);
-  EXPECT_FALSE(accepted);
-  EXPECT_NE(error.find("1:1:5:1"), std::string::npos) << error;
-  EXPECT_NE(error.find("BT.601, BT.709, BT.2020"), std::string::npos) << error;
-  gst_object_unref(resize);
-}
-
 // resize_params_error()'s reason reaches the user when the caps are set:
 // here an output taller than one kernel launch covers.
 TEST(ResizeErrors, KernelLimitsAreNamedAtCapsTime) {
