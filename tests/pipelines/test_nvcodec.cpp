@@ -114,9 +114,12 @@ DecodeRun run_pipeline(const std::string &description) {
   if (message == nullptr) run.error = "no EOS within 30 s";
   if (message != nullptr && GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
     GError *error = nullptr;
-    gst_message_parse_error(message, &error, nullptr);
-    run.error = error->message;
+    gchar *debug = nullptr;
+    gst_message_parse_error(message, &error, &debug);
+    run.error = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message))) + ": " + error->message +
+                " (" + (debug != nullptr ? debug : "") + ")";
     g_error_free(error);
+    g_free(debug);
   }
   if (message != nullptr) gst_message_unref(message);
   gst_object_unref(bus);
@@ -193,7 +196,8 @@ TEST(NvcodecGpu, HevcMain10KeepsTenBits) {
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   std::vector<ref::HostFrame> frames;
   GstVideoInfo info;
-  while (GstSample *sample = gst_app_sink_pull_sample(GST_APP_SINK(appsink))) {
+  // A decoder error ends the loop (no sample within 10 s) instead of hanging.
+  while (GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(appsink), 10 * GST_SECOND)) {
     ASSERT_TRUE(gst_video_info_from_caps(&info, gst_sample_get_caps(sample)));
     GstVideoFrame video_frame;
     ASSERT_TRUE(
