@@ -25,6 +25,7 @@
 #include "cudaprep/copy.h"
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepnvcodec.h"
 #include "gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_crop_debug);
@@ -67,9 +68,11 @@ struct _GstCudaCrop {
 G_DEFINE_TYPE(GstCudaCrop, gst_cuda_crop, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(cudacrop, "cudacrop", GST_RANK_NONE, GST_TYPE_CUDA_CROP)
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-                            GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS(
+        GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS) ";" GST_CUDA_PREP_NVCODEC_VIDEO_CAPS(
+            GST_CUDA_PREP_FRAME_FORMATS)));
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
                             GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
@@ -231,7 +234,9 @@ static GstCaps *sink_caps(GstBaseTransform *trans, GstCaps *filter) {
   GstCaps *src_template = gst_pad_get_pad_template_caps(GST_BASE_TRANSFORM_SRC_PAD(trans));
   GstCaps *downstream = gst_pad_peer_query_caps(GST_BASE_TRANSFORM_SRC_PAD(trans), src_template);
   gst_caps_unref(src_template);
-  GstCaps *upstream = gst_cuda_crop_transform_caps(trans, GST_PAD_SRC, downstream, filter);
+  // Through the class's transform_caps: it also maps nvcodec's CUDAMemory.
+  GstCaps *upstream =
+      GST_BASE_TRANSFORM_GET_CLASS(trans)->transform_caps(trans, GST_PAD_SRC, downstream, filter);
   gst_caps_unref(downstream);
   GstCaps *sink_template = gst_pad_get_pad_template_caps(GST_BASE_TRANSFORM_SINK_PAD(trans));
   GstCaps *result = gst_caps_intersect_full(upstream, sink_template, GST_CAPS_INTERSECT_FIRST);
@@ -495,6 +500,7 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_crop_transform_caps;
   trans_class->query = gst_cuda_crop_query;
+  gst_cuda_prep_base_transform_class_read_nvcodec_frames(base_class);
   base_class->input_error = gst_cuda_crop_input_error;
   base_class->set_info = gst_cuda_crop_set_info;
   base_class->plan_output = gst_cuda_crop_plan_output;

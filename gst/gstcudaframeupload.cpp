@@ -30,6 +30,7 @@
 #include "cudaprep/copy.h"
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepnvcodec.h"
 #include "gstcudaprepmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_upload_debug);
@@ -74,7 +75,7 @@ GST_ELEMENT_REGISTER_DEFINE(cudaframeupload, "cudaframeupload", GST_RANK_NONE,
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(GST_CUDA_PREP_FRAME_FORMATS) ";" GST_CUDA_PREP_VIDEO_CAPS(
-        GST_CUDA_PREP_FRAME_FORMATS)));
+        GST_CUDA_PREP_FRAME_FORMATS) ";" GST_CUDA_PREP_NVCODEC_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
                             GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
@@ -128,7 +129,8 @@ static GstCaps *gst_cuda_frame_upload_transform_caps(GstBaseTransform *trans,
   return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
-// Device frames in pass through; system memory is staged.
+// Device frames in pass through; nvcodec's frames go on in place (the base
+// class reads them as device frames); system memory is staged.
 static gboolean gst_cuda_frame_upload_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
                                                const GstVideoInfo *in_info, GstCaps *,
                                                const GstVideoInfo *) {
@@ -136,7 +138,13 @@ static gboolean gst_cuda_frame_upload_set_info(GstCudaPrepBaseTransform *base, G
   free_staging(self);
   const gboolean passthrough = gst_cuda_prep_caps_are_device(incaps);
   gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(base), passthrough);
-  return passthrough || prepare_staging(self, in_info);
+  return passthrough || gst_cuda_prep_caps_are_nvcodec(incaps) || prepare_staging(self, in_info);
+}
+
+static GstCudaPrepOutputPlan gst_cuda_frame_upload_plan_output(GstCudaPrepBaseTransform *base,
+                                                               GstBuffer *) {
+  return gst_cuda_prep_base_transform_input_is_nvcodec(base) ? GST_CUDA_PREP_OUTPUT_IN_PLACE
+                                                             : GST_CUDA_PREP_OUTPUT_RUN;
 }
 
 static gboolean is_pinned(const void *host) {
@@ -290,7 +298,8 @@ static gboolean gst_cuda_frame_upload_propose_allocation(GstBaseTransform *trans
   gst_query_parse_allocation(query, &caps, nullptr);
   GstVideoInfo info;
   if (gst_base_transform_is_passthrough(trans) || caps == nullptr ||
-      gst_cuda_prep_caps_are_device(caps) || !gst_video_info_from_caps(&info, caps))
+      gst_cuda_prep_caps_are_device(caps) || gst_cuda_prep_caps_are_nvcodec(caps) ||
+      !gst_video_info_from_caps(&info, caps))
     return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
         ->propose_allocation(trans, decide_query, query);
 
@@ -345,11 +354,13 @@ static void gst_cuda_frame_upload_class_init(GstCudaFrameUploadClass *klass) {
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_frame_upload_transform_caps;
+  gst_cuda_prep_base_transform_class_read_nvcodec_frames(base_class);
   trans_class->stop = gst_cuda_frame_upload_stop;
   trans_class->propose_allocation = gst_cuda_frame_upload_propose_allocation;
   trans_class->decide_allocation = gst_cuda_frame_upload_decide_allocation;
   base_class->set_info = gst_cuda_frame_upload_set_info;
   base_class->process = gst_cuda_frame_upload_process;
+  base_class->plan_output = gst_cuda_frame_upload_plan_output;
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_frame_upload_debug, "cudaframeupload", 0, "CUDA frame upload");
 }

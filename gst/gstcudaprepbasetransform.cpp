@@ -3,6 +3,7 @@
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepmeta.h"
+#include "gstcudaprepnvcodec.h"
 #include "gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_base_transform_debug);
@@ -16,6 +17,7 @@ struct GstCudaPrepBaseTransformPrivate {
   GstVideoInfo in_info, out_info;
   gboolean in_is_video, out_is_video;
   gboolean out_on_device;  // memory:CUDAPitched output (else system memory)
+  gboolean in_is_nvcodec;  // input frames are GstCudaMemory, read in place
   // From the last allocation query (atomic: read by other threads' queries).
   gint downstream_reads_views;
   gint downstream_runs_pending;
@@ -134,7 +136,7 @@ static gboolean gst_cuda_prep_base_transform_start(GstBaseTransform *trans) {
 
 static gboolean gst_cuda_prep_base_transform_stop(GstBaseTransform *trans) {
   GstCudaPrepBaseTransformPrivate *priv = get_priv(GST_CUDA_PREP_BASE_TRANSFORM(trans));
-  priv->in_is_video = priv->out_is_video = FALSE;
+  priv->in_is_video = priv->out_is_video = priv->in_is_nvcodec = FALSE;
   return gst_cuda_prep_core_stop(priv->core);
 }
 
@@ -190,6 +192,7 @@ static gboolean gst_cuda_prep_base_transform_set_caps(GstBaseTransform *trans, G
   priv->in_is_video = is_video(incaps);
   priv->out_is_video = is_video(outcaps);
   priv->out_on_device = gst_cuda_prep_caps_are_device(outcaps);
+  priv->in_is_nvcodec = gst_cuda_prep_caps_are_nvcodec(incaps);
   if ((priv->in_is_video && !gst_cuda_prep_frame_info_from_caps(element, incaps, &priv->in_info)) ||
       (priv->out_is_video &&
        !gst_cuda_prep_frame_info_from_caps(element, outcaps, &priv->out_info)))
@@ -335,6 +338,82 @@ static gboolean gst_cuda_prep_base_transform_transform_meta(GstBaseTransform *tr
       ->transform_meta(trans, outbuf, meta, inbuf);
 }
 
+gboolean gst_cuda_prep_base_transform_input_is_nvcodec(GstCudaPrepBaseTransform *self) {
+  return get_priv(self)->in_is_nvcodec;
+}
+
+// `caps` with each memory:CUDAMemory structure also as memory:CUDAPitched
+// (nvcodec's frames read as ours), or with each memory:CUDAPitched one also
+// as memory:CUDAMemory (`to_nvcodec`), each alias right after its original:
+// the order is the preference (exact sizes before any size) and is kept.
+static GstCaps *with_memory_alias(GstCaps *caps, gboolean to_nvcodec) {
+  const gchar *from =
+      to_nvcodec ? GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED : GST_CAPS_FEATURE_MEMORY_CUDA_NVCODEC;
+  const gchar *to =
+      to_nvcodec ? GST_CAPS_FEATURE_MEMORY_CUDA_NVCODEC : GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED;
+  GstCaps *result = gst_caps_new_empty();
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    GstCapsFeatures *features = gst_caps_get_features(caps, i);
+    const GstStructure *structure = gst_caps_get_structure(caps, i);
+    result = gst_caps_merge_structure_full(
+        result, gst_structure_copy(structure),
+        features != nullptr ? gst_caps_features_copy(features) : nullptr);
+    if (features != nullptr && gst_caps_features_contains(features, from))
+      result = gst_caps_merge_structure_full(result, gst_structure_copy(structure),
+                                             gst_caps_features_new(to, nullptr));
+  }
+  return result;
+}
+
+static GstCaps *nvcodec_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                       GstCaps *caps, GstCaps *filter) {
+  auto *klass = GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(trans);
+  GstCaps *result = nullptr;
+  if (direction == GST_PAD_SINK) {
+    GstCaps *as_pitched = with_memory_alias(caps, FALSE);
+    result = klass->device_transform_caps(trans, direction, as_pitched, nullptr);
+    gst_caps_unref(as_pitched);
+  } else {
+    GstCaps *sink_caps = klass->device_transform_caps(trans, direction, caps, nullptr);
+    result = with_memory_alias(sink_caps, TRUE);
+    gst_caps_unref(sink_caps);
+  }
+  return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
+}
+
+// nvcodec's frames become cudaprep device frames over the same memory
+// before GstBaseTransform sees them, so every plan and kernel reads them
+// like any other device frame.
+static GstFlowReturn gst_cuda_prep_base_transform_submit_input_buffer(GstBaseTransform *trans,
+                                                                      gboolean is_discont,
+                                                                      GstBuffer *input) {
+  GstCudaPrepBaseTransformPrivate *priv = get_priv(GST_CUDA_PREP_BASE_TRANSFORM(trans));
+  if (priv->in_is_nvcodec) {
+    gchar *error = nullptr;
+    GstBuffer *frame = gst_cuda_prep_core_make_current(priv->core)
+                           ? gst_cuda_prep_nvcodec_wrap_buffer(
+                                 input, gst_cuda_prep_core_get_device_id(priv->core), &error)
+                           : nullptr;
+    gst_buffer_unref(input);
+    if (frame == nullptr) {
+      if (error != nullptr)
+        GST_ELEMENT_ERROR(trans, STREAM, FAILED,
+                          ("Cannot read the decoder's CUDA frame: %s", error), (nullptr));
+      g_free(error);
+      return GST_FLOW_ERROR;
+    }
+    input = frame;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_base_transform_parent_class)
+      ->submit_input_buffer(trans, is_discont, input);
+}
+
+void gst_cuda_prep_base_transform_class_read_nvcodec_frames(GstCudaPrepBaseTransformClass *klass) {
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  klass->device_transform_caps = trans_class->transform_caps;
+  trans_class->transform_caps = nvcodec_transform_caps;
+}
+
 static void gst_cuda_prep_base_transform_finalize(GObject *object) {
   gst_cuda_prep_core_free(get_priv(GST_CUDA_PREP_BASE_TRANSFORM(object))->core);
   G_OBJECT_CLASS(gst_cuda_prep_base_transform_parent_class)->finalize(object);
@@ -363,6 +442,7 @@ static void gst_cuda_prep_base_transform_class_init(GstCudaPrepBaseTransformClas
   trans_class->prepare_output_buffer = gst_cuda_prep_base_transform_prepare_output_buffer;
   trans_class->transform = gst_cuda_prep_base_transform_transform;
   trans_class->transform_meta = gst_cuda_prep_base_transform_transform_meta;
+  trans_class->submit_input_buffer = gst_cuda_prep_base_transform_submit_input_buffer;
   // Passthrough hands the buffer on untouched; transform_ip is never set.
   trans_class->transform_ip_on_passthrough = FALSE;
 

@@ -97,7 +97,23 @@ struct _GstCudaPrepBaseTransformClass {
   // Bytes of each output buffer when the output is not video (planar
   // frames, tensors): the base then gives the element a pool of such blocks.
   gsize (*output_block_size)(GstCudaPrepBaseTransform *self);
+
+  // Set by gst_cuda_prep_base_transform_class_read_nvcodec_frames(): the
+  // element's own transform_caps, for memory:CUDAPitched.
+  GstCaps *(*device_transform_caps)(GstBaseTransform *trans, GstPadDirection direction,
+                                    GstCaps *caps, GstCaps *filter);
 };
+
+// Makes an element class read nvcodec's frames (video/x-raw(memory:
+// CUDAMemory), from nvh264dec and friends) in place: its sink pad template
+// must list them; call this after setting transform_caps, which keeps
+// describing memory:CUDAPitched. Input in CUDAMemory is then negotiated as
+// the same caps in CUDAPitched, and each such buffer reaches the element as
+// a cudaprep device frame over the decoder's memory (gstcudaprepnvcodec.h).
+void gst_cuda_prep_base_transform_class_read_nvcodec_frames(GstCudaPrepBaseTransformClass *klass);
+
+// Whether the negotiated input is nvcodec's memory:CUDAMemory.
+gboolean gst_cuda_prep_base_transform_input_is_nvcodec(GstCudaPrepBaseTransform *self);
 
 GstCudaPrepCore *gst_cuda_prep_base_transform_get_core(GstCudaPrepBaseTransform *self);
 // Valid between start and stop.

@@ -4,6 +4,8 @@
 
 #include "gstcudaprepcontext.h"
 #include "gstcudaprepcuda.h"
+#include "gstcudaprepmemory.h"
+#include "gstcudaprepnvcodec.h"
 #include "gstcudapreppool.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_core_debug);
@@ -38,6 +40,9 @@ struct _GstCudaPrepCore {
 
   // Device reached through a GstContext; -1 until known (atomic).
   gint context_device_id = -1;
+  // The application set a gst.cuda.context of its own: never announce ours
+  // over it (atomic).
+  gint application_cuda_context = FALSE;
 
   // Valid between start and stop.
   gint device_id = -1;
@@ -136,6 +141,8 @@ gboolean gst_cuda_prep_core_get_property(GstCudaPrepCore *core, guint prop_id, G
 }
 
 void gst_cuda_prep_core_set_context(GstCudaPrepCore *core, GstContext *context) {
+  if (gst_cuda_prep_context_is_nvcodec(context))
+    g_atomic_int_set(&core->application_cuda_context, TRUE);
   gint device_id;
   if (gst_cuda_prep_context_get_device(context, &device_id) && device_id >= 0) {
     gint unknown = -1;
@@ -144,9 +151,28 @@ void gst_cuda_prep_core_set_context(GstCudaPrepCore *core, GstContext *context) 
   }
 }
 
+// The device a query is answered with before start: device-id, else the one
+// a context named, else device 0, which the element then keeps.
+static gint answer_device(GstCudaPrepCore *core) {
+  GST_OBJECT_LOCK(core->element);
+  const gint requested_device_id = core->requested_device_id;
+  GST_OBJECT_UNLOCK(core->element);
+  if (requested_device_id >= 0) return requested_device_id;
+  gint unknown = -1;
+  g_atomic_int_compare_and_exchange(&core->context_device_id, unknown, 0);
+  return g_atomic_int_get(&core->context_device_id);
+}
+
 gboolean gst_cuda_prep_core_answer_query(GstCudaPrepCore *core, GstQuery *query) {
-  return GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-         gst_cuda_prep_context_answer_query(query, g_atomic_int_get(&core->context_device_id));
+  const gchar *context_type = nullptr;
+  if (GST_QUERY_TYPE(query) != GST_QUERY_CONTEXT ||
+      !gst_query_parse_context_type(query, &context_type))
+    return FALSE;
+  // nvcodec's elements ask (usually while opening, before we start).
+  if (g_strcmp0(context_type, GST_CUDA_PREP_NVCODEC_CONTEXT_TYPE) == 0)
+    return gst_cuda_prep_nvcodec_answer_query(
+        core->element, query, core->device_id >= 0 ? core->device_id : answer_device(core));
+  return gst_cuda_prep_context_answer_query(query, g_atomic_int_get(&core->context_device_id));
 }
 
 static gboolean choose_device(GstCudaPrepCore *core, gint requested_device_id) {
@@ -225,6 +251,8 @@ gboolean gst_cuda_prep_core_start(GstCudaPrepCore *core) {
     return FALSE;
   }
   GST_DEBUG_OBJECT(core->element, "started on device %d, stream %p", core->device_id, core->stream);
+  if (!g_atomic_int_get(&core->application_cuda_context))
+    gst_cuda_prep_nvcodec_announce_context(core->element, core->device_id);
   return TRUE;
 }
 
@@ -236,6 +264,8 @@ gboolean gst_cuda_prep_core_stop(GstCudaPrepCore *core) {
     ok = CUDAPREP_CHECK(core->element, cudaStreamSynchronize(core->stream));
     if (core->own_stream != nullptr)
       ok = CUDAPREP_CHECK(core->element, cudaStreamDestroy(core->own_stream)) && ok;
+    // Frames borrowed from upstream (a decoder's) go back to their pools.
+    gst_cuda_prep_memory_release_borrowed();
   }
   core->own_stream = nullptr;
   core->stream = nullptr;

@@ -33,6 +33,15 @@ gboolean gst_cuda_prep_pixel_format(GstVideoFormat video_format, cudaprep::Pixel
     case GST_VIDEO_FORMAT_YUY2:
       *format = PixelFormat::kYUY2;
       return TRUE;
+    case GST_VIDEO_FORMAT_P010_10LE:
+      *format = PixelFormat::kP010;
+      return TRUE;
+    case GST_VIDEO_FORMAT_P012_LE:
+      *format = PixelFormat::kP012;
+      return TRUE;
+    case GST_VIDEO_FORMAT_P016_LE:
+      *format = PixelFormat::kP016;
+      return TRUE;
     default:
       return FALSE;
   }

@@ -16,8 +16,10 @@ G_BEGIN_DECLS
 // memory:CUDAMemory, which belongs to nvcodec's elements.
 #define GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED "memory:CUDAPitched"
 
-// Every 8-bit format the upload and download elements move.
-#define GST_CUDA_PREP_FRAME_FORMATS "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8, NV12, I420, YUY2 }"
+// Every format the upload and download elements move: 8-bit ones, and the
+// 10/12/16-bit 4:2:0 formats NVDEC writes.
+#define GST_CUDA_PREP_FRAME_FORMATS \
+  "{ RGBA, BGRA, RGBx, BGRx, RGB, BGR, GRAY8, NV12, I420, YUY2, P010_10LE, P012_LE, P016_LE }"
 
 // The 8-bit interleaved formats (one plane of whole pixels) that
 // cudanormalize and cudatensorize read.

@@ -34,7 +34,65 @@ struct GstCudaPrepMemory {
   gint device_id;
   guint8 *device_ptr;  // start of the whole allocation (before any offset)
   SyncState *sync;     // owned by the root memory
+  // Borrowed memory (gst_cuda_prep_memory_new_borrowed): not ours to free;
+  // release(release_data) once its readers are done. NULL: cudaMalloc'd.
+  GDestroyNotify release;
+  gpointer release_data;
 };
+
+// Borrowed memories freed while a reader's kernel may still run: released
+// once their read events complete, checked without blocking whenever
+// borrowed memory comes or goes, and waited for by
+// gst_cuda_prep_memory_release_borrowed().
+struct RetiredBorrow {
+  gint device_id;
+  SyncState *sync;
+  GDestroyNotify release;
+  gpointer release_data;
+};
+std::mutex retired_lock;
+std::vector<RetiredBorrow> retired;
+
+void destroy_sync_state(SyncState *sync) {
+  cudaEventDestroy(sync->write_event);
+  for (const SyncState::Read &read : sync->reads) cudaEventDestroy(read.event);
+  delete sync;
+}
+
+// Whether every read recorded on `sync` has completed; waits for them when
+// `wait`.
+bool reads_done(const RetiredBorrow &borrow, bool wait) {
+  GstCudaPrepScopedDevice device(borrow.device_id);
+  for (size_t i = 0; i < borrow.sync->active_reads; ++i) {
+    const cudaEvent_t event = borrow.sync->reads[i].event;
+    const cudaError_t err = wait ? cudaEventSynchronize(event) : cudaEventQuery(event);
+    if (err == cudaErrorNotReady) return false;
+    if (err != cudaSuccess) GST_ERROR("waiting for a reader failed: %s", cudaGetErrorString(err));
+  }
+  return true;
+}
+
+// Releases the retired borrows whose readers are done (all when `wait`).
+// The owners' release functions run outside the lock: they may free
+// buffers back to pools that call in here again.
+void release_retired(bool wait) {
+  std::vector<RetiredBorrow> done;
+  {
+    std::lock_guard<std::mutex> guard(retired_lock);
+    auto keep = retired.begin();
+    for (auto it = retired.begin(); it != retired.end(); ++it) {
+      if (reads_done(*it, wait))
+        done.push_back(*it);
+      else
+        *keep++ = *it;
+    }
+    retired.erase(keep, retired.end());
+  }
+  for (const RetiredBorrow &borrow : done) {
+    destroy_sync_state(borrow.sync);
+    borrow.release(borrow.release_data);
+  }
+}
 
 GstCudaPrepMemory *root_memory(GstMemory *memory) {
   while (memory->parent != nullptr) memory = memory->parent;
@@ -100,14 +158,18 @@ static GstMemory *gst_cuda_prep_allocator_alloc(GstAllocator *allocator, gsize s
 static void gst_cuda_prep_allocator_free(GstAllocator *allocator, GstMemory *gst_memory) {
   (void)allocator;
   auto *memory = reinterpret_cast<GstCudaPrepMemory *>(gst_memory);
-  if (gst_memory->parent == nullptr) {
+  if (gst_memory->parent == nullptr && memory->release != nullptr) {
+    {
+      std::lock_guard<std::mutex> guard(retired_lock);
+      retired.push_back({memory->device_id, memory->sync, memory->release, memory->release_data});
+    }
+    release_retired(false);
+  } else if (gst_memory->parent == nullptr) {
     GstCudaPrepScopedDevice device(memory->device_id);
     // cudaFree waits for the device, so pending readers finish first.
     cudaError_t err = gst_cuda_prep_consume_error(cudaFree(memory->device_ptr));
     if (err != cudaSuccess) GST_ERROR("cudaFree failed: %s", cudaGetErrorString(err));
-    cudaEventDestroy(memory->sync->write_event);
-    for (const SyncState::Read &read : memory->sync->reads) cudaEventDestroy(read.event);
-    delete memory->sync;
+    destroy_sync_state(memory->sync);
   } else {
     gst_memory_unref(gst_memory->parent);
   }
@@ -200,6 +262,34 @@ GstAllocator *gst_cuda_prep_allocator_get(gint device_id) {
     allocators[device_id] = GST_ALLOCATOR(allocator);
   }
   return GST_ALLOCATOR(gst_object_ref(allocators[device_id]));
+}
+
+GstMemory *gst_cuda_prep_memory_new_borrowed(gint device_id, guint8 *device_ptr, gsize size,
+                                             GDestroyNotify release, gpointer release_data) {
+  release_retired(false);
+  GstCudaPrepScopedDevice device(device_id);
+  auto *sync = new SyncState();
+  const cudaError_t err = cudaEventCreateWithFlags(&sync->write_event, cudaEventDisableTiming);
+  if (err != cudaSuccess) {
+    GST_ERROR("cudaEventCreateWithFlags failed on device %d: %s", device_id,
+              cudaGetErrorString(err));
+    last_allocation_error = err;
+    delete sync;
+    return nullptr;
+  }
+  auto *memory = g_new0(GstCudaPrepMemory, 1);
+  gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0),
+                  gst_cuda_prep_allocator_get(device_id), nullptr, size, 0, 0, size);
+  memory->device_id = device_id;
+  memory->device_ptr = device_ptr;
+  memory->sync = sync;
+  memory->release = release;
+  memory->release_data = release_data;
+  return GST_MEMORY_CAST(memory);
+}
+
+void gst_cuda_prep_memory_release_borrowed(void) {
+  release_retired(true);
 }
 
 gboolean gst_is_cuda_prep_memory(GstMemory *memory) {

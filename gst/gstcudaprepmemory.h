@@ -38,6 +38,18 @@ GstAllocator *gst_cuda_prep_host_allocator_get(void);
 // The allocator of one device (one shared instance per device id).
 GstAllocator *gst_cuda_prep_allocator_get(gint device_id);
 
+// A memory of `size` bytes at `device_ptr` on `device_id` that someone else
+// owns (a decoder's frame): read and written like any other, never freed
+// here. Once the memory is freed and every reader's recorded event has
+// completed, release(release_data) runs: a reader's kernel still running
+// keeps the owner's frame alive without blocking the host. NULL when its
+// events cannot be created.
+GstMemory *gst_cuda_prep_memory_new_borrowed(gint device_id, guint8 *device_ptr, gsize size,
+                                             GDestroyNotify release, gpointer release_data);
+// Waits for the readers of every freed borrowed memory and releases them
+// (an element stopping hands its upstream's frames back).
+void gst_cuda_prep_memory_release_borrowed(void);
+
 gboolean gst_is_cuda_prep_memory(GstMemory *memory);
 gint gst_cuda_prep_memory_get_device_id(GstMemory *memory);
 // Device address of the memory's first byte (its offset applied).

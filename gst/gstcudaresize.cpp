@@ -52,6 +52,7 @@
 #include "cudaprep/resize_geometry.h"
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepnvcodec.h"
 #include "gstcudaprepmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
@@ -142,9 +143,11 @@ GType gst_cuda_resize_letterbox_align_get_type(void) {
   return type;
 }
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-                            GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS(
+        GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS) ";" GST_CUDA_PREP_NVCODEC_VIDEO_CAPS(
+            GST_CUDA_PREP_FRAME_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(OUTPUT_FORMATS)));
 
@@ -209,8 +212,10 @@ static bool rule_output_size(const ResizeSettings &settings, gint width, gint he
 }
 
 // How the input's YUV codes map to RGB. Unknown matrix or range parts take
-// GStreamer's default for this format and size; matrices other than BT.601
-// and BT.709 are refused rather than converted wrongly.
+// GStreamer's default for this format and size; the matrix's Kr and Kb come
+// from GStreamer (gst_video_color_matrix_get_Kr_Kb: BT.601, BT.709,
+// BT.2020, SMPTE 240M, FCC); a matrix without them is refused rather than
+// converted wrongly.
 static bool input_colorimetry(const GstVideoInfo *info, cudaprep::Colorimetry *colorimetry,
                               std::string *reason) {
   *colorimetry = cudaprep::Colorimetry{};
@@ -222,23 +227,16 @@ static bool input_colorimetry(const GstVideoInfo *info, cudaprep::Colorimetry *c
   if (given.matrix == GST_VIDEO_COLOR_MATRIX_UNKNOWN)
     given.matrix = default_info.colorimetry.matrix;
   if (given.range == GST_VIDEO_COLOR_RANGE_UNKNOWN) given.range = default_info.colorimetry.range;
-  switch (given.matrix) {
-    case GST_VIDEO_COLOR_MATRIX_BT601:
-      colorimetry->matrix = cudaprep::ColorMatrix::kBT601;
-      break;
-    case GST_VIDEO_COLOR_MATRIX_BT709:
-      colorimetry->matrix = cudaprep::ColorMatrix::kBT709;
-      break;
-    default: {
-      gchar *name = gst_video_colorimetry_to_string(&given);
-      *reason = std::string("input colorimetry ") + (name != nullptr ? name : "(unnamed)") +
-                " uses a colour matrix cudaresize does not convert; YUV input must be BT.601 "
-                "or BT.709, full or limited range (colorimetry bt601, bt709, or their "
-                "full-range forms such as 1:3:5:1)";
-      g_free(name);
-      return false;
-    }
+  gdouble kr = 0.0, kb = 0.0;
+  if (!gst_video_color_matrix_get_Kr_Kb(given.matrix, &kr, &kb)) {
+    gchar *name = gst_video_colorimetry_to_string(&given);
+    *reason = std::string("input colorimetry ") + (name != nullptr ? name : "(unnamed)") +
+              " has no YUV colour matrix cudaresize can convert; YUV input needs one with "
+              "luma coefficients (BT.601, BT.709, BT.2020, SMPTE 240M), full or limited range";
+    g_free(name);
+    return false;
   }
+  colorimetry->matrix = cudaprep::ColorMatrix{static_cast<float>(kr), static_cast<float>(kb)};
   colorimetry->range = given.range == GST_VIDEO_COLOR_RANGE_0_255 ? cudaprep::ColorRange::kFull
                                                                   : cudaprep::ColorRange::kLimited;
   return true;
@@ -774,6 +772,7 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_caps = gst_cuda_resize_transform_caps;
+  gst_cuda_prep_base_transform_class_read_nvcodec_frames(base_class);
   trans_class->fixate_caps = gst_cuda_resize_fixate_caps;
   base_class->settings_error = gst_cuda_resize_settings_error;
   base_class->input_error = gst_cuda_resize_input_error;

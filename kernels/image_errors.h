@@ -3,6 +3,7 @@
 // `role` names the image in it ("source", "destination").
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "cudaprep/image.h"
@@ -24,6 +25,11 @@ inline std::string plane_error(const char *role, const Image &image, int plane) 
   if (view.pitch_bytes < row_bytes) {
     return where + " pitch " + std::to_string(view.pitch_bytes) + " is shorter than its row of " +
            std::to_string(row_bytes) + " bytes";
+  }
+  // 16-bit samples are read with 16-bit loads.
+  if (bits_per_sample(image.format) > 8 &&
+      (reinterpret_cast<uintptr_t>(view.data) % 2 != 0 || view.pitch_bytes % 2 != 0)) {
+    return where + " must start on an even address and have an even pitch (16-bit samples)";
   }
   return {};
 }

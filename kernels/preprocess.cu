@@ -37,6 +37,14 @@ __global__ void preprocess_kernel(Source src, device::ResizeMapping mapping, int
     device::store_unrounded_pixel<Out>(tensor, pixel, strides.channel, value, order, norm);
     return;
   }
+  if constexpr (device::is_high_bit_depth_source<Source>::value) {
+    // No 8-bit step: the clamped value keeps the source's extra bits.
+    const device::Rgba clamped =
+        make_float4(device::clamp_channel(value.x), device::clamp_channel(value.y),
+                    device::clamp_channel(value.z), 255.0f);
+    device::store_unrounded_pixel<Out>(tensor, pixel, strides.channel, clamped, order, norm);
+    return;
+  }
   if (order == ChannelOrder::kGray) {
     device::store_element(tensor, pixel,
                           device::normalized_element<Out>(device::gray_byte(value), norm, 0));

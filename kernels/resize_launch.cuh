@@ -154,6 +154,14 @@ cudaError_t with_resize_source(const Image &src, const Colorimetry &colorimetry,
     case PixelFormat::kYUY2:
       return launch(device::Yuy2Source{src.planes[0].data, src.planes[0].pitch_bytes, src.width,
                                        src.height, matrix});
+    case PixelFormat::kP010:
+    case PixelFormat::kP012:
+    case PixelFormat::kP016:
+      // 16-bit loads: the checkers require 2-byte aligned planes and pitches.
+      return launch(
+          device::P01xSource{src.planes[0].data, src.planes[0].pitch_bytes, src.planes[1].data,
+                             src.planes[1].pitch_bytes, src.width, src.height,
+                             device::yuv_to_rgb_matrix(colorimetry, bits_per_sample(src.format))});
   }
   return cudaErrorInvalidValue;
 }

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "cudaprep/color.h"
 #include "cudaprep/image.h"
@@ -42,7 +43,8 @@ __device__ __forceinline__ float clamp_channel(float value) {
 // YUV -> RGB
 
 // R = Y' + r_from_v Cr, G = Y' + g_from_u Cb + g_from_v Cr, B = Y' + b_from_u Cb
-// with Y' = (Y - y_offset) * y_gain and Cb, Cr = (U/V - 128) * chroma_gain.
+// with Y' = (Y - y_offset) * y_gain and Cb, Cr = (U/V - 128) * chroma_gain,
+// Y, U, V on the 8-bit scale (an n-bit code divided by 2^(n-8)).
 struct YuvToRgbMatrix {
   float y_offset;
   float y_gain;
@@ -53,16 +55,21 @@ struct YuvToRgbMatrix {
   float b_from_u;
 };
 
-CUDAPREP_HD YuvToRgbMatrix yuv_to_rgb_matrix(Colorimetry colorimetry) {
-  const bool bt709 = colorimetry.matrix == ColorMatrix::kBT709;
-  const float kr = bt709 ? 0.2126f : 0.299f;
-  const float kb = bt709 ? 0.0722f : 0.114f;
+// `bits`: significant bits of the samples (bits_per_sample()). Limited
+// range scales exactly with the bit depth; full range spans 2^n - 1 codes,
+// so on the 8-bit scale its gain is 255 * 2^(n-8) / (2^n - 1).
+CUDAPREP_HD YuvToRgbMatrix yuv_to_rgb_matrix(Colorimetry colorimetry, int bits = 8) {
+  const float kr = colorimetry.matrix.kr;
+  const float kb = colorimetry.matrix.kb;
   const float kg = 1.0f - kr - kb;
   const bool limited = colorimetry.range == ColorRange::kLimited;
+  const float full_gain = bits == 8 ? 1.0f
+                                    : 255.0f * static_cast<float>(1 << (bits - 8)) /
+                                          static_cast<float>((1 << bits) - 1);
   YuvToRgbMatrix matrix;
   matrix.y_offset = limited ? 16.0f : 0.0f;
-  matrix.y_gain = limited ? 255.0f / 219.0f : 1.0f;
-  matrix.chroma_gain = limited ? 255.0f / 224.0f : 1.0f;
+  matrix.y_gain = limited ? 255.0f / 219.0f : full_gain;
+  matrix.chroma_gain = limited ? 255.0f / 224.0f : full_gain;
   matrix.r_from_v = 2.0f * (1.0f - kr);
   matrix.g_from_u = -2.0f * kb * (1.0f - kb) / kg;
   matrix.g_from_v = -2.0f * kr * (1.0f - kr) / kg;
@@ -171,6 +178,38 @@ struct I420Source {
                       load_byte(v_plane + chroma_y * v_pitch_bytes + chroma_x), matrix);
   }
 };
+
+// P010 / P012 / P016: NV12's layout with 16-bit little-endian samples,
+// significant bits at the top. A sample w reads as w / 256 (exact in
+// float): the 8-bit scale with the extra bits kept as a fraction, so the
+// 8-bit matrix constants apply and nothing is rounded to 8 bits.
+struct P01xSource {
+  const uint8_t *luma;
+  size_t luma_pitch_bytes;
+  const uint8_t *chroma;
+  size_t chroma_pitch_bytes;
+  int width;
+  int height;
+  YuvToRgbMatrix matrix;
+
+  __device__ __forceinline__ static float load_sample(const uint8_t *address) {
+    return __fmul_rn(static_cast<float>(__ldg(reinterpret_cast<const uint16_t *>(address))),
+                     1.0f / 256.0f);
+  }
+
+  __device__ __forceinline__ Rgba load(int x, int y) const {
+    const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + (x / 2) * 4;
+    return yuv_to_rgb(load_sample(luma + y * luma_pitch_bytes + 2 * x), load_sample(uv),
+                      load_sample(uv + 2), matrix);
+  }
+};
+
+// Sources whose samples carry more than 8 bits: the fused preprocess keeps
+// their precision instead of rounding to bytes.
+template <class Source>
+struct is_high_bit_depth_source : std::false_type {};
+template <>
+struct is_high_bit_depth_source<P01xSource> : std::true_type {};
 
 // 4:2:2 packed as Y0 U Y1 V per pair of pixels.
 struct Yuy2Source {
@@ -541,15 +580,14 @@ __device__ __forceinline__ void store_unrounded_pixel(void *tensor, int64_t pixe
                                                       ChannelOrder order,
                                                       const ChannelNormalization &norm) {
   if (order == ChannelOrder::kGray) {
-    store_element(tensor, pixel, normalized_float_element<Out>(luma_bt601(value), norm, 0));
+    store_element(tensor, pixel, normalized_value<Out>(luma_bt601(value), norm, 0));
     return;
   }
   const bool bgr = order == ChannelOrder::kBGR;
   const float channels[kMaxChannels] = {bgr ? value.z : value.x, value.y, bgr ? value.x : value.z};
 #pragma unroll
   for (int c = 0; c < kMaxChannels; ++c) {
-    store_element(tensor, pixel + c * channel_stride,
-                  normalized_float_element<Out>(channels[c], norm, c));
+    store_element(tensor, pixel + c * channel_stride, normalized_value<Out>(channels[c], norm, c));
   }
 }
 

@@ -111,20 +111,19 @@ __device__ __forceinline__ float normalize_value(float x, float scale, float mea
 // Output channel `channel` of an 8-bit value as normalize stores it. Keep
 // `channel` a compile-time constant (unrolled loops) so that `norm` stays in
 // the kernel's parameter space.
-// Output channel `channel` of an unrounded value on the 8-bit scale (the
-// float intermediate of preprocess()).
-template <typename Out>
-__device__ __forceinline__ Out normalized_float_element(float value,
-                                                        const ChannelNormalization &norm,
-                                                        int channel) {
-  return from_float<Out>(normalize_value(value, norm.scale, norm.mean[channel], norm.std[channel]));
-}
-
 template <typename Out>
 __device__ __forceinline__ Out normalized_element(uint32_t byte, const ChannelNormalization &norm,
                                                   int channel) {
   return from_float<Out>(
       normalize_value(byte_to_float(byte), norm.scale, norm.mean[channel], norm.std[channel]));
+}
+
+// normalized_element() of a value on the 8-bit scale that was not rounded to
+// a byte: a source deeper than 8 bits, or preprocess()'s float intermediate.
+template <typename Out>
+__device__ __forceinline__ Out normalized_value(float value, const ChannelNormalization &norm,
+                                                int channel) {
+  return from_float<Out>(normalize_value(value, norm.scale, norm.mean[channel], norm.std[channel]));
 }
 
 template <typename T>

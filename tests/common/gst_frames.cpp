@@ -32,6 +32,12 @@ GstBuffer *random_frame(const GstVideoInfo &info, std::mt19937 &rng) {
   gst_buffer_map(buffer, &map, GST_MAP_WRITE);
   std::uniform_int_distribution<int> byte(0, 255);
   for (gsize i = 0; i < map.size; ++i) map.data[i] = static_cast<guint8>(byte(rng));
+  // P010/P012 words hold their samples in the high bits, the rest zero.
+  const int bits = GST_VIDEO_FORMAT_INFO_DEPTH(info.finfo, 0);
+  if (bits > 8 && bits < 16 && (GST_VIDEO_INFO_SIZE(&info) % 2) == 0) {
+    const guint8 low_mask = static_cast<guint8>(0xff << (16 - bits));
+    for (gsize i = 0; i < map.size; i += 2) map.data[i] &= low_mask;
+  }
   gst_buffer_unmap(buffer, &map);
   return buffer;
 }

@@ -344,17 +344,6 @@ TEST(ResizeErrors, AnImpossibleShortSideIsNamedAtCapsTime) {
   gst_object_unref(resize);
 }
 
-TEST(ResizeErrors, AnUnsupportedColourMatrixIsNamed) {
-  GstElement *resize = make_resize("");
-  bool accepted = true;
-  const std::string error = caps_event_error(
-      resize, caps_string("NV12", 1280, 720, true) + ",colorimetry=bt2020", &accepted);
-  EXPECT_FALSE(accepted);
-  EXPECT_NE(error.find("bt2020"), std::string::npos) << error;
-  EXPECT_NE(error.find("BT.601 or BT.709"), std::string::npos) << error;
-  gst_object_unref(resize);
-}
-
 // resize_params_error()'s reason reaches the user when the caps are set:
 // here an output taller than one kernel launch covers.
 TEST(ResizeErrors, KernelLimitsAreNamedAtCapsTime) {
@@ -474,6 +463,12 @@ constexpr cudaprep::Colorimetry kBt709Limited{cudaprep::ColorMatrix::kBT709,
                                               cudaprep::ColorRange::kLimited};
 constexpr cudaprep::Colorimetry kBt709Full{cudaprep::ColorMatrix::kBT709,
                                            cudaprep::ColorRange::kFull};
+constexpr cudaprep::Colorimetry kBt601Full{cudaprep::ColorMatrix::kBT601,
+                                           cudaprep::ColorRange::kFull};
+constexpr cudaprep::Colorimetry kBt2020Limited{cudaprep::ColorMatrix::kBT2020,
+                                               cudaprep::ColorRange::kLimited};
+constexpr cudaprep::Colorimetry kBt2020Full{cudaprep::ColorMatrix::kBT2020,
+                                            cudaprep::ColorRange::kFull};
 
 std::string input_caps(const ResizeCase &c) {
   std::string caps = caps_string(c.input_format, c.width, c.height);
@@ -648,6 +643,38 @@ std::vector<ResizeCase> resize_cases() {
                    Interpolation::kBilinear,
                    {},
                    {0, 0, 0, 255}});
+  // BT.2020 and BT.601 full range from 8-bit NV12; 10/12/16-bit 4:2:0 as
+  // NVDEC writes it (HEVC Main10: P010, BT.2020), limited and full range.
+  struct ColourCase {
+    const char *name, *format, *colorimetry;
+    cudaprep::Colorimetry expected;
+    const char *properties;
+    Interpolation method;
+  } const colour_cases[] = {
+      {"bt2020", "NV12", "bt2020", kBt2020Limited, "", Interpolation::kBilinear},
+      {"bt601_full", "NV12", "1:4:0:0", kBt601Full, "", Interpolation::kBilinear},
+      {"p010_bt2020", "P010_10LE", "bt2020", kBt2020Limited, "", Interpolation::kBilinear},
+      {"p010_bt2020_full", "P010_10LE", "1:6:0:0", kBt2020Full, "method=area",
+       Interpolation::kArea},
+      {"p010_bt709", "P010_10LE", "bt709", kBt709Limited, "method=bicubic",
+       Interpolation::kBicubic},
+      {"p012_bt601_full", "P012_LE", "1:4:0:0", kBt601Full, "", Interpolation::kBilinear},
+      {"p016_bt2020", "P016_LE", "bt2020", kBt2020Limited, "method=nearest",
+       Interpolation::kNearest}};
+  for (const ColourCase &colour : colour_cases)
+    cases.push_back({colour.name,
+                     colour.format,
+                     322,
+                     182,
+                     colour.colorimetry,
+                     colour.expected,
+                     "RGB",
+                     160,
+                     90,
+                     colour.properties,
+                     colour.method,
+                     {},
+                     {0, 0, 0, 255}});
   // Letterbox: Ultralytics' rectangles worked out by hand; borders exact.
   cases.push_back({"letterbox_yolo",
                    "RGBA",

@@ -11,10 +11,14 @@ struct LumaCoefficients {
   double kr, kg, kb;
 };
 
-// Rec. ITU-R BT.601-7 and BT.709-6, item "derivation of luminance signal".
+// Rec. ITU-R BT.601-7, BT.709-6 and BT.2020-2, item "derivation of
+// luminance signal" (the matrix is named by its preset, not trusted for
+// its numbers).
 LumaCoefficients luma_coefficients(ColorMatrix matrix) {
   if (matrix == ColorMatrix::kBT709) return {0.2126, 0.7152, 0.0722};
-  return {0.299, 0.587, 0.114};
+  if (matrix == ColorMatrix::kBT2020) return {0.2627, 0.6780, 0.0593};
+  if (matrix == ColorMatrix::kBT601) return {0.299, 0.587, 0.114};
+  throw std::invalid_argument("luma_coefficients: not a BT.601, BT.709 or BT.2020 matrix");
 }
 
 // Code values of black, white luma and the chroma excursion on 8 bits.
@@ -22,9 +26,12 @@ struct CodeRange {
   double luma_black, luma_span, chroma_span;
 };
 
-CodeRange code_range(ColorRange range) {
-  if (range == ColorRange::kLimited) return {16.0, 219.0, 224.0};
-  return {0.0, 255.0, 255.0};
+// BT.2100 / BT.709 item 4: n-bit limited codes are the 8-bit ones times
+// 2^(n-8); full range spans 0 .. 2^n - 1 with chroma centred on 2^(n-1).
+CodeRange code_range(ColorRange range, int bits = 8) {
+  const double step = std::ldexp(1.0, bits - 8);
+  if (range == ColorRange::kLimited) return {16.0 * step, 219.0 * step, 224.0 * step};
+  return {0.0, std::ldexp(1.0, bits) - 1.0, std::ldexp(1.0, bits) - 1.0};
 }
 
 double clamp_channel(double value) {
@@ -47,12 +54,17 @@ HostFrame::HostFrame(PixelFormat frame_format, int frame_width, int frame_height
 }
 
 RgbaPixel yuv_to_rgb(double y, double u, double v, const Colorimetry &colorimetry) {
+  return yuv_to_rgb_bits(y, u, v, 8, colorimetry);
+}
+
+RgbaPixel yuv_to_rgb_bits(double y, double u, double v, int bits, const Colorimetry &colorimetry) {
   const LumaCoefficients k = luma_coefficients(colorimetry.matrix);
-  const CodeRange range = code_range(colorimetry.range);
+  const CodeRange range = code_range(colorimetry.range, bits);
+  const double chroma_zero = std::ldexp(128.0, bits - 8);
   // Normalised signals: E'Y in [0, 1], E'Pb and E'Pr in [-0.5, 0.5].
   const double luma = (y - range.luma_black) / range.luma_span;
-  const double pb = (u - 128.0) / range.chroma_span;
-  const double pr = (v - 128.0) / range.chroma_span;
+  const double pb = (u - chroma_zero) / range.chroma_span;
+  const double pr = (v - chroma_zero) / range.chroma_span;
   const double red = luma + 2.0 * (1.0 - k.kr) * pr;
   const double blue = luma + 2.0 * (1.0 - k.kb) * pb;
   const double green = (luma - k.kr * red - k.kb * blue) / k.kg;
@@ -124,6 +136,19 @@ std::vector<RgbaPixel> decode_to_rgba(const HostFrame &frame, const Colorimetry 
           // Y0 U0 Y1 V0: luma at every even byte, chroma of the pair after it.
           const int pair_start = 4 * (x / 2);
           out = yuv_to_rgb(row[2 * x], row[pair_start + 1], row[pair_start + 3], colorimetry);
+          break;
+        }
+        case PixelFormat::kP010:
+        case PixelFormat::kP012:
+        case PixelFormat::kP016: {
+          // 16-bit little-endian words, significant bits at the top.
+          const int bits = bits_per_sample(frame.format);
+          const auto sample = [bits](const uint8_t *word) {
+            return double((word[0] | word[1] << 8) >> (16 - bits));
+          };
+          const uint8_t *chroma_row = frame.row(1, y / 2) + 4 * (x / 2);
+          out = yuv_to_rgb_bits(sample(row + 2 * x), sample(chroma_row), sample(chroma_row + 2),
+                                bits, colorimetry);
           break;
         }
       }

@@ -1,5 +1,5 @@
 // CPU reference of colour handling, written from the definitions (Rec. 601 /
-// Rec. 709 luma coefficients, limited/full code ranges, OpenCV's RGB2GRAY
+// Rec. 709 / Rec. 2020 luma coefficients, limited/full code ranges, OpenCV's RGB2GRAY
 // weights) for the GPU tests to compare against.
 #pragma once
 
@@ -39,6 +39,9 @@ struct HostFrame {
 // scale, from E'R = E'Y + 2(1-Kr) E'Pr, E'B = E'Y + 2(1-Kb) E'Pb,
 // E'G = (E'Y - Kr E'R - Kb E'B) / Kg; clamped to [0, 255], not rounded.
 RgbaPixel yuv_to_rgb(double y, double u, double v, const Colorimetry &colorimetry);
+
+// The same for `bits`-bit code values (10-bit limited: Y in [64, 940]).
+RgbaPixel yuv_to_rgb_bits(double y, double u, double v, int bits, const Colorimetry &colorimetry);
 
 // The inverse, RGB in [0, 255] to unrounded Y'CbCr code values (tests only).
 void rgb_to_yuv(double r, double g, double b, const Colorimetry &colorimetry, double *y, double *u,

@@ -26,6 +26,11 @@ enum class PixelFormat : int {
   kNV12,  // Y plane, then interleaved U,V at half width and half height
   kI420,  // Y, U, V planes; U and V at half width and half height
   kYUY2,  // packed Y0 U Y1 V for each pair of pixels
+  // NV12's layout with 16-bit little-endian samples whose significant bits
+  // are the high ones (what NVDEC writes for 10-, 12- and 16-bit video).
+  kP010,  // 10 significant bits
+  kP012,  // 12 significant bits
+  kP016,  // 16 significant bits
 };
 
 // How one plane is laid out: a "unit" is the smallest group of bytes that
@@ -59,6 +64,10 @@ CUDAPREP_HD FormatInfo format_info(PixelFormat format) {
       return {3, {{1, 1, 1}, {1, 2, 2}, {1, 2, 2}}};
     case PixelFormat::kYUY2:
       return {1, {{4, 2, 1}, {0, 1, 1}, {0, 1, 1}}};
+    case PixelFormat::kP010:
+    case PixelFormat::kP012:
+    case PixelFormat::kP016:
+      return {2, {{2, 1, 1}, {4, 2, 2}, {0, 1, 1}}};
   }
   return {0, {{0, 1, 1}, {0, 1, 1}, {0, 1, 1}}};
 }
@@ -81,7 +90,22 @@ CUDAPREP_HD int plane_height(PixelFormat format, int plane, int height) {
 // True for formats whose crop offsets must stay even (4:2:0 / 4:2:2 chroma).
 CUDAPREP_HD bool is_chroma_subsampled(PixelFormat format) {
   return format == PixelFormat::kNV12 || format == PixelFormat::kI420 ||
-         format == PixelFormat::kYUY2;
+         format == PixelFormat::kYUY2 || format == PixelFormat::kP010 ||
+         format == PixelFormat::kP012 || format == PixelFormat::kP016;
+}
+
+// Significant bits of each sample: 8, or 10, 12, 16 for the P01x formats.
+CUDAPREP_HD int bits_per_sample(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kP010:
+      return 10;
+    case PixelFormat::kP012:
+      return 12;
+    case PixelFormat::kP016:
+      return 16;
+    default:
+      return 8;
+  }
 }
 
 inline const char *pixel_format_name(PixelFormat format) {
@@ -106,6 +130,12 @@ inline const char *pixel_format_name(PixelFormat format) {
       return "I420";
     case PixelFormat::kYUY2:
       return "YUY2";
+    case PixelFormat::kP010:
+      return "P010_10LE";
+    case PixelFormat::kP012:
+      return "P012_LE";
+    case PixelFormat::kP016:
+      return "P016_LE";
   }
   return "an unknown format";
 }

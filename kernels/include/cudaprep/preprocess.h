@@ -16,6 +16,11 @@
 // stores it before it is normalised, so the definitions of resize.h and
 // normalize.h (and their tolerances against OpenCV and the CPU references)
 // hold unchanged. It touches no other byte of the tensor.
+//
+// Sources deeper than 8 bits (P010, P012, P016) are the one exception: an
+// 8-bit RGB frame cannot hold their precision, so each resampled value is
+// clamped to [0, 255] and normalised unrounded (the fused chain keeps 10
+// bits; an unfused chain through an 8-bit frame rounds them).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -1,12 +1,12 @@
 // Resize + colour conversion + letterbox in one pass on the GPU.
 //
-// resize() reads any 8-bit source format of image.h through its pitched view
+// resize() reads any source format of image.h through its pitched view
 // (any offset, any pitch), converts every source pixel to RGBA in [0, 255]
-// (YUV through `source_colorimetry`, chroma replicated over its 2x2 or 2x1
-// block as OpenCV's cvtColor does), resamples into `dst_rect` of the
-// destination, fills the rest of the destination with `pad_value`, and
-// stores in the destination format, rounding to nearest (ties to even) and
-// saturating. Sampling follows OpenCV's cv::resize for 8-bit images:
+// (YUV through `source_colorimetry`; 10/12/16-bit samples on the same scale
+// with their extra bits as fractions, never rounded to 8 bits; chroma replicated over its 2x2 or
+// 2x1 block as OpenCV's cvtColor does), resamples into `dst_rect` of the destination, fills the
+// rest of the destination with `pad_value`, and stores in the destination format, rounding to
+// nearest (ties to even) and saturating. Sampling follows OpenCV's cv::resize for 8-bit images:
 //
 //   kNearest   source index = min(floor(d * (1.0 / (dst_size / src_size))),
 //              src_size - 1), evaluated in IEEE double exactly as OpenCV's
@@ -90,7 +90,7 @@ struct PixelRect {
 
 struct ResizeParams {
   Interpolation interpolation = Interpolation::kBilinear;
-  // How YUV sources (NV12, I420, YUY2) map to RGB; ignored for the others.
+  // How YUV sources (NV12, I420, YUY2, P01x) map to RGB; ignored for the others.
   Colorimetry source_colorimetry;
   // Where the whole source lands in the destination, stretched to exactly
   // this size; letterbox_rect() (resize_geometry.h) computes one that keeps
