@@ -450,11 +450,28 @@ static gboolean set_pad_caps(GstCudaBatch *self, GstCudaBatchPad *pad, GstCaps *
       cudaprep::make_contiguous_tensor_desc(settings.layout, static_cast<int>(settings.batch_size),
                                             info.channels, info.height, info.width, info.dtype);
   priv->has_info = TRUE;
-  GstCaps *out = tensor_caps(info, priv->desc, settings);
-  GST_INFO_OBJECT(self, "tensor caps %" GST_PTR_FORMAT, out);
-  gst_aggregator_set_src_caps(GST_AGGREGATOR(self), out);
-  gst_caps_unref(out);
+  // The aggregate thread renegotiates (update_src_caps, then the allocation
+  // query) before it takes the next frame.
+  gst_pad_mark_reconfigure(GST_AGGREGATOR_SRC_PAD(self));
   return TRUE;
+}
+
+// The tensor of the negotiated frame; nothing until a pad has caps.
+static GstFlowReturn gst_cuda_batch_update_src_caps(GstAggregator *agg, GstCaps *downstream,
+                                                    GstCaps **ret) {
+  auto *self = GST_CUDA_BATCH(agg);
+  GstCudaBatchPrivate *priv = self->priv;
+  if (!priv->has_info) return GST_AGGREGATOR_FLOW_NEED_DATA;
+  GstCaps *caps = tensor_caps(priv->info, priv->desc, get_settings(self));
+  if (downstream != nullptr && !gst_caps_can_intersect(caps, downstream)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Downstream does not take the batch tensor"),
+                      ("ours %" GST_PTR_FORMAT ", downstream %" GST_PTR_FORMAT, caps, downstream));
+    gst_caps_unref(caps);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  GST_INFO_OBJECT(self, "tensor caps %" GST_PTR_FORMAT, caps);
+  *ret = caps;
+  return GST_FLOW_OK;
 }
 
 static gboolean gst_cuda_batch_sink_event(GstAggregator *agg, GstAggregatorPad *pad,
@@ -648,6 +665,7 @@ static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
   agg_class->sink_event = gst_cuda_batch_sink_event;
   agg_class->sink_query = gst_cuda_batch_sink_query;
   agg_class->src_query = gst_cuda_batch_src_query;
+  agg_class->update_src_caps = gst_cuda_batch_update_src_caps;
   agg_class->decide_allocation = gst_cuda_batch_decide_allocation;
   agg_class->flush = gst_cuda_batch_flush;
   agg_class->start = gst_cuda_batch_start;
