@@ -251,7 +251,8 @@ gboolean gst_cuda_prep_tensor_set_from_desc(GstCudaPrepTensor *tensor, GQuark id
   g_free(tensor->items);
   tensor->items = g_new(GstCudaPrepTensorItem, batch_size);
   for (gsize i = 0; i < batch_size; ++i) {
-    new (&tensor->items[i]) GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, cudaprep::FrameGeometry()};
+    new (&tensor->items[i]) GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, cudaprep::FrameGeometry(), 0,
+                                                  GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME};
   }
   tensor->batch_size = batch_size;
   tensor->batch_filled = 0;

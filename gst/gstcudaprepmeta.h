@@ -115,10 +115,15 @@ typedef enum {
 
 #define GST_CUDA_PREP_TENSOR_MAX_DIMS 8
 
+// No region: the item is the whole frame (GstCudaPrepTensorItem.region_id).
+#define GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME (-1)
+
 // One item of a batch: the source frame it came from.
 typedef struct {
   GstClockTime pts;                  // the source frame's PTS
   cudaprep::FrameGeometry geometry;  // source frame -> this item's tensor pixels
+  gint source_index;                 // the source (cudabatch sink pad sink_N: N); 0 for one stream
+  gint region_id;  // the region's id (GstVideoRegionOfInterestMeta id), or ..._WHOLE_FRAME
 } GstCudaPrepTensorItem;
 
 typedef struct {

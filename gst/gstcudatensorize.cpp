@@ -333,7 +333,8 @@ static GstFlowReturn start_batch(GstCudaTensorize *self) {
   priv->batch_desc = priv->desc;
   priv->filled = 0;
   priv->items.assign(priv->batch_desc.dims[0],
-                     GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, cudaprep::FrameGeometry()});
+                     GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, cudaprep::FrameGeometry(), 0,
+                                           GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME});
   priv->end_time = GST_CLOCK_TIME_NONE;
   return GST_FLOW_OK;
 }

@@ -1,5 +1,6 @@
 #include <gst/gst.h>
 
+#include "gstcudabatch.h"
 #include "gstcudacrop.h"
 #include "gstcudaframedownload.h"
 #include "gstcudaframeupload.h"
@@ -17,6 +18,7 @@ static gboolean plugin_init(GstPlugin *plugin) {
   ok &= GST_ELEMENT_REGISTER(cudanormalize, plugin);
   ok &= GST_ELEMENT_REGISTER(cudatensorize, plugin);
   ok &= GST_ELEMENT_REGISTER(cudatensorsink, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudabatch, plugin);
   return ok;
 }
 

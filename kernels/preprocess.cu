@@ -1,6 +1,6 @@
 // The fused preprocess kernel: the per-pixel functions of resize
 // (resize_ops.cuh) and of normalize/tensorize (tensor_ops.cuh) composed
-// in one thread per tensor pixel, with the host-side constants built by the
+// in one thread per tensor pixel (preprocess_ops.cuh), with the host-side constants built by the
 // same helpers the unfused launches use (resize_launch.cuh,
 // tensor_launch.cuh). Nothing here re-implements a formula: that is what
 // makes the result bit-identical to resize -> normalize -> tensorize.
@@ -11,19 +11,14 @@
 #include <climits>
 #include <cstdint>
 
+#include "preprocess_ops.cuh"
 #include "resize_launch.cuh"
-#include "resize_ops.cuh"
 #include "tensor_launch.cuh"
-#include "tensor_ops.cuh"
 
 namespace cudaprep {
 namespace {
 
-// Tensor pixel (x, y) of item `batch_index`: resize's value of destination
-// pixel (x, y), rounded to the bytes resize would store in its RGB (or
-// GRAY8) destination, each byte normalised as normalize does for its output
-// channel, and stored as tensorize stores it (element by element, any
-// strides). `order` is uniform over the grid, so its branch costs nothing.
+// One thread per tensor pixel of item `batch_index`.
 template <Interpolation kMethod, class Source, typename Out>
 __global__ void preprocess_kernel(Source src, device::ResizeMapping mapping, int width, int height,
                                   ChannelOrder order, device::ChannelNormalization norm,
@@ -31,36 +26,8 @@ __global__ void preprocess_kernel(Source src, device::ResizeMapping mapping, int
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height) return;
-  const device::Rgba value = device::resized_value<kMethod>(src, x, y, mapping);
-  const int64_t pixel = device::tensor_offset(strides, batch_index, 0, y, x);
-  if (mapping.float_intermediate) {
-    device::store_unrounded_pixel<Out>(tensor, pixel, strides.channel, value, order, norm);
-    return;
-  }
-  if constexpr (device::is_high_bit_depth_source<Source>::value) {
-    // No 8-bit step: the clamped value keeps the source's extra bits.
-    const device::Rgba clamped =
-        make_float4(device::clamp_channel(value.x), device::clamp_channel(value.y),
-                    device::clamp_channel(value.z), 255.0f);
-    device::store_unrounded_pixel<Out>(tensor, pixel, strides.channel, clamped, order, norm);
-    return;
-  }
-  if (order == ChannelOrder::kGray) {
-    device::store_element(tensor, pixel,
-                          device::normalized_element<Out>(device::gray_byte(value), norm, 0));
-    return;
-  }
-  const uint32_t red = device::to_byte(value.x);
-  const uint32_t green = device::to_byte(value.y);
-  const uint32_t blue = device::to_byte(value.z);
-  const bool bgr = order == ChannelOrder::kBGR;
-  // Output channel c's byte; constant indices once unrolled keep it in registers.
-  const uint32_t bytes[kMaxChannels] = {bgr ? blue : red, green, bgr ? red : blue};
-#pragma unroll
-  for (int c = 0; c < kMaxChannels; ++c) {
-    device::store_element(tensor, pixel + c * strides.channel,
-                          device::normalized_element<Out>(bytes[c], norm, c));
-  }
+  device::preprocess_pixel<kMethod, Out>(src, mapping, order, norm, tensor, strides, batch_index, x,
+                                         y);
 }
 
 template <typename Out, class Source>

@@ -8,7 +8,9 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -119,6 +121,58 @@ void with_interpolation(Interpolation method, Launch &&launch) {
       break;
   }
 }
+
+// One of the readers with_resize_source() passes, chosen at run time: the
+// batched preprocess keeps one per item in its kernel parameters and
+// dispatches on the item's. A reader added to with_resize_source() must be
+// added to ResizeSource below too (set() refuses others at compile time).
+template <class... Sources>
+class SourceVariant {
+ public:
+  template <class Source>
+  void set(const Source &source) {
+    static_assert(index_of<Source, Sources...>() < sizeof...(Sources),
+                  "a reader of with_resize_source() missing from ResizeSource");
+    static_assert(std::is_trivially_copyable_v<Source>);
+    index_ = index_of<Source, Sources...>();
+    std::memcpy(storage_, &source, sizeof(Source));
+  }
+
+  // visit(source) with the reader held, as its own type.
+  template <class Visit>
+  __device__ __forceinline__ void visit(Visit &&visit_source) const {
+    visit_from<0, Sources...>(visit_source);
+  }
+
+ private:
+  template <class Wanted, class First, class... Rest>
+  static constexpr int index_of() {
+    if constexpr (std::is_same_v<Wanted, First>) {
+      return 0;
+    } else if constexpr (sizeof...(Rest) == 0) {
+      return 1;
+    } else {
+      return 1 + index_of<Wanted, Rest...>();
+    }
+  }
+
+  template <int kIndex, class First, class... Rest, class Visit>
+  __device__ __forceinline__ void visit_from(Visit &visit_source) const {
+    if (index_ == kIndex) {
+      visit_source(*reinterpret_cast<const First *>(storage_));
+      return;
+    }
+    if constexpr (sizeof...(Rest) > 0) visit_from<kIndex + 1, Rest...>(visit_source);
+  }
+
+  alignas(Sources...) unsigned char storage_[std::max({sizeof(Sources)...})];
+  int index_ = 0;
+};
+
+using ResizeSource =
+    SourceVariant<device::InterleavedRgbSource<true>, device::InterleavedRgbSource<false>,
+                  device::GraySource, device::Nv12Source, device::I420Source, device::Yuy2Source,
+                  device::P01xSource>;
 
 // Calls launch(source) with the reader of `src` (a validated view): the
 // 32-bit reader for 4-byte formats whose view is 4-byte aligned, byte loads

@@ -345,7 +345,8 @@ void PrintTo(const RowsCase &c, std::ostream *os) {
 GstPadProbeReturn record_row_period(GstPad *, GstPadProbeInfo *info, gpointer data) {
   const GstCudaPrepRegionMeta *region =
       gst_buffer_get_cuda_prep_region_meta(GST_PAD_PROBE_INFO_BUFFER(info));
-  static_cast<std::vector<int> *>(data)->push_back(region != nullptr ? region->region.rows.period : 0);
+  static_cast<std::vector<int> *>(data)->push_back(region != nullptr ? region->region.rows.period
+                                                                     : 0);
   return GST_PAD_PROBE_OK;
 }
 

@@ -1,0 +1,683 @@
+/**
+ * SECTION:element-cudabatch
+ *
+ * N sources into one batch tensor, one kernel launch per batch: the open,
+ * plain-GStreamer counterpart of nvstreammux + nvinfer's batching. Each
+ * request sink pad (sink_0, sink_1, ...) takes one camera or stream behind
+ * its own cudaframeupload ! cudaresize ! cudanormalize chain; sources may
+ * differ in resolution and pixel format, their chains must agree on the
+ * planar frame they make (size, channel order, dtype). cudabatch announces
+ * GstCudaPrepPendingMeta in its allocation answer, so those chains leave
+ * their resize and normalisation pending and every frame of a batch is
+ * written by ONE cudaprep::preprocess_batch() launch. Frames that arrive
+ * already normalised are copied in by one tensorize launch each.
+ *
+ * A batch takes frames from the sources in turn (sink_0, sink_1, ...) until
+ * batch-size items are filled, and leaves as one tensor buffer (the caps and
+ * meta of cudatensorize: per item the source frame's PTS, its geometry, its
+ * source index N of sink_N, and region_id -1). Built on GstAggregator: with
+ * live sources a batch that is not full leaves batch-timeout after its
+ * oldest frame (the LATENCY answer includes that wait); a source at EOS
+ * stops counting while the others go on; when every source is at EOS the
+ * partial batch leaves and EOS follows. A flush drops the partial batch;
+ * new caps on a pad first push the batch begun under the old ones.
+ * source-policy says what a faster source does: wait (every frame, in turn;
+ * its queue fills and holds it back) or latest (only its newest frame per
+ * turn, older ones dropped).
+ *
+ * The single-stream temporal batch stays cudatensorize batch-size=N.
+ *
+ *   gst-launch-1.0 cudabatch name=b batch-size=8 ! cudatensorsink drop=true \
+ *     uridecodebin uri=... ! cudaframeupload ! cudaresize width=640 height=640 letterbox=true ! \
+ *       cudanormalize ! b.sink_0 \
+ *     uridecodebin uri=... ! cudaframeupload ! cudaresize width=640 height=640 letterbox=true ! \
+ *       cudanormalize ! b.sink_1
+ */
+#include "gstcudabatch.h"
+
+#include <gst/video/video.h>
+
+#include <string>
+#include <vector>
+
+#include "cudaprep/preprocess_batch.h"
+#include "cudaprep/tensorize.h"
+#include "gstcudaprepcore.h"
+#include "gstcudaprepcuda.h"
+#include "gstcudaprepformat.h"
+#include "gstcudaprepmemory.h"
+#include "gstcudaprepmeta.h"
+#include "gstcudapreptensorformat.h"
+#include "gstcudaprepview.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_batch_debug);
+#define GST_CAT_DEFAULT gst_cuda_batch_debug
+
+enum {
+  PROP_0,
+  PROP_BATCH_SIZE,
+  PROP_BATCH_TIMEOUT,
+  PROP_SOURCE_POLICY,
+  PROP_LAYOUT,
+  PROP_CORE_FIRST,  // the core's properties follow
+};
+
+#define DEFAULT_BATCH_SIZE 4
+#define DEFAULT_BATCH_TIMEOUT (40 * GST_MSECOND)
+#define DEFAULT_SOURCE_POLICY GST_CUDA_BATCH_SOURCE_POLICY_WAIT
+#define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
+
+// --- Pads -------------------------------------------------------------------
+
+struct _GstCudaBatchPad {
+  GstAggregatorPad parent;
+  gint source_index;  // N of sink_N
+  gboolean has_info;  // info holds this pad's negotiated planar frame
+  GstCudaPrepPlanarInfo info;
+};
+
+G_DEFINE_TYPE(GstCudaBatchPad, gst_cuda_batch_pad, GST_TYPE_AGGREGATOR_PAD)
+
+static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *) {}
+static void gst_cuda_batch_pad_init(GstCudaBatchPad *pad) {
+  new (&pad->info) GstCudaPrepPlanarInfo();
+}
+
+// --- Element ----------------------------------------------------------------
+
+struct BatchSettings {
+  guint batch_size = DEFAULT_BATCH_SIZE;
+  GstCudaBatchSourcePolicy source_policy = DEFAULT_SOURCE_POLICY;
+  cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
+};
+
+// A frame waiting in the batch being filled.
+struct BatchFrame {
+  GstBuffer *buffer;  // owned
+  GstCudaPrepTensorItem item;
+};
+
+struct GstCudaBatchPrivate {
+  GstCudaPrepCore *core = nullptr;
+  BatchSettings settings;  // object lock
+
+  // Streaming (aggregate) thread.
+  gboolean has_info = FALSE;
+  GstCudaPrepPlanarInfo info;  // what every pad's chain makes
+  cudaprep::TensorDesc desc;   // the negotiated tensor
+  std::vector<BatchFrame> frames;
+  GstClockTime first_running_time = GST_CLOCK_TIME_NONE;  // of frames[0]
+  guint next_pad = 0;  // where the next turn starts, so no source is always first
+};
+
+struct _GstCudaBatch {
+  GstAggregator parent;
+  GstCudaBatchPrivate *priv;
+};
+
+G_DEFINE_TYPE(GstCudaBatch, gst_cuda_batch, GST_TYPE_AGGREGATOR)
+GST_ELEMENT_REGISTER_DEFINE(cudabatch, "cudabatch", GST_RANK_NONE, GST_TYPE_CUDA_BATCH)
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink_%u", GST_PAD_SINK, GST_PAD_REQUEST, GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
+
+static GType gst_cuda_batch_source_policy_get_type() {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_BATCH_SOURCE_POLICY_WAIT,
+       "Every frame in turn: a faster source's frames queue and it is held back", "wait"},
+      {GST_CUDA_BATCH_SOURCE_POLICY_LATEST,
+       "Only the newest frame per turn: a faster source's older frames are dropped", "latest"},
+      {0, nullptr, nullptr}};
+  if (g_once_init_enter(&type)) {
+    g_once_init_leave(&type, g_enum_register_static("GstCudaBatchSourcePolicy", values));
+  }
+  return type;
+}
+
+static BatchSettings get_settings(GstCudaBatch *self) {
+  GST_OBJECT_LOCK(self);
+  const BatchSettings settings = self->priv->settings;
+  GST_OBJECT_UNLOCK(self);
+  return settings;
+}
+
+// The sink pads, each with a reference, in pad order.
+static std::vector<GstCudaBatchPad *> sink_pads(GstCudaBatch *self) {
+  std::vector<GstCudaBatchPad *> pads;
+  GST_OBJECT_LOCK(self);
+  for (GList *l = GST_ELEMENT(self)->sinkpads; l != nullptr; l = l->next)
+    pads.push_back(GST_CUDA_BATCH_PAD(gst_object_ref(l->data)));
+  GST_OBJECT_UNLOCK(self);
+  return pads;
+}
+
+static void unref_pads(std::vector<GstCudaBatchPad *> *pads) {
+  for (GstCudaBatchPad *pad : *pads) gst_object_unref(pad);
+  pads->clear();
+}
+
+static GstPad *gst_cuda_batch_request_new_pad(GstElement *element, GstPadTemplate *templ,
+                                              const gchar *name, const GstCaps *caps) {
+  GstPad *pad =
+      GST_ELEMENT_CLASS(gst_cuda_batch_parent_class)->request_new_pad(element, templ, name, caps);
+  if (pad == nullptr) return nullptr;
+  // GstAggregator names request pads sink_N; N is the item's source index.
+  const gchar *pad_name = GST_PAD_NAME(pad);
+  GST_CUDA_BATCH_PAD(pad)->source_index =
+      static_cast<gint>(g_ascii_strtoll(pad_name + strlen("sink_"), nullptr, 10));
+  return pad;
+}
+
+// --- Batches ----------------------------------------------------------------
+
+static void drop_frames(GstCudaBatch *self) {
+  for (BatchFrame &frame : self->priv->frames) gst_buffer_unref(frame.buffer);
+  self->priv->frames.clear();
+  self->priv->first_running_time = GST_CLOCK_TIME_NONE;
+}
+
+// The kernels that write the waiting frames into `tensor` and zero the
+// slots no frame fills: one preprocess_batch() launch for every frame that
+// carries pending work, one tensorize launch for each that does not.
+static gboolean write_frames(GstCudaBatch *self, guint8 *tensor, cudaStream_t stream) {
+  GstCudaBatchPrivate *priv = self->priv;
+  const cudaprep::TensorDesc &desc = priv->desc;
+  std::vector<cudaprep::PreprocessItem> items;
+  for (size_t i = 0; i < priv->frames.size(); ++i) {
+    GstBuffer *buffer = priv->frames[i].buffer;
+    const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(buffer);
+    const gchar *error = nullptr;
+    std::string reason;
+    if (pending != nullptr && pending->has_normalize) {
+      cudaprep::PreprocessItem item;
+      if (!gst_cuda_prep_buffer_source_image(buffer, &item.src, &error))
+        return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Pending", error);
+      item.resize_params = pending->resize;
+      item.normalize_params = pending->normalize;
+      item.batch_index = static_cast<int>(i);
+      items.push_back(item);
+      continue;
+    }
+    cudaprep::PlanarImage planar;
+    if (!gst_cuda_prep_buffer_planar_image(buffer, &priv->info, &planar, &error))
+      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Input", error);
+    reason = cudaprep::tensorize_planar_error(planar, tensor, desc, static_cast<int>(i));
+    if (!reason.empty()) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                        ("Cannot write a frame of source %d into the tensor: %s",
+                         priv->frames[i].item.source_index, reason.c_str()),
+                        (nullptr));
+      return FALSE;
+    }
+    if (!CUDAPREP_CHECK(
+            self, cudaprep::tensorize_planar(planar, tensor, desc, static_cast<int>(i), stream)))
+      return FALSE;
+  }
+  const std::string reason =
+      cudaprep::preprocess_batch_error(items.data(), static_cast<int>(items.size()), tensor, desc);
+  if (!reason.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("Cannot write the batch's frames into the tensor: %s", reason.c_str()),
+                      (nullptr));
+    return FALSE;
+  }
+  if (!CUDAPREP_CHECK(self, cudaprep::preprocess_batch(items.data(), static_cast<int>(items.size()),
+                                                       tensor, desc, stream)))
+    return FALSE;
+  // A reused buffer still holds old frames in the slots no frame fills.
+  const gsize item_bytes = static_cast<gsize>(desc.strides_bytes[0]);
+  const gsize batch_size = static_cast<gsize>(desc.dims[0]);
+  const gsize filled = priv->frames.size();
+  if (filled < batch_size &&
+      !CUDAPREP_CHECK(self, cudaMemsetAsync(tensor + filled * item_bytes, 0,
+                                            (batch_size - filled) * item_bytes, stream)))
+    return FALSE;
+  return TRUE;
+}
+
+// Writes the waiting frames into a tensor buffer and pushes it (nothing
+// when no frame waits).
+static GstFlowReturn push_batch(GstCudaBatch *self) {
+  GstCudaBatchPrivate *priv = self->priv;
+  if (priv->frames.empty()) return GST_FLOW_OK;
+  GstCudaPrepCore *core = priv->core;
+  if (!gst_cuda_prep_core_make_current(core)) {
+    drop_frames(self);
+    return GST_FLOW_ERROR;
+  }
+  GstBufferPool *pool = gst_aggregator_get_buffer_pool(GST_AGGREGATOR(self));
+  GstBuffer *batch = nullptr;
+  GstFlowReturn ret = gst_cuda_prep_core_acquire(core, pool, &batch);
+  if (pool != nullptr) gst_object_unref(pool);
+  if (ret != GST_FLOW_OK) {
+    drop_frames(self);
+    return ret;
+  }
+  ret = GST_FLOW_ERROR;
+  GstMemory *memory = gst_buffer_n_memory(batch) == 1 ? gst_buffer_peek_memory(batch, 0) : nullptr;
+  if (memory == nullptr || !gst_is_cuda_prep_memory(memory)) {
+    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Tensor", "not CUDA device memory");
+    gst_buffer_unref(batch);
+    drop_frames(self);
+    return GST_FLOW_ERROR;
+  }
+  guint8 *tensor = gst_cuda_prep_memory_get_device_pointer(memory);
+  const cudaStream_t stream = gst_cuda_prep_core_get_stream(core);
+  gboolean ok = gst_cuda_prep_core_begin_write(core, batch);
+  for (const BatchFrame &frame : priv->frames)
+    ok = ok && gst_cuda_prep_core_begin_read(core, frame.buffer);
+  ok = ok && write_frames(self, tensor, stream);
+  for (const BatchFrame &frame : priv->frames)
+    ok = gst_cuda_prep_core_end_read(core, frame.buffer) && ok;
+  ok = gst_cuda_prep_core_end_write(core, batch) && ok;
+  GstCudaPrepTensorMeta *meta = ok ? gst_buffer_add_cuda_prep_tensor_meta(batch, 1) : nullptr;
+  if (ok && (meta == nullptr ||
+             !gst_cuda_prep_tensor_set_from_desc(
+                 meta->tensors[0], g_quark_from_static_string(GST_CUDA_BATCH_TENSOR_ID), priv->desc,
+                 tensor, gst_cuda_prep_core_get_device_id(core),
+                 gst_cuda_prep_memory_get_ready_event(memory)))) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not attach the tensor meta"), (nullptr));
+    ok = FALSE;
+  }
+  if (!ok) {
+    gst_buffer_unref(batch);
+    drop_frames(self);
+    return GST_FLOW_ERROR;
+  }
+  GstCudaPrepTensor *described = meta->tensors[0];
+  for (size_t i = 0; i < priv->frames.size(); ++i) described->items[i] = priv->frames[i].item;
+  described->batch_filled = priv->frames.size();
+  // On the output segment (time from 0): the first frame's running time.
+  GST_BUFFER_PTS(batch) = priv->first_running_time;
+  GST_BUFFER_DTS(batch) = GST_CLOCK_TIME_NONE;
+  GST_DEBUG_OBJECT(self, "batch of %zu/%" G_GSIZE_FORMAT " items at %" GST_TIME_FORMAT,
+                   priv->frames.size(), static_cast<gsize>(priv->desc.dims[0]),
+                   GST_TIME_ARGS(priv->first_running_time));
+  drop_frames(self);
+  return gst_aggregator_finish_buffer(GST_AGGREGATOR(self), batch);
+}
+
+// The pad's next frame under the source policy (latest: its newest queued
+// one, the older ones dropped), or NULL.
+static GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad,
+                             GstCudaBatchSourcePolicy policy) {
+  GstBuffer *buffer = gst_aggregator_pad_pop_buffer(GST_AGGREGATOR_PAD(pad));
+  if (buffer == nullptr || policy != GST_CUDA_BATCH_SOURCE_POLICY_LATEST) return buffer;
+  while (GstBuffer *newer = gst_aggregator_pad_pop_buffer(GST_AGGREGATOR_PAD(pad))) {
+    GST_LOG_OBJECT(pad, "source-policy=latest drops the frame at %" GST_TIME_FORMAT,
+                   GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
+    gst_buffer_unref(buffer);
+    buffer = newer;
+  }
+  (void)self;
+  return buffer;
+}
+
+// One turn over the pads: each with a frame queued gives one; a full batch
+// leaves. A timeout (live) pushes what the batch holds.
+static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeout) {
+  auto *self = GST_CUDA_BATCH(agg);
+  GstCudaBatchPrivate *priv = self->priv;
+  const BatchSettings settings = get_settings(self);
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean all_eos = !pads.empty();
+  const size_t count = pads.size();
+  for (size_t turn = 0; turn < count && ret == GST_FLOW_OK; ++turn) {
+    GstCudaBatchPad *pad = pads[(priv->next_pad + turn) % count];
+    GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
+    if (buffer == nullptr) {
+      all_eos = all_eos && gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad));
+      continue;
+    }
+    all_eos = FALSE;
+    if (!priv->has_info) {
+      gst_buffer_unref(buffer);
+      unref_pads(&pads);
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("A frame arrived before any caps"), (nullptr));
+      return GST_FLOW_NOT_NEGOTIATED;
+    }
+    GstCudaPrepTensorItem item = {};
+    item.pts = GST_BUFFER_PTS(buffer);
+    const GstCudaPrepGeometryMeta *geometry = gst_buffer_get_cuda_prep_geometry_meta(buffer);
+    item.geometry = geometry != nullptr ? geometry->geometry : cudaprep::FrameGeometry();
+    item.source_index = pad->source_index;
+    item.region_id = GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME;
+    if (priv->frames.empty()) {
+      priv->first_running_time = gst_segment_to_running_time(
+          &GST_AGGREGATOR_PAD(pad)->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buffer));
+    }
+    priv->frames.push_back(BatchFrame{buffer, item});
+    if (priv->frames.size() == static_cast<size_t>(priv->desc.dims[0])) ret = push_batch(self);
+  }
+  priv->next_pad = count > 0 ? (priv->next_pad + 1) % count : 0;
+  unref_pads(&pads);
+  if (ret != GST_FLOW_OK) return ret;
+  if (timeout || all_eos) {
+    GST_DEBUG_OBJECT(self, "%s: pushing %zu frames", timeout ? "timeout" : "all sources at EOS",
+                     priv->frames.size());
+    ret = push_batch(self);
+    if (ret != GST_FLOW_OK) return ret;
+  }
+  return all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
+}
+
+// When a live batch must leave: its oldest frame's running time (the
+// aggregator adds the latency, batch-timeout included), else the oldest
+// frame queued on any pad; NONE while nothing waits.
+static GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg) {
+  auto *self = GST_CUDA_BATCH(agg);
+  if (!self->priv->frames.empty()) return self->priv->first_running_time;
+  GstClockTime earliest = GST_CLOCK_TIME_NONE;
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  for (GstCudaBatchPad *pad : pads) {
+    GstBuffer *head = gst_aggregator_pad_peek_buffer(GST_AGGREGATOR_PAD(pad));
+    if (head == nullptr) continue;
+    const GstClockTime running = gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment,
+                                                             GST_FORMAT_TIME, GST_BUFFER_PTS(head));
+    gst_buffer_unref(head);
+    if (GST_CLOCK_TIME_IS_VALID(running) &&
+        (!GST_CLOCK_TIME_IS_VALID(earliest) || running < earliest))
+      earliest = running;
+  }
+  unref_pads(&pads);
+  return earliest;
+}
+
+// --- Caps and negotiation -----------------------------------------------------
+
+static GstCaps *tensor_caps(const GstCudaPrepPlanarInfo &info, const cudaprep::TensorDesc &desc,
+                            const BatchSettings &settings) {
+  GstStructure *tensor = gst_structure_new(
+      GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "dtype", G_TYPE_STRING, cudaprep::data_type_name(info.dtype),
+      "layout", G_TYPE_STRING, cudaprep::tensor_layout_name(settings.layout), "batch", G_TYPE_INT,
+      static_cast<gint>(desc.dims[0]), "channels", G_TYPE_INT, info.channels, "channel-order",
+      G_TYPE_STRING, cudaprep::channel_order_name(info.channel_order), "width", G_TYPE_INT,
+      info.width, "height", G_TYPE_INT, info.height, nullptr);
+  GstCaps *caps = gst_caps_new_empty();
+  gst_cuda_prep_caps_append_device(caps, tensor);
+  return caps;
+}
+
+// New caps on a pad: the first pad's set the tensor; every other pad must
+// make the same frame. A change pushes the batch begun under the old caps.
+static gboolean set_pad_caps(GstCudaBatch *self, GstCudaBatchPad *pad, GstCaps *caps) {
+  GstCudaBatchPrivate *priv = self->priv;
+  GstCudaPrepPlanarInfo info;
+  if (!gst_cuda_prep_planar_info_from_caps(&info, caps)) {
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("Invalid planar caps on %s: %s", GST_PAD_NAME(pad), GST_CUDA_PREP_PLANAR_CAPS_RULES),
+        ("%" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  pad->info = info;
+  pad->has_info = TRUE;
+  // Another pad already set the frame: this one must match it, unless it is
+  // the only pad with caps (then it may change the tensor).
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  gboolean others = FALSE;
+  for (GstCudaBatchPad *other : pads) others = others || (other != pad && other->has_info);
+  unref_pads(&pads);
+  const auto same_frame = [](const GstCudaPrepPlanarInfo &a, const GstCudaPrepPlanarInfo &b) {
+    return a.width == b.width && a.height == b.height && a.channel_order == b.channel_order &&
+           a.dtype == b.dtype;
+  };
+  if (priv->has_info && same_frame(priv->info, info)) return TRUE;
+  if (priv->has_info && others) {
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("%s makes %dx%d %s %s frames, but the batch holds %dx%d %s %s: every source's chain "
+         "must resize and normalise to the same frame",
+         GST_PAD_NAME(pad), info.width, info.height,
+         cudaprep::channel_order_name(info.channel_order), cudaprep::data_type_name(info.dtype),
+         priv->info.width, priv->info.height,
+         cudaprep::channel_order_name(priv->info.channel_order),
+         cudaprep::data_type_name(priv->info.dtype)),
+        (nullptr));
+    return FALSE;
+  }
+  // A renegotiation: the frames already taken belong to the old tensor.
+  const GstFlowReturn pushed = push_batch(self);
+  if (pushed != GST_FLOW_OK)
+    GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(pushed));
+  const BatchSettings settings = get_settings(self);
+  priv->info = info;
+  priv->desc =
+      cudaprep::make_contiguous_tensor_desc(settings.layout, static_cast<int>(settings.batch_size),
+                                            info.channels, info.height, info.width, info.dtype);
+  priv->has_info = TRUE;
+  // The aggregate thread renegotiates (update_src_caps, then the allocation
+  // query) before it takes the next frame.
+  gst_pad_mark_reconfigure(GST_AGGREGATOR_SRC_PAD(self));
+  return TRUE;
+}
+
+// The tensor of the negotiated frame; nothing until a pad has caps.
+static GstFlowReturn gst_cuda_batch_update_src_caps(GstAggregator *agg, GstCaps *downstream,
+                                                    GstCaps **ret) {
+  auto *self = GST_CUDA_BATCH(agg);
+  GstCudaBatchPrivate *priv = self->priv;
+  if (!priv->has_info) return GST_AGGREGATOR_FLOW_NEED_DATA;
+  GstCaps *caps = tensor_caps(priv->info, priv->desc, get_settings(self));
+  if (downstream != nullptr && !gst_caps_can_intersect(caps, downstream)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Downstream does not take the batch tensor"),
+                      ("ours %" GST_PTR_FORMAT ", downstream %" GST_PTR_FORMAT, caps, downstream));
+    gst_caps_unref(caps);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  GST_INFO_OBJECT(self, "tensor caps %" GST_PTR_FORMAT, caps);
+  *ret = caps;
+  return GST_FLOW_OK;
+}
+
+static gboolean gst_cuda_batch_sink_event(GstAggregator *agg, GstAggregatorPad *pad,
+                                          GstEvent *event) {
+  auto *self = GST_CUDA_BATCH(agg);
+  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+    GstCaps *caps = nullptr;
+    gst_event_parse_caps(event, &caps);
+    if (!set_pad_caps(self, GST_CUDA_BATCH_PAD(pad), caps)) {
+      gst_event_unref(event);
+      return FALSE;
+    }
+  }
+  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->sink_event(agg, pad, event);
+}
+
+// Device frames from each chain; announcing the pending meta lets
+// cudaresize and cudanormalize leave their work to the batch's one launch.
+static gboolean gst_cuda_batch_sink_query(GstAggregator *agg, GstAggregatorPad *pad,
+                                          GstQuery *query) {
+  auto *self = GST_CUDA_BATCH(agg);
+  switch (GST_QUERY_TYPE(query)) {
+    case GST_QUERY_ALLOCATION:
+      if (!gst_cuda_prep_core_propose_pool(self->priv->core, query)) return FALSE;
+      gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
+      return TRUE;
+    case GST_QUERY_CONTEXT:
+      if (gst_cuda_prep_core_answer_query(self->priv->core, query)) return TRUE;
+      break;
+    default:
+      break;
+  }
+  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->sink_query(agg, pad, query);
+}
+
+static gboolean gst_cuda_batch_src_query(GstAggregator *agg, GstQuery *query) {
+  auto *self = GST_CUDA_BATCH(agg);
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+      gst_cuda_prep_core_answer_query(self->priv->core, query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->src_query(agg, query);
+}
+
+static gboolean gst_cuda_batch_decide_allocation(GstAggregator *agg, GstQuery *query) {
+  auto *self = GST_CUDA_BATCH(agg);
+  return gst_cuda_prep_core_decide_block_pool(self->priv->core, query,
+                                              cudaprep::tensor_span_bytes(self->priv->desc));
+}
+
+static GstFlowReturn gst_cuda_batch_flush(GstAggregator *agg) {
+  drop_frames(GST_CUDA_BATCH(agg));
+  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->flush(agg);
+}
+
+static gboolean gst_cuda_batch_start(GstAggregator *agg) {
+  auto *self = GST_CUDA_BATCH(agg);
+  self->priv->has_info = FALSE;
+  self->priv->next_pad = 0;
+  return gst_cuda_prep_core_start(self->priv->core);
+}
+
+static gboolean gst_cuda_batch_stop(GstAggregator *agg) {
+  auto *self = GST_CUDA_BATCH(agg);
+  drop_frames(self);
+  return gst_cuda_prep_core_stop(self->priv->core);
+}
+
+static void gst_cuda_batch_set_context(GstElement *element, GstContext *context) {
+  gst_cuda_prep_core_set_context(GST_CUDA_BATCH(element)->priv->core, context);
+  GST_ELEMENT_CLASS(gst_cuda_batch_parent_class)->set_context(element, context);
+}
+
+// --- Properties ---------------------------------------------------------------
+
+static void gst_cuda_batch_set_property(GObject *object, guint prop_id, const GValue *value,
+                                        GParamSpec *pspec) {
+  auto *self = GST_CUDA_BATCH(object);
+  if (gst_cuda_prep_core_set_property(self->priv->core, prop_id, value)) return;
+  switch (prop_id) {
+    case PROP_BATCH_SIZE:
+      GST_OBJECT_LOCK(self);
+      self->priv->settings.batch_size = g_value_get_uint(value);
+      GST_OBJECT_UNLOCK(self);
+      break;
+    case PROP_BATCH_TIMEOUT:
+      // The aggregator's own wait for late live sources: the timeout and the
+      // latency it reports are one number.
+      g_object_set(object, "latency", g_value_get_uint64(value), nullptr);
+      break;
+    case PROP_SOURCE_POLICY:
+      GST_OBJECT_LOCK(self);
+      self->priv->settings.source_policy =
+          static_cast<GstCudaBatchSourcePolicy>(g_value_get_enum(value));
+      GST_OBJECT_UNLOCK(self);
+      break;
+    case PROP_LAYOUT:
+      GST_OBJECT_LOCK(self);
+      self->priv->settings.layout = static_cast<cudaprep::TensorLayout>(g_value_get_enum(value));
+      GST_OBJECT_UNLOCK(self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+}
+
+static void gst_cuda_batch_get_property(GObject *object, guint prop_id, GValue *value,
+                                        GParamSpec *pspec) {
+  auto *self = GST_CUDA_BATCH(object);
+  if (gst_cuda_prep_core_get_property(self->priv->core, prop_id, value)) return;
+  const BatchSettings settings = get_settings(self);
+  switch (prop_id) {
+    case PROP_BATCH_SIZE:
+      g_value_set_uint(value, settings.batch_size);
+      break;
+    case PROP_BATCH_TIMEOUT: {
+      guint64 latency = 0;
+      g_object_get(object, "latency", &latency, nullptr);
+      g_value_set_uint64(value, latency);
+      break;
+    }
+    case PROP_SOURCE_POLICY:
+      g_value_set_enum(value, settings.source_policy);
+      break;
+    case PROP_LAYOUT:
+      g_value_set_enum(value, static_cast<gint>(settings.layout));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+}
+
+static void gst_cuda_batch_finalize(GObject *object) {
+  auto *self = GST_CUDA_BATCH(object);
+  drop_frames(self);
+  gst_cuda_prep_core_free(self->priv->core);
+  delete self->priv;
+  G_OBJECT_CLASS(gst_cuda_batch_parent_class)->finalize(object);
+}
+
+static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
+  auto *gobject_class = G_OBJECT_CLASS(klass);
+  auto *element_class = GST_ELEMENT_CLASS(klass);
+  auto *agg_class = GST_AGGREGATOR_CLASS(klass);
+  gobject_class->set_property = gst_cuda_batch_set_property;
+  gobject_class->get_property = gst_cuda_batch_get_property;
+  gobject_class->finalize = gst_cuda_batch_finalize;
+
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                              GST_PARAM_MUTABLE_READY);
+  g_object_class_install_property(
+      gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint("batch-size", "Batch size",
+                        "Items per tensor (frames from all sources together); read when caps "
+                        "are set",
+                        1, GST_CUDA_PREP_TENSOR_MAX_BATCH, DEFAULT_BATCH_SIZE, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_BATCH_TIMEOUT,
+      g_param_spec_uint64("batch-timeout", "Batch timeout",
+                          "Live sources: how long (ns) a batch waits for frames after its oldest "
+                          "one before it leaves partly filled; reported in the latency (the "
+                          "aggregator's latency property)",
+                          0, G_MAXUINT64, DEFAULT_BATCH_TIMEOUT, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_SOURCE_POLICY,
+      g_param_spec_enum("source-policy", "Source policy",
+                        "What a source faster than the others does",
+                        gst_cuda_batch_source_policy_get_type(), DEFAULT_SOURCE_POLICY,
+                        static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property(
+      gobject_class, PROP_LAYOUT,
+      g_param_spec_enum("layout", "Layout", "Order of the tensor's axes in memory",
+                        GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<gint>(DEFAULT_LAYOUT),
+                        flags));
+  gst_cuda_prep_core_install_properties(gobject_class, PROP_CORE_FIRST);
+
+  gst_element_class_add_static_pad_template_with_gtype(element_class, &sink_template,
+                                                       GST_TYPE_CUDA_BATCH_PAD);
+  gst_element_class_add_static_pad_template_with_gtype(element_class, &src_template,
+                                                       GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_set_static_metadata(
+      element_class, "CUDA batch", "Filter/Converter/Video/Tensor",
+      "Frames of many sources into one batch tensor, one kernel launch per batch",
+      "cudaprep developers");
+  element_class->request_new_pad = gst_cuda_batch_request_new_pad;
+  element_class->set_context = gst_cuda_batch_set_context;
+
+  agg_class->aggregate = gst_cuda_batch_aggregate;
+  agg_class->get_next_time = gst_cuda_batch_get_next_time;
+  agg_class->sink_event = gst_cuda_batch_sink_event;
+  agg_class->sink_query = gst_cuda_batch_sink_query;
+  agg_class->src_query = gst_cuda_batch_src_query;
+  agg_class->update_src_caps = gst_cuda_batch_update_src_caps;
+  agg_class->decide_allocation = gst_cuda_batch_decide_allocation;
+  agg_class->flush = gst_cuda_batch_flush;
+  agg_class->start = gst_cuda_batch_start;
+  agg_class->stop = gst_cuda_batch_stop;
+
+  gst_type_mark_as_plugin_api(gst_cuda_batch_source_policy_get_type(),
+                              static_cast<GstPluginAPIFlags>(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_batch_debug, "cudabatch", 0, "cudaprep batching element");
+}
+
+static void gst_cuda_batch_init(GstCudaBatch *self) {
+  self->priv = new GstCudaBatchPrivate();
+  self->priv->core = gst_cuda_prep_core_new(GST_ELEMENT(self), PROP_CORE_FIRST);
+  g_object_set(self, "latency", static_cast<guint64>(DEFAULT_BATCH_TIMEOUT), nullptr);
+}

@@ -1,0 +1,36 @@
+#include "gstcudaprepbox.h"
+
+#include <algorithm>
+
+gboolean gst_cuda_prep_tensor_box_to_source(const GstCudaPrepTensor *tensor, gsize index,
+                                            gdouble x0, gdouble y0, gdouble x1, gdouble y1,
+                                            gint src_width, gint src_height, gdouble *out_x0,
+                                            gdouble *out_y0, gdouble *out_x1, gdouble *out_y1) {
+  if (tensor == nullptr || tensor->items == nullptr || index >= tensor->batch_filled) return FALSE;
+  const cudaprep::FrameGeometry &geometry = tensor->items[index].geometry;
+  if (geometry.scale_x <= 0.0 || geometry.scale_y <= 0.0) return FALSE;
+  cudaprep::TensorDesc desc;
+  if (!gst_cuda_prep_tensor_to_desc(tensor, &desc)) return FALSE;
+  const cudaprep::TensorShape shape = cudaprep::tensor_shape(desc);
+  // The tensor's extent first (a box may reach past it), then the frame's:
+  // together they bound the pixels that came from the source.
+  const double width = static_cast<double>(shape.width);
+  const double height = static_cast<double>(shape.height);
+  const double box_left = std::clamp(std::min(x0, x1), 0.0, width);
+  const double box_right = std::clamp(std::max(x0, x1), 0.0, width);
+  const double box_top = std::clamp(std::min(y0, y1), 0.0, height);
+  const double box_bottom = std::clamp(std::max(y0, y1), 0.0, height);
+  double left, top, right, bottom;
+  geometry.to_source(box_left, box_top, &left, &top);
+  geometry.to_source(box_right, box_bottom, &right, &bottom);
+  left = std::max(left, 0.0);
+  top = std::max(top, 0.0);
+  right = std::min(right, static_cast<double>(src_width));
+  bottom = std::min(bottom, static_cast<double>(src_height));
+  if (!(left < right && top < bottom)) return FALSE;
+  if (out_x0 != nullptr) *out_x0 = left;
+  if (out_y0 != nullptr) *out_y0 = top;
+  if (out_x1 != nullptr) *out_x1 = right;
+  if (out_y1 != nullptr) *out_y1 = bottom;
+  return TRUE;
+}

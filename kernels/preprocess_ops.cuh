@@ -1,0 +1,55 @@
+// One tensor pixel of the fused preprocess (namespace cudaprep::device):
+// resize's value, rounded to the bytes resize stores (unless the float
+// intermediate is asked for, or the source is deeper than 8 bits),
+// normalised and stored as tensorize stores it. preprocess() and preprocess_batch() both call it,
+// so a batch item is bit for bit the single-item result.
+#pragma once
+
+#include <cstdint>
+
+#include "resize_ops.cuh"
+#include "tensor_ops.cuh"
+
+namespace cudaprep::device {
+
+// Tensor pixel (x, y) of item `batch_index`: resize's value of destination
+// pixel (x, y), rounded to the bytes resize would store in its RGB (or
+// GRAY8) destination, each byte normalised as normalize does for its output
+// channel, and stored element by element at any strides. `order` is uniform
+// over a launch (or a block), so its branch costs nothing.
+template <Interpolation kMethod, typename Out, class Source>
+__device__ __forceinline__ void preprocess_pixel(const Source &src, const ResizeMapping &mapping,
+                                                 ChannelOrder order,
+                                                 const ChannelNormalization &norm, void *tensor,
+                                                 const TensorStrides &strides, int batch_index,
+                                                 int x, int y) {
+  const Rgba value = resized_value<kMethod>(src, x, y, mapping);
+  const int64_t pixel = tensor_offset(strides, batch_index, 0, y, x);
+  if (mapping.float_intermediate) {
+    store_unrounded_pixel<Out>(tensor, pixel, strides.channel, value, order, norm);
+    return;
+  }
+  if constexpr (is_high_bit_depth_source<Source>::value) {
+    // No 8-bit step: the clamped value keeps the source's extra bits.
+    const Rgba clamped =
+        make_float4(clamp_channel(value.x), clamp_channel(value.y), clamp_channel(value.z), 255.0f);
+    store_unrounded_pixel<Out>(tensor, pixel, strides.channel, clamped, order, norm);
+    return;
+  }
+  if (order == ChannelOrder::kGray) {
+    store_element(tensor, pixel, normalized_element<Out>(gray_byte(value), norm, 0));
+    return;
+  }
+  const uint32_t red = to_byte(value.x);
+  const uint32_t green = to_byte(value.y);
+  const uint32_t blue = to_byte(value.z);
+  const bool bgr = order == ChannelOrder::kBGR;
+  // Output channel c's byte; constant indices once unrolled keep it in registers.
+  const uint32_t bytes[kMaxChannels] = {bgr ? blue : red, green, bgr ? red : blue};
+#pragma unroll
+  for (int c = 0; c < kMaxChannels; ++c) {
+    store_element(tensor, pixel + c * strides.channel, normalized_element<Out>(bytes[c], norm, c));
+  }
+}
+
+}  // namespace cudaprep::device

@@ -1,0 +1,305 @@
+// preprocess_batch() (one launch for many items) against preprocess() run
+// once per item (test_preprocess_gpu checks that one against the unfused
+// chain and the CPU references): bit for bit over the whole tensor
+// allocation plus guard bytes. Both tensors start poisoned with 0xff bytes
+// (a NaN in float32 and float16, which no normalised value equals), so a
+// different value, a missed element, a write into a slot no item names or
+// past the end all show.
+// Cases: items of every source format, size, pitch, crop offset, letterbox,
+// pad, colorimetry and normalisation mixed in one batch, in shuffled slots
+// with empty slots between; every method x dtype x layout x channel order;
+// more items than one launch carries; camera-sized batches (W1 x 8, 64
+// regions of one frame). The checker's refusals are CPU tests.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/cuda_test.h"
+#include "common/kernel_helpers.h"
+#include "cudaprep/preprocess.h"
+#include "cudaprep/preprocess_batch.h"
+#include "cudaprep/resize_geometry.h"
+
+namespace cudaprep {
+namespace {
+
+using test::DeviceAllocations;
+using test::fake_image;
+
+constexpr uint8_t kPoison = 0xff;
+constexpr size_t kGuardBytes = 256;
+
+// A random `format` frame of width x height on the device, rows padded by
+// `extra_pitch_bytes`.
+void make_frame(PixelFormat format, int width, int height, size_t extra_pitch_bytes, unsigned seed,
+                DeviceAllocations *allocations, Image *frame) {
+  std::mt19937 generator(seed);
+  frame->format = format;
+  frame->width = width;
+  frame->height = height;
+  for (int plane = 0; plane < format_info(format).num_planes; ++plane) {
+    const size_t pitch = plane_row_bytes(format, plane, width) + extra_pitch_bytes;
+    std::vector<uint8_t> bytes(pitch * plane_height(format, plane, height));
+    for (uint8_t &byte : bytes) byte = static_cast<uint8_t>(generator());
+    uint8_t *data = nullptr;
+    CUDA_ASSERT_OK(allocations->allocate(bytes.size(), &data));
+    CUDA_ASSERT_OK(cudaMemcpy(data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+    frame->planes[plane] = {data, pitch};
+  }
+}
+
+std::string describe(const PreprocessItem &item) {
+  std::ostringstream out;
+  const PixelRect &rect = item.resize_params.dst_rect;
+  out << pixel_format_name(item.src.format) << " " << item.src.width << "x" << item.src.height
+      << " pitch " << item.src.planes[0].pitch_bytes << " -> slot " << item.batch_index << " rect "
+      << rect.width << "x" << rect.height << " at " << rect.x << "," << rect.y;
+  return out.str();
+}
+
+// Runs `items` batched and one by one into two poisoned copies of `desc`'s
+// tensor and compares every byte.
+void expect_batch_equals_items(const std::vector<PreprocessItem> &items, const TensorDesc &desc,
+                               cudaStream_t stream) {
+  DeviceAllocations allocations;
+  const size_t bytes = tensor_span_bytes(desc) + kGuardBytes;
+  uint8_t *batched = nullptr, *single = nullptr;
+  CUDA_ASSERT_OK(allocations.allocate(bytes, &batched));
+  CUDA_ASSERT_OK(allocations.allocate(bytes, &single));
+  CUDA_ASSERT_OK(cudaMemsetAsync(batched, kPoison, bytes, stream));
+  CUDA_ASSERT_OK(cudaMemsetAsync(single, kPoison, bytes, stream));
+  ASSERT_EQ("",
+            preprocess_batch_error(items.data(), static_cast<int>(items.size()), batched, desc));
+  CUDA_ASSERT_OK(
+      preprocess_batch(items.data(), static_cast<int>(items.size()), batched, desc, stream));
+  for (const PreprocessItem &item : items) {
+    CUDA_ASSERT_OK(preprocess(item.src, item.resize_params, item.normalize_params, single, desc,
+                              item.batch_index, stream));
+  }
+  CUDA_ASSERT_OK(cudaStreamSynchronize(stream));
+  std::vector<uint8_t> batched_bytes(bytes), single_bytes(bytes);
+  CUDA_ASSERT_OK(cudaMemcpy(batched_bytes.data(), batched, bytes, cudaMemcpyDeviceToHost));
+  CUDA_ASSERT_OK(cudaMemcpy(single_bytes.data(), single, bytes, cudaMemcpyDeviceToHost));
+  const auto mismatch =
+      std::mismatch(batched_bytes.begin(), batched_bytes.end(), single_bytes.begin());
+  if (mismatch.first == batched_bytes.end()) return;
+  const size_t offset = static_cast<size_t>(mismatch.first - batched_bytes.begin());
+  std::ostringstream failure;
+  failure << "batched and single-item tensors differ first at byte " << offset << " of " << bytes;
+  if (offset < tensor_span_bytes(desc)) {
+    const int64_t slot = static_cast<int64_t>(offset) / tensor_strides_bytes(desc).batch;
+    failure << ", in slot " << slot;
+    for (const PreprocessItem &item : items) {
+      if (item.batch_index == slot) failure << " (" << describe(item) << ")";
+    }
+  } else {
+    failure << " (a guard byte past the tensor)";
+  }
+  failure << ": batched 0x" << std::hex << int(*mismatch.first) << ", single 0x"
+          << int(*mismatch.second);
+  FAIL() << failure.str();
+}
+
+NormalizeParams normalization(ChannelOrder order, int variant) {
+  NormalizeParams params;
+  params.channel_order = order;
+  params.scale = 1.0f / 255.0f * (1.0f + 0.25f * variant);
+  for (int c = 0; c < 3; ++c) {
+    params.mean[c] = 0.4f + 0.03f * c + 0.01f * variant;
+    params.std[c] = 0.22f + 0.005f * c - 0.002f * variant;
+  }
+  return params;
+}
+
+class PreprocessBatchGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CUDAPREP_REQUIRE_GPU();
+    CUDA_ASSERT_OK(cudaStreamCreate(&stream_));
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) {
+      EXPECT_EQ(cudaSuccess, cudaStreamDestroy(stream_));
+    }
+  }
+  cudaStream_t stream_ = nullptr;
+};
+
+// Ten items, one per source format, each different in every per-item
+// setting, in shuffled slots of a 13-slot tensor (three slots stay empty),
+// for every method x dtype x layout x channel order (48 batches).
+TEST_F(PreprocessBatchGpu, MixedItemsEqualSingleItemPreprocessForEverySetting) {
+  const PixelFormat formats[] = {PixelFormat::kRGBA,  PixelFormat::kBGRA, PixelFormat::kRGBx,
+                                 PixelFormat::kBGRx,  PixelFormat::kRGB,  PixelFormat::kBGR,
+                                 PixelFormat::kGRAY8, PixelFormat::kNV12, PixelFormat::kI420,
+                                 PixelFormat::kYUY2};
+  const Colorimetry colorimetries[] = {{ColorMatrix::kBT601, ColorRange::kLimited},
+                                       {ColorMatrix::kBT709, ColorRange::kLimited},
+                                       {ColorMatrix::kBT709, ColorRange::kFull}};
+  constexpr int kOutWidth = 37, kOutHeight = 29, kSlots = 13;
+  DeviceAllocations allocations;
+  std::vector<Image> frames;
+  int index = 0;
+  for (const PixelFormat format : formats) {
+    Image frame;
+    // Sizes below, above and around the output; 16 extra bytes keep 4-byte
+    // rows (the 32-bit reader) for half of them, 13 breaks them.
+    make_frame(format, 40 + 11 * index, 24 + 7 * index, index % 2 ? 16 : 13, 101u + index,
+               &allocations, &frame);
+    ASSERT_FALSE(HasFatalFailure());
+    frames.push_back(frame);
+    ++index;
+  }
+  std::vector<int> slots(kSlots);
+  for (int i = 0; i < kSlots; ++i) slots[i] = i;
+  std::shuffle(slots.begin(), slots.end(), std::mt19937(5));
+  int batches = 0;
+  for (const Interpolation method : {Interpolation::kNearest, Interpolation::kBilinear,
+                                     Interpolation::kBicubic, Interpolation::kArea}) {
+    for (const ChannelOrder order : {ChannelOrder::kRGB, ChannelOrder::kBGR, ChannelOrder::kGray}) {
+      for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+        for (const TensorLayout layout : {TensorLayout::kNCHW, TensorLayout::kNHWC}) {
+          const TensorDesc desc = make_contiguous_tensor_desc(layout, kSlots, channel_count(order),
+                                                              kOutHeight, kOutWidth, dtype);
+          std::vector<PreprocessItem> items;
+          for (size_t i = 0; i < frames.size(); ++i) {
+            const Image &frame = frames[i];
+            PreprocessItem item;
+            // A crop at an offset the format allows (even for subsampled chroma).
+            const int step = is_chroma_subsampled(frame.format) ? 2 : 1;
+            const int left = step * static_cast<int>(i % 3), top = step * static_cast<int>(i % 2);
+            item.src = sub_image(frame, left, top, frame.width - left - static_cast<int>(i),
+                                 frame.height - top - 2);
+            item.resize_params.interpolation = method;
+            item.resize_params.source_colorimetry = colorimetries[i % 3];
+            if (i % 2 == 0) {
+              std::string error;
+              ASSERT_TRUE(letterbox_rect(item.src.width, item.src.height, kOutWidth, kOutHeight,
+                                         LetterboxOptions{}, &item.resize_params.dst_rect, &error))
+                  << error;
+              const uint8_t pad[4] = {static_cast<uint8_t>(10 * i), 200, 33, 7};
+              std::copy(pad, pad + 4, item.resize_params.pad_value);
+            }
+            item.normalize_params = normalization(order, static_cast<int>(i % 4));
+            item.batch_index = slots[i];
+            items.push_back(item);
+          }
+          SCOPED_TRACE(std::string(interpolation_name(method)) + " " + channel_order_name(order) +
+                       " " + data_type_name(dtype) + " " + tensor_layout_name(layout));
+          expect_batch_equals_items(items, desc, stream_);
+          if (HasFatalFailure()) return;
+          ++batches;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(batches, 48);
+}
+
+// More items than one launch carries: the batch is split into launches and
+// every item still lands in its slot.
+TEST_F(PreprocessBatchGpu, MoreItemsThanOneLaunchCarries) {
+  DeviceAllocations allocations;
+  Image frame;
+  make_frame(PixelFormat::kNV12, 96, 64, 8, 7u, &allocations, &frame);
+  ASSERT_FALSE(HasFatalFailure());
+  const int count = kMaxPreprocessBatchItems * 2 + 3;
+  const TensorDesc desc =
+      make_contiguous_tensor_desc(TensorLayout::kNCHW, count, 3, 6, 8, DataType::kFloat32);
+  std::vector<PreprocessItem> items;
+  for (int i = 0; i < count; ++i) {
+    PreprocessItem item;
+    item.src = sub_image(frame, 2 * (i % 20), 2 * (i % 13), 16 + i % 17, 10 + i % 11);
+    item.normalize_params = normalization(ChannelOrder::kRGB, i % 3);
+    item.batch_index = count - 1 - i;
+    items.push_back(item);
+  }
+  expect_batch_equals_items(items, desc, stream_);
+}
+
+// The benchmark's shapes: eight 1080p NV12 cameras letterboxed to 640x640
+// (W1) and 64 regions of one 1080p RGBA frame to 224x224 (the classifier).
+TEST_F(PreprocessBatchGpu, CameraSizedBatches) {
+  DeviceAllocations allocations;
+  std::vector<PreprocessItem> cameras;
+  for (int i = 0; i < 8; ++i) {
+    Image frame;
+    make_frame(PixelFormat::kNV12, 1920, 1080, 64, 300u + i, &allocations, &frame);
+    ASSERT_FALSE(HasFatalFailure());
+    PreprocessItem item;
+    item.src = frame;
+    item.resize_params.source_colorimetry = {ColorMatrix::kBT709, ColorRange::kLimited};
+    std::string error;
+    ASSERT_TRUE(letterbox_rect(1920, 1080, 640, 640, LetterboxOptions{},
+                               &item.resize_params.dst_rect, &error))
+        << error;
+    item.normalize_params = normalization(ChannelOrder::kRGB, 0);
+    item.batch_index = i;
+    cameras.push_back(item);
+  }
+  expect_batch_equals_items(
+      cameras, make_contiguous_tensor_desc(TensorLayout::kNCHW, 8, 3, 640, 640, DataType::kFloat32),
+      stream_);
+  if (HasFatalFailure()) return;
+
+  Image frame;
+  make_frame(PixelFormat::kRGBA, 1920, 1080, 0, 77u, &allocations, &frame);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<PreprocessItem> regions;
+  for (int i = 0; i < 64; ++i) {
+    PreprocessItem item;
+    item.src = sub_image(frame, (i % 8) * 230 + i, (i / 8) * 130 + i % 5, 60 + 3 * i, 50 + 2 * i);
+    item.normalize_params = normalization(ChannelOrder::kRGB, 1);
+    item.batch_index = i;
+    regions.push_back(item);
+  }
+  expect_batch_equals_items(
+      regions,
+      make_contiguous_tensor_desc(TensorLayout::kNCHW, 64, 3, 224, 224, DataType::kFloat16),
+      stream_);
+}
+
+// The checker names the item and the problem; nothing launches.
+TEST(PreprocessBatchErrors, NamesTheItemAndTheProblem) {
+  const TensorDesc desc =
+      make_contiguous_tensor_desc(TensorLayout::kNCHW, 4, 3, 16, 16, DataType::kFloat32);
+  alignas(16) static uint8_t tensor[4];
+  std::vector<PreprocessItem> items(3);
+  for (int i = 0; i < 3; ++i) {
+    items[i].src = fake_image(PixelFormat::kRGBA, 32, 32);
+    items[i].batch_index = i;
+  }
+  EXPECT_EQ("", preprocess_batch_error(items.data(), 3, tensor, desc));
+  EXPECT_EQ("", preprocess_batch_error(nullptr, 0, tensor, desc));
+  EXPECT_NE("", preprocess_batch_error(items.data(), -1, tensor, desc));
+
+  auto error_with = [&](auto change) {
+    std::vector<PreprocessItem> changed = items;
+    change(&changed[2]);
+    return preprocess_batch_error(changed.data(), 3, tensor, desc);
+  };
+  const std::string mixed_method = error_with(
+      [](PreprocessItem *item) { item->resize_params.interpolation = Interpolation::kArea; });
+  EXPECT_NE(std::string::npos, mixed_method.find("item 2")) << mixed_method;
+  EXPECT_NE(std::string::npos, mixed_method.find("interpolation")) << mixed_method;
+  const std::string mixed_order = error_with(
+      [](PreprocessItem *item) { item->normalize_params.channel_order = ChannelOrder::kBGR; });
+  EXPECT_NE(std::string::npos, mixed_order.find("channel order")) << mixed_order;
+  const std::string same_slot = error_with([](PreprocessItem *item) { item->batch_index = 0; });
+  EXPECT_NE(std::string::npos, same_slot.find("slot 0")) << same_slot;
+  const std::string outside = error_with([](PreprocessItem *item) { item->batch_index = 4; });
+  EXPECT_NE(std::string::npos, outside.find("item 2: preprocess: ")) << outside;
+  const std::string bad_std =
+      error_with([](PreprocessItem *item) { item->normalize_params.std[1] = 0.0f; });
+  EXPECT_NE(std::string::npos, bad_std.find("std")) << bad_std;
+  EXPECT_EQ(cudaErrorInvalidValue, preprocess_batch(items.data(), -1, tensor, desc, nullptr));
+}
+
+}  // namespace
+}  // namespace cudaprep

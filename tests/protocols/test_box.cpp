@@ -1,0 +1,107 @@
+// gst_cuda_prep_tensor_box_to_source(): boxes drawn on source frames, mapped
+// into tensor pixels through the item's geometry (FrameGeometry::to_output,
+// the forward definition) and back through the helper, land within half a
+// pixel of where they started; parts in the letterbox pad or past the frame
+// are clipped; unfilled items and boxes wholly in the pad give FALSE.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "cudaprep/resize_geometry.h"
+#include "gstcudaprepbox.h"
+
+namespace {
+
+// A one-tensor meta of `batch` items of a 640x640 float32 NCHW tensor, the
+// first `filled` items holding `geometry`.
+GstBuffer *tensor_buffer(const cudaprep::FrameGeometry &geometry, gsize batch, gsize filled) {
+  GstBuffer *buffer = gst_buffer_new();
+  GstCudaPrepTensorMeta *meta = gst_buffer_add_cuda_prep_tensor_meta(buffer, 1);
+  const cudaprep::TensorDesc desc =
+      cudaprep::make_contiguous_tensor_desc(cudaprep::TensorLayout::kNCHW, static_cast<int>(batch),
+                                            3, 640, 640, cudaprep::DataType::kFloat32);
+  static float storage[1];
+  EXPECT_TRUE(gst_cuda_prep_tensor_set_from_desc(meta->tensors[0], g_quark_from_string("image"),
+                                                 desc, storage, 0, nullptr));
+  for (gsize i = 0; i < filled; ++i) meta->tensors[0]->items[i].geometry = geometry;
+  meta->tensors[0]->batch_filled = filled;
+  return buffer;
+}
+
+// 1920x1080 letterboxed into 640x640: scale 1/3, 140 rows of pad above and below.
+cudaprep::FrameGeometry letterbox_geometry() {
+  cudaprep::PixelRect rect;
+  std::string error;
+  EXPECT_TRUE(
+      cudaprep::letterbox_rect(1920, 1080, 640, 640, cudaprep::LetterboxOptions{}, &rect, &error));
+  cudaprep::FrameGeometry geometry;
+  geometry.scale_x = static_cast<double>(rect.width) / 1920;
+  geometry.scale_y = static_cast<double>(rect.height) / 1080;
+  geometry.pad_x = rect.x;
+  geometry.pad_y = rect.y;
+  return geometry;
+}
+
+TEST(Box, RoundTripWithinHalfAPixel) {
+  const cudaprep::FrameGeometry geometry = letterbox_geometry();
+  GstBuffer *buffer = tensor_buffer(geometry, 4, 2);
+  const GstCudaPrepTensor *tensor = gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0];
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> x(0, 1900), y(0, 1060), size(4, 400);
+  for (int i = 0; i < 1000; ++i) {
+    const double left = x(rng), top = y(rng);
+    const double right = std::min(1920.0, left + size(rng)),
+                 bottom = std::min(1080.0, top + size(rng));
+    double tx0, ty0, tx1, ty1;
+    geometry.to_output(left, top, &tx0, &ty0);
+    geometry.to_output(right, bottom, &tx1, &ty1);
+    // A detector reports whole tensor pixels: round, as it would.
+    double sx0, sy0, sx1, sy1;
+    ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(tensor, 1, std::round(tx0), std::round(ty0),
+                                                   std::round(tx1), std::round(ty1), 1920, 1080,
+                                                   &sx0, &sy0, &sx1, &sy1));
+    // Half a tensor pixel is 1.5 source pixels at scale 1/3: the rounding's
+    // error, and nothing else, is what may remain.
+    const double tolerance_x = 0.5 / geometry.scale_x + 1e-9;
+    const double tolerance_y = 0.5 / geometry.scale_y + 1e-9;
+    EXPECT_NEAR(sx0, left, tolerance_x);
+    EXPECT_NEAR(sy0, top, tolerance_y);
+    EXPECT_NEAR(sx1, right, tolerance_x);
+    EXPECT_NEAR(sy1, bottom, tolerance_y);
+    // Unrounded tensor boxes come back to within half a source pixel.
+    ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(tensor, 0, tx0, ty0, tx1, ty1, 1920, 1080, &sx0,
+                                                   &sy0, &sx1, &sy1));
+    EXPECT_NEAR(sx0, left, 0.5);
+    EXPECT_NEAR(sy1, bottom, 0.5);
+  }
+  gst_buffer_unref(buffer);
+}
+
+TEST(Box, ClipsToTheActiveAreaAndRefusesWhatIsOutside) {
+  GstBuffer *buffer = tensor_buffer(letterbox_geometry(), 4, 2);
+  const GstCudaPrepTensor *tensor = gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0];
+  double x0, y0, x1, y1;
+  // From the top pad (rows 0-139) into the image, past the right edge.
+  ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(tensor, 0, 600, 100, 700, 200, 1920, 1080, &x0,
+                                                 &y0, &x1, &y1));
+  EXPECT_DOUBLE_EQ(x0, 1800.0);
+  EXPECT_DOUBLE_EQ(y0, 0.0);
+  EXPECT_DOUBLE_EQ(x1, 1920.0);
+  EXPECT_DOUBLE_EQ(y1, 180.0);
+  // Corners swapped are the same box.
+  double sx0, sy0, sx1, sy1;
+  ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(tensor, 0, 700, 200, 600, 100, 1920, 1080, &sx0,
+                                                 &sy0, &sx1, &sy1));
+  EXPECT_DOUBLE_EQ(sx0, x0);
+  EXPECT_DOUBLE_EQ(sy1, y1);
+  // Wholly in the bottom pad; an unfilled item; an item past the batch.
+  EXPECT_FALSE(gst_cuda_prep_tensor_box_to_source(tensor, 0, 10, 600, 50, 630, 1920, 1080, nullptr,
+                                                  nullptr, nullptr, nullptr));
+  EXPECT_FALSE(gst_cuda_prep_tensor_box_to_source(tensor, 2, 10, 200, 50, 300, 1920, 1080, nullptr,
+                                                  nullptr, nullptr, nullptr));
+  EXPECT_FALSE(gst_cuda_prep_tensor_box_to_source(tensor, 9, 10, 200, 50, 300, 1920, 1080, nullptr,
+                                                  nullptr, nullptr, nullptr));
+  gst_buffer_unref(buffer);
+}
+
+}  // namespace
