@@ -52,7 +52,7 @@
 #include "cudaprep/resize_geometry.h"
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
-#include "gstcudaprepmeta.h"
+#include "gstcudaprepmetainternal.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
 #define GST_CAT_DEFAULT gst_cuda_resize_debug
