@@ -9,7 +9,8 @@ namespace {
 // --- Geometry meta --------------------------------------------------------
 
 gboolean geometry_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
-  gst_cuda_prep_geometry_init_identity(&reinterpret_cast<GstCudaPrepGeometryMeta *>(meta)->geometry);
+  gst_cuda_prep_geometry_init_identity(
+      &reinterpret_cast<GstCudaPrepGeometryMeta *>(meta)->geometry);
   return TRUE;
 }
 

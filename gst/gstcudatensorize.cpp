@@ -333,7 +333,8 @@ static GstFlowReturn start_batch(GstCudaTensorize *self) {
   priv->batch_desc = priv->desc;
   priv->filled = 0;
   priv->items.assign(priv->batch_desc.dims[0],
-                     GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, gst_cuda_prep_geometry_from_frame(cudaprep::FrameGeometry())});
+                     GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, gst_cuda_prep_geometry_from_frame(
+                                                                    cudaprep::FrameGeometry())});
   priv->end_time = GST_CLOCK_TIME_NONE;
   return GST_FLOW_OK;
 }

@@ -172,8 +172,7 @@ gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *sample, cudaStream
 /**
  * gst_cuda_tensor_sink_sample_download: (skip)
  */
-cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest,
-                                                 gsize dest_size);
+cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest, gsize dest_size);
 
 // Bytes of the sample's tensor as the DLPack export and download see it
 // (batch_filled items), or 0 if the sample holds no tensor.

@@ -5,12 +5,12 @@
 #include <math.h>
 #include <stdio.h>
 
-#define CHECK(cond)                                                \
-  do {                                                             \
-    if (!(cond)) {                                                 \
+#define CHECK(cond)                                                      \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
       fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
-      return 1;                                                    \
-    }                                                              \
+      return 1;                                                          \
+    }                                                                    \
   } while (0)
 
 int main(int argc, char **argv) {
@@ -30,7 +30,8 @@ int main(int argc, char **argv) {
 
   /* Metas on a plain buffer. */
   GstBuffer *buffer = gst_buffer_new_allocate(NULL, 64, NULL);
-  GstCudaPrepGeometryMeta *geometry_meta = gst_buffer_add_cuda_prep_geometry_meta(buffer, &geometry);
+  GstCudaPrepGeometryMeta *geometry_meta =
+      gst_buffer_add_cuda_prep_geometry_meta(buffer, &geometry);
   CHECK(geometry_meta != NULL && geometry_meta->geometry.pad_y == 128.0);
   GstCudaPrepTensorMeta *meta = gst_buffer_add_cuda_prep_tensor_meta(buffer, 1);
   CHECK(meta != NULL && meta->num_tensors == 1 && meta->tensors[0]->num_dims == 0);
