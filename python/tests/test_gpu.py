@@ -240,7 +240,7 @@ class Iterator(unittest.TestCase):
         total = 10000
         with cudaprep.Pipeline(
                 "videotestsrc num-buffers=%d ! video/x-raw,format=RGB,width=32,height=32 "
-                "! cudaframeupload ! cudatensorize batch-size=1 dtype=float32 "
+                "! cudaframeupload ! cudanormalize ! cudatensorize batch-size=1 dtype=float32 "
                 "! cudatensorsink name=sink consumer=application" % total) as pipeline:
             for tensor in pipeline.sink():
                 x = torch.from_dlpack(tensor)
