@@ -24,7 +24,7 @@ def handoff(count):
     pipeline = cudaprep.Pipeline(
         "videotestsrc num-buffers=%d ! video/x-raw,format=RGB,width=64,height=64 "
         "! cudaframeupload ! cudanormalize ! cudatensorize dtype=float32 "
-        "! cudatensorsink name=sink consumer=application max-buffers=64" % count)
+        "! cudatensorsink name=sink consumer=application max-buffers=64 sync=false" % count)
     handoff_us, step_us = [], []
     with pipeline:
         sink = pipeline.sink()
@@ -55,7 +55,7 @@ def w3(count):
         "! cudaframeupload ! cudacrop x=700 y=300 width=512 height=512 "
         "! cudaresize method=bilinear ! video/x-raw(memory:CUDAPitched),width=224,height=224,"
         "format=RGB ! cudanormalize %s dtype=float16 ! cudatensorize layout=nchw dtype=float16 "
-        "! cudatensorsink name=sink consumer=application" % (count, IMAGENET))
+        "! cudatensorsink name=sink consumer=application sync=false" % (count, IMAGENET))
     stream = torch.cuda.current_stream()
     n = 0
     with pipeline:

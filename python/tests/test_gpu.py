@@ -58,7 +58,7 @@ SIZE = "width=64,height=48"
 
 
 def chain(frames, extra_src="", tensorize="batch-size=2 layout=nchw dtype=float32",
-          location=None, sink="consumer=application"):
+          location=None, sink="consumer=application sync=false"):
     desc = ("videotestsrc num-buffers=%d %s ! video/x-raw,format=RGB,%s ! cudaframeupload "
             "! cudanormalize mean=\"<0.5,0.5,0.5>\" std=\"<0.25,0.25,0.25>\" "
             "! cudatensorize name=tensorize %s ! cudatensorsink name=sink %s" %
@@ -241,7 +241,7 @@ class Iterator(unittest.TestCase):
         with cudaprep.Pipeline(
                 "videotestsrc num-buffers=%d ! video/x-raw,format=RGB,width=32,height=32 "
                 "! cudaframeupload ! cudanormalize ! cudatensorize batch-size=1 dtype=float32 "
-                "! cudatensorsink name=sink consumer=application" % total) as pipeline:
+                "! cudatensorsink name=sink consumer=application sync=false" % total) as pipeline:
             for tensor in pipeline.sink():
                 x = torch.from_dlpack(tensor)
                 if count % 1000 == 999:
