@@ -46,7 +46,7 @@
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta.h"
+#include "gstcudaprepmetainternal.h"
 #include "gstcudapreptensorformat.h"
 #include "gstcudaprepview.h"
 
@@ -343,7 +343,10 @@ static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeo
     GstCudaPrepTensorItem item = {};
     item.pts = GST_BUFFER_PTS(buffer);
     const GstCudaPrepGeometryMeta *geometry = gst_buffer_get_cuda_prep_geometry_meta(buffer);
-    item.geometry = geometry != nullptr ? geometry->geometry : cudaprep::FrameGeometry();
+    if (geometry != nullptr)
+      item.geometry = geometry->geometry;
+    else
+      gst_cuda_prep_geometry_init_identity(&item.geometry);
     item.source_index = pad->source_index;
     item.region_id = GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME;
     if (priv->frames.empty()) {

@@ -30,7 +30,7 @@
 #include "cudaprep/normalize.h"
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
-#include "gstcudaprepmeta.h"
+#include "gstcudaprepmetainternal.h"
 #include "gstcudapreptensorformat.h"
 #include "gstcudaprepview.h"
 

@@ -2,7 +2,7 @@
 
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta.h"
+#include "gstcudaprepmetainternal.h"
 #include "gstcudaprepnvcodec.h"
 #include "gstcudaprepview.h"
 
@@ -78,7 +78,8 @@ gboolean gst_cuda_prep_base_transform_downstream_runs_pending(GstCudaPrepBaseTra
 void gst_cuda_prep_buffer_chain_geometry(GstBuffer *inbuf, GstBuffer *outbuf,
                                          const cudaprep::FrameGeometry &step) {
   GstCudaPrepGeometryMeta *in_meta = gst_buffer_get_cuda_prep_geometry_meta(inbuf);
-  const cudaprep::FrameGeometry geometry = in_meta != nullptr ? in_meta->geometry.then(step) : step;
+  const GstCudaPrepGeometry geometry = gst_cuda_prep_geometry_from_frame(
+      in_meta != nullptr ? gst_cuda_prep_geometry_to_frame(in_meta->geometry).then(step) : step);
   GstCudaPrepGeometryMeta *out_meta = gst_buffer_get_cuda_prep_geometry_meta(outbuf);
   if (out_meta != nullptr)
     out_meta->geometry = geometry;

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "gstcudaprepmetainternal.h"
+
 gboolean gst_cuda_prep_tensor_box_to_source(const GstCudaPrepTensor *tensor, gsize index,
                                             gdouble x0, gdouble y0, gdouble x1, gdouble y1,
                                             gint src_width, gint src_height, gdouble *out_x0,
                                             gdouble *out_y0, gdouble *out_x1, gdouble *out_y1) {
   if (tensor == nullptr || tensor->items == nullptr || index >= tensor->batch_filled) return FALSE;
-  const cudaprep::FrameGeometry &geometry = tensor->items[index].geometry;
+  const cudaprep::FrameGeometry geometry =
+      gst_cuda_prep_geometry_to_frame(tensor->items[index].geometry);
   if (geometry.scale_x <= 0.0 || geometry.scale_y <= 0.0) return FALSE;
   cudaprep::TensorDesc desc;
   if (!gst_cuda_prep_tensor_to_desc(tensor, &desc)) return FALSE;

@@ -21,7 +21,7 @@ G_BEGIN_DECLS
 
 // Map flag: gst_memory_map() with it returns the device pointer. Without it
 // a map fails: device memory is not host-accessible.
-#define GST_MAP_CUDA_PREP (static_cast<GstMapFlags>(GST_MAP_FLAG_LAST << 1))
+#define GST_MAP_CUDA_PREP ((GstMapFlags)(GST_MAP_FLAG_LAST << 1))
 
 #define GST_TYPE_CUDA_PREP_ALLOCATOR (gst_cuda_prep_allocator_get_type())
 G_DECLARE_FINAL_TYPE(GstCudaPrepAllocator, gst_cuda_prep_allocator, GST, CUDA_PREP_ALLOCATOR,

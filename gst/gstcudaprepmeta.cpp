@@ -1,4 +1,4 @@
-#include "gstcudaprepmeta.h"
+#include "gstcudaprepmetainternal.h"
 
 #include <gst/video/video.h>
 
@@ -9,7 +9,8 @@ namespace {
 // --- Geometry meta --------------------------------------------------------
 
 gboolean geometry_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
-  new (&reinterpret_cast<GstCudaPrepGeometryMeta *>(meta)->geometry) cudaprep::FrameGeometry();
+  gst_cuda_prep_geometry_init_identity(
+      &reinterpret_cast<GstCudaPrepGeometryMeta *>(meta)->geometry);
   return TRUE;
 }
 
@@ -31,7 +32,8 @@ gboolean geometry_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *, GQ
                       GST_VIDEO_INFO_WIDTH(scale->in_info);
     scaling.scale_y = static_cast<double>(GST_VIDEO_INFO_HEIGHT(scale->out_info)) /
                       GST_VIDEO_INFO_HEIGHT(scale->in_info);
-    const cudaprep::FrameGeometry composed = source->geometry.then(scaling);
+    const GstCudaPrepGeometry composed = gst_cuda_prep_geometry_from_frame(
+        gst_cuda_prep_geometry_to_frame(source->geometry).then(scaling));
     return gst_buffer_add_cuda_prep_geometry_meta(dest, &composed) != nullptr;
   }
   return FALSE;  // any other transform would invalidate the mapping
@@ -147,6 +149,23 @@ bool from_gst_data_type(GstCudaPrepTensorDataType data_type, cudaprep::DataType 
 
 }  // namespace
 
+void gst_cuda_prep_geometry_init_identity(GstCudaPrepGeometry *geometry) {
+  g_return_if_fail(geometry != nullptr);
+  *geometry = gst_cuda_prep_geometry_from_frame(cudaprep::FrameGeometry());
+}
+
+void gst_cuda_prep_geometry_to_source(const GstCudaPrepGeometry *geometry, gdouble out_x,
+                                      gdouble out_y, gdouble *src_x, gdouble *src_y) {
+  g_return_if_fail(geometry != nullptr && src_x != nullptr && src_y != nullptr);
+  gst_cuda_prep_geometry_to_frame(*geometry).to_source(out_x, out_y, src_x, src_y);
+}
+
+void gst_cuda_prep_geometry_to_output(const GstCudaPrepGeometry *geometry, gdouble src_x,
+                                      gdouble src_y, gdouble *out_x, gdouble *out_y) {
+  g_return_if_fail(geometry != nullptr && out_x != nullptr && out_y != nullptr);
+  gst_cuda_prep_geometry_to_frame(*geometry).to_output(src_x, src_y, out_x, out_y);
+}
+
 GType gst_cuda_prep_geometry_meta_api_get_type(void) {
   static GType type = 0;
   if (g_once_init_enter(&type)) {
@@ -169,7 +188,7 @@ const GstMetaInfo *gst_cuda_prep_geometry_meta_get_info(void) {
 }
 
 GstCudaPrepGeometryMeta *gst_buffer_add_cuda_prep_geometry_meta(
-    GstBuffer *buffer, const cudaprep::FrameGeometry *geometry) {
+    GstBuffer *buffer, const GstCudaPrepGeometry *geometry) {
   g_return_val_if_fail(GST_IS_BUFFER(buffer), nullptr);
   auto *meta = reinterpret_cast<GstCudaPrepGeometryMeta *>(
       gst_buffer_add_meta(buffer, GST_CUDA_PREP_GEOMETRY_META_INFO, nullptr));
@@ -222,6 +241,32 @@ const GstCudaPrepTensor *gst_cuda_prep_tensor_meta_get_by_id(GstCudaPrepTensorMe
   return nullptr;
 }
 
+const gsize *gst_cuda_prep_tensor_get_dims(const GstCudaPrepTensor *tensor, gsize *num_dims) {
+  g_return_val_if_fail(tensor != nullptr && num_dims != nullptr, nullptr);
+  *num_dims = tensor->num_dims;
+  return tensor->dims;
+}
+
+const gsize *gst_cuda_prep_tensor_get_strides(const GstCudaPrepTensor *tensor, gsize *num_dims) {
+  g_return_val_if_fail(tensor != nullptr && num_dims != nullptr, nullptr);
+  *num_dims = tensor->num_dims;
+  return tensor->strides;
+}
+
+guint64 gst_cuda_prep_tensor_get_data_address(const GstCudaPrepTensor *tensor) {
+  g_return_val_if_fail(tensor != nullptr, 0);
+  return reinterpret_cast<guintptr>(tensor->data);
+}
+
+gboolean gst_cuda_prep_tensor_get_item(const GstCudaPrepTensor *tensor, gsize index,
+                                       GstClockTime *pts, GstCudaPrepGeometry *geometry) {
+  g_return_val_if_fail(tensor != nullptr, FALSE);
+  if (index >= tensor->batch_size || tensor->items == nullptr) return FALSE;
+  if (pts != nullptr) *pts = tensor->items[index].pts;
+  if (geometry != nullptr) *geometry = tensor->items[index].geometry;
+  return TRUE;
+}
+
 gboolean gst_cuda_prep_tensor_set_from_desc(GstCudaPrepTensor *tensor, GQuark id,
                                             const cudaprep::TensorDesc &desc, gpointer data,
                                             gint device_id, cudaEvent_t ready_event) {
@@ -249,10 +294,12 @@ gboolean gst_cuda_prep_tensor_set_from_desc(GstCudaPrepTensor *tensor, GQuark id
   tensor->ready_event = ready_event;
   const gsize batch_size = static_cast<gsize>(cudaprep::tensor_shape(desc).batch);
   g_free(tensor->items);
-  tensor->items = g_new(GstCudaPrepTensorItem, batch_size);
+  tensor->items = g_new0(GstCudaPrepTensorItem, batch_size);
   for (gsize i = 0; i < batch_size; ++i) {
-    new (&tensor->items[i]) GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, cudaprep::FrameGeometry(), 0,
-                                                  GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME};
+    tensor->items[i].pts = GST_CLOCK_TIME_NONE;
+    gst_cuda_prep_geometry_init_identity(&tensor->items[i].geometry);
+    tensor->items[i].source_index = 0;
+    tensor->items[i].region_id = GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME;
   }
   tensor->batch_size = batch_size;
   tensor->batch_filled = 0;

@@ -1,11 +1,12 @@
 // The metas cudaprep buffers carry between elements and to applications
 // (the region meta of partial uploads is in gstcudaprepregion.h).
 //
-// GstCudaPrepGeometryMeta: how this buffer's pixels map back to the original
-// source frame (crop, scale, letterbox pad; cudaprep::FrameGeometry). Each
-// element that moves pixels composes its own mapping onto it.
+// Public and plain C (installed; C++ helpers and the pending meta of fusion
+// are in gstcudaprepmetainternal.h, which stays inside the library).
 //
-// GstCudaPrepPendingMeta: work an element left for a later one to run fused.
+// GstCudaPrepGeometryMeta: how this buffer's pixels map back to the original
+// source frame (crop, scale, letterbox pad: GstCudaPrepGeometry). Each
+// element that moves pixels composes its own mapping onto it.
 //
 // GstCudaPrepTensorMeta: the tensors a buffer carries, for inference. Named
 // after GStreamer 1.26's analytics GstTensorMeta / GstTensor (id, layout,
@@ -26,17 +27,62 @@
 #include <cuda_runtime_api.h>
 #include <gst/gst.h>
 
-#include "cudaprep/geometry.h"
-#include "cudaprep/resize.h"
-#include "cudaprep/tensor.h"
-
 G_BEGIN_DECLS
+
+// --- Geometry -------------------------------------------------------------
+
+/**
+ * GstCudaPrepGeometry:
+ * @crop_x: source pixels removed on the left
+ * @crop_y: source pixels removed at the top
+ * @scale_x: output pixels per source pixel, horizontally
+ * @scale_y: output pixels per source pixel, vertically
+ * @pad_x: output pixels added on the left
+ * @pad_y: output pixels added at the top
+ *
+ * The mapping from a source frame to an element's output, in continuous
+ * pixel coordinates (pixel i covers [i, i+1)): every crop, scale and
+ * letterbox pad composes into out = (src - crop) * scale + pad. The identity
+ * is crop 0, scale 1, pad 0.
+ */
+typedef struct {
+  gdouble crop_x, crop_y;
+  gdouble scale_x, scale_y;
+  gdouble pad_x, pad_y;
+} GstCudaPrepGeometry;
+
+void gst_cuda_prep_geometry_init_identity(GstCudaPrepGeometry *geometry);
+
+// Maps a point of the output (a tensor pixel coordinate) back to the source
+// frame.
+/**
+ * gst_cuda_prep_geometry_to_source:
+ * @geometry: the mapping
+ * @out_x: output x
+ * @out_y: output y
+ * @src_x: (out): source x
+ * @src_y: (out): source y
+ */
+void gst_cuda_prep_geometry_to_source(const GstCudaPrepGeometry *geometry, gdouble out_x,
+                                      gdouble out_y, gdouble *src_x, gdouble *src_y);
+
+// Maps a source-frame point to the output.
+/**
+ * gst_cuda_prep_geometry_to_output:
+ * @geometry: the mapping
+ * @src_x: source x
+ * @src_y: source y
+ * @out_x: (out): output x
+ * @out_y: (out): output y
+ */
+void gst_cuda_prep_geometry_to_output(const GstCudaPrepGeometry *geometry, gdouble src_x,
+                                      gdouble src_y, gdouble *out_x, gdouble *out_y);
 
 // --- Geometry meta --------------------------------------------------------
 
 typedef struct {
   GstMeta meta;
-  cudaprep::FrameGeometry geometry;  // source-frame -> this buffer's pixels
+  GstCudaPrepGeometry geometry;  // source-frame -> this buffer's pixels
 } GstCudaPrepGeometryMeta;
 
 #define GST_CUDA_PREP_GEOMETRY_META_API_TYPE (gst_cuda_prep_geometry_meta_api_get_type())
@@ -48,31 +94,15 @@ GType gst_cuda_prep_geometry_meta_api_get_type(void);
 const GstMetaInfo *gst_cuda_prep_geometry_meta_get_info(void);
 
 // Adds a geometry meta holding `geometry` (identity if NULL).
+/**
+ * gst_buffer_add_cuda_prep_geometry_meta: (skip)
+ */
 GstCudaPrepGeometryMeta *gst_buffer_add_cuda_prep_geometry_meta(
-    GstBuffer *buffer, const cudaprep::FrameGeometry *geometry);
+    GstBuffer *buffer, const GstCudaPrepGeometry *geometry);
+/**
+ * gst_buffer_get_cuda_prep_geometry_meta: (skip)
+ */
 GstCudaPrepGeometryMeta *gst_buffer_get_cuda_prep_geometry_meta(GstBuffer *buffer);
-
-// --- Pending meta (fusion) -------------------------------------------------
-
-// Operations an element left for a later one to run in a single kernel
-// (DESIGN.md "Later"): the buffer's memory and GstVideoMeta still hold the
-// source frame, the caps describe the result. cudaresize and cudanormalize
-// leave their work here when downstream announces the meta's API in the
-// allocation query; cudatensorize runs it with cudaprep::preprocess().
-typedef struct {
-  GstMeta meta;
-  gboolean has_resize;
-  cudaprep::ResizeParams resize;  // into the caps' size; identity when !has_resize
-  gboolean has_normalize;
-  cudaprep::NormalizeParams normalize;
-} GstCudaPrepPendingMeta;
-
-#define GST_CUDA_PREP_PENDING_META_API_TYPE (gst_cuda_prep_pending_meta_api_get_type())
-GType gst_cuda_prep_pending_meta_api_get_type(void);
-const GstMetaInfo *gst_cuda_prep_pending_meta_get_info(void);
-// The buffer's pending meta, added (nothing pending) if it has none.
-GstCudaPrepPendingMeta *gst_buffer_ensure_cuda_prep_pending_meta(GstBuffer *buffer);
-GstCudaPrepPendingMeta *gst_buffer_get_cuda_prep_pending_meta(GstBuffer *buffer);
 
 // --- Tensor meta ----------------------------------------------------------
 
@@ -120,9 +150,9 @@ typedef enum {
 
 // One item of a batch: the source frame it came from.
 typedef struct {
-  GstClockTime pts;                  // the source frame's PTS
-  cudaprep::FrameGeometry geometry;  // source frame -> this item's tensor pixels
-  gint source_index;                 // the source (cudabatch sink pad sink_N: N); 0 for one stream
+  GstClockTime pts;              // the source frame's PTS
+  GstCudaPrepGeometry geometry;  // source frame -> this item's tensor pixels
+  gint source_index;             // the source (cudabatch sink pad sink_N: N); 0 for one stream
   gint region_id;  // the region's id (GstVideoRegionOfInterestMeta id), or ..._WHOLE_FRAME
 } GstCudaPrepTensorItem;
 
@@ -160,24 +190,63 @@ const GstMetaInfo *gst_cuda_prep_tensor_meta_get_info(void);
 
 // Adds a meta with `num_tensors` zeroed tensors (no dims, no items): fill
 // each, e.g. with gst_cuda_prep_tensor_set_from_desc().
+/**
+ * gst_buffer_add_cuda_prep_tensor_meta: (skip)
+ */
 GstCudaPrepTensorMeta *gst_buffer_add_cuda_prep_tensor_meta(GstBuffer *buffer, gsize num_tensors);
+/**
+ * gst_buffer_get_cuda_prep_tensor_meta: (skip)
+ */
 GstCudaPrepTensorMeta *gst_buffer_get_cuda_prep_tensor_meta(GstBuffer *buffer);
+
+/**
+ * gst_cuda_prep_tensor_get_dims:
+ * @tensor: a tensor
+ * @num_dims: (out): the number of dims
+ *
+ * Returns: (transfer none) (array length=num_dims): the sizes, in memory
+ * order (N first)
+ */
+const gsize *gst_cuda_prep_tensor_get_dims(const GstCudaPrepTensor *tensor, gsize *num_dims);
+
+/**
+ * gst_cuda_prep_tensor_get_strides:
+ * @tensor: a tensor
+ * @num_dims: (out): the number of dims
+ *
+ * Returns: (transfer none) (array length=num_dims): the byte strides
+ */
+const gsize *gst_cuda_prep_tensor_get_strides(const GstCudaPrepTensor *tensor, gsize *num_dims);
+
+/**
+ * gst_cuda_prep_tensor_get_data_address:
+ * @tensor: a tensor
+ *
+ * Returns: the device address of element 0, as an integer (for bindings)
+ */
+guint64 gst_cuda_prep_tensor_get_data_address(const GstCudaPrepTensor *tensor);
+
+/**
+ * gst_cuda_prep_tensor_get_item:
+ * @tensor: a tensor
+ * @index: the item, below batch_size
+ * @pts: (out) (optional): the source frame's PTS
+ * @geometry: (out caller-allocates) (optional): source frame -> item pixels
+ *
+ * The source frame of item @index (< batch_size) of @tensor: its PTS
+ * (GST_CLOCK_TIME_NONE for padding) and the geometry mapping the item's
+ * tensor pixels back to it.
+ *
+ * Returns: FALSE if @index is out of range
+ */
+// The source frame of item `index` (< batch_size) of `tensor`: its PTS
+// (GST_CLOCK_TIME_NONE for padding) and the geometry mapping the item's
+// tensor pixels back to it. FALSE if `index` is out of range.
+gboolean gst_cuda_prep_tensor_get_item(const GstCudaPrepTensor *tensor, gsize index,
+                                       GstClockTime *pts, GstCudaPrepGeometry *geometry);
 
 // The first tensor with `id`, or NULL.
 const GstCudaPrepTensor *gst_cuda_prep_tensor_meta_get_by_id(GstCudaPrepTensorMeta *meta,
                                                              GQuark id);
 
 G_END_DECLS
-
-// Describes `tensor` as the rank-4 image tensor `desc` at device pointer
-// `data` on `device_id`; (re)allocates batch_size = N items, each with no PTS
-// and identity geometry, and sets batch_filled to 0. `tensor` is one of a
-// meta's (zeroed when added) or one set before. False if desc has a
-// non-positive dim or a negative stride.
-gboolean gst_cuda_prep_tensor_set_from_desc(GstCudaPrepTensor *tensor, GQuark id,
-                                            const cudaprep::TensorDesc &desc, gpointer data,
-                                            gint device_id, cudaEvent_t ready_event);
-
-// The kernel library's description of `tensor`; false if it is not a rank-4
-// image tensor of a type the kernels know (uint8, float16, float32).
-gboolean gst_cuda_prep_tensor_to_desc(const GstCudaPrepTensor *tensor, cudaprep::TensorDesc *desc);

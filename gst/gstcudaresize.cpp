@@ -52,8 +52,8 @@
 #include "cudaprep/resize_geometry.h"
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
+#include "gstcudaprepmetainternal.h"
 #include "gstcudaprepnvcodec.h"
-#include "gstcudaprepmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
 #define GST_CAT_DEFAULT gst_cuda_resize_debug

@@ -43,7 +43,7 @@
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta.h"
+#include "gstcudaprepmetainternal.h"
 #include "gstcudapreptensorformat.h"
 #include "gstcudaprepview.h"
 
@@ -332,9 +332,11 @@ static GstFlowReturn start_batch(GstCudaTensorize *self) {
   priv->batch = batch;
   priv->batch_desc = priv->desc;
   priv->filled = 0;
-  priv->items.assign(priv->batch_desc.dims[0],
-                     GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE, cudaprep::FrameGeometry(), 0,
-                                           GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME});
+  priv->items.assign(
+      priv->batch_desc.dims[0],
+      GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE,
+                            gst_cuda_prep_geometry_from_frame(cudaprep::FrameGeometry()), 0,
+                            GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME});
   priv->end_time = GST_CLOCK_TIME_NONE;
   return GST_FLOW_OK;
 }
@@ -469,7 +471,10 @@ static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
   GstCudaPrepTensorItem &item = priv->items[index];
   item.pts = GST_BUFFER_PTS(frame);
   GstCudaPrepGeometryMeta *geometry = gst_buffer_get_cuda_prep_geometry_meta(frame);
-  item.geometry = geometry != nullptr ? geometry->geometry : cudaprep::FrameGeometry();
+  if (geometry != nullptr)
+    item.geometry = geometry->geometry;
+  else
+    gst_cuda_prep_geometry_init_identity(&item.geometry);
   priv->end_time = GST_BUFFER_PTS_IS_VALID(frame) && GST_BUFFER_DURATION_IS_VALID(frame)
                        ? GST_BUFFER_PTS(frame) + GST_BUFFER_DURATION(frame)
                        : GST_BUFFER_PTS(frame);

@@ -51,6 +51,7 @@
 #include "cudaprep/npy.h"
 #include "gstcudaprepcuda.h"
 #include "gstcudaprepmemory.h"
+#include "gstcudaprepmetainternal.h"
 #include "gstcudapreptensorformat.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensor_sink_debug);
@@ -249,11 +250,12 @@ struct DLPackOwner {
   GstBuffer *buffer;
   cudaStream_t stream;
   gint device_id;
+  bool record_reads;  // false when the consumer synchronises itself (stream -1)
 };
 
 void release_dlpack(void *user_data) {
   auto *owner = static_cast<DLPackOwner *>(user_data);
-  {
+  if (owner->record_reads) {
     GstCudaPrepScopedDevice device(owner->device_id);
     const cudaError_t err = gst_cuda_prep_consume_error(
         gst_cuda_prep_memory_end_read(gst_buffer_peek_memory(owner->buffer, 0), owner->stream));
@@ -262,6 +264,25 @@ void release_dlpack(void *user_data) {
   }
   gst_buffer_unref(owner->buffer);
   g_free(owner);
+}
+
+// DLPack 1.0 around a 0.6 export: the versioned struct shares the inner
+// tensor's shape and strides and deletes it with itself.
+void delete_versioned(GstCudaPrepDLManagedTensorVersioned *versioned) {
+  auto *inner = static_cast<DLManagedTensor *>(versioned->manager_ctx);
+  inner->deleter(inner);
+  g_free(versioned);
+}
+
+GstCudaPrepDLManagedTensorVersioned *wrap_versioned(DLManagedTensor *inner) {
+  auto *versioned = g_new0(GstCudaPrepDLManagedTensorVersioned, 1);
+  versioned->version.major = GST_CUDA_PREP_DLPACK_MAJOR_VERSION;
+  versioned->version.minor = GST_CUDA_PREP_DLPACK_MINOR_VERSION;
+  versioned->manager_ctx = inner;
+  versioned->deleter = delete_versioned;
+  versioned->flags = 0;
+  versioned->dl_tensor = inner->dl_tensor;
+  return versioned;
 }
 
 }  // namespace
@@ -296,6 +317,12 @@ cudaError_t gst_cuda_tensor_sink_sample_end_read(GstSample *sample, cudaStream_t
 }
 
 DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaStream_t stream) {
+  return static_cast<DLManagedTensor *>(
+      gst_cuda_tensor_sink_sample_export_dlpack(sample, stream, GST_CUDA_PREP_DLPACK_FLAGS_NONE));
+}
+
+gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *sample, cudaStream_t stream,
+                                                   GstCudaPrepDLPackFlags flags) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
   GstMemory *memory = sample_memory(sample);
   GstBuffer *buffer = gst_sample_get_buffer(sample);
@@ -305,7 +332,8 @@ DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaSt
     GST_WARNING("the sample holds no cudaprep tensor");
     return nullptr;
   }
-  {
+  const bool consumer_syncs = (flags & GST_CUDA_PREP_DLPACK_CONSUMER_SYNCS) != 0;
+  if (!consumer_syncs) {
     GstCudaPrepScopedDevice device(tensor->device_id);
     const cudaError_t err = gst_cuda_prep_consume_error(
         device.result() != cudaSuccess ? device.result()
@@ -317,14 +345,59 @@ DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaSt
     }
   }
   auto *owner = g_new(DLPackOwner, 1);
-  *owner = DLPackOwner{gst_buffer_ref(buffer), stream, tensor->device_id};
+  *owner = DLPackOwner{gst_buffer_ref(buffer), stream, tensor->device_id, !consumer_syncs};
   DLManagedTensor *managed =
       cudaprep::export_dlpack(desc, tensor->data, tensor->device_id, release_dlpack, owner);
   if (managed == nullptr) {
     gst_buffer_unref(owner->buffer);
     g_free(owner);
+    return nullptr;
   }
+  if ((flags & GST_CUDA_PREP_DLPACK_VERSIONED) != 0) return wrap_versioned(managed);
   return managed;
+}
+
+gsize gst_cuda_tensor_sink_sample_get_size(GstSample *sample) {
+  g_return_val_if_fail(GST_IS_SAMPLE(sample), 0);
+  GstBuffer *buffer = gst_sample_get_buffer(sample);
+  const GstCudaPrepTensor *tensor = nullptr;
+  cudaprep::TensorDesc desc;
+  if (buffer == nullptr || !filled_tensor_desc(buffer, &tensor, &desc)) return 0;
+  return static_cast<gsize>(cudaprep::tensor_element_count(desc)) *
+         cudaprep::data_type_size(desc.dtype);
+}
+
+cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest,
+                                                 gsize dest_size) {
+  g_return_val_if_fail(GST_IS_SAMPLE(sample) && dest != nullptr, cudaErrorInvalidValue);
+  GstMemory *memory = sample_memory(sample);
+  const GstCudaPrepTensor *tensor = nullptr;
+  cudaprep::TensorDesc desc;
+  if (memory == nullptr || !filled_tensor_desc(gst_sample_get_buffer(sample), &tensor, &desc)) {
+    GST_WARNING("the sample holds no cudaprep tensor");
+    return cudaErrorInvalidValue;
+  }
+  // cudatensorize writes dense tensors; a strided one would need a gather.
+  if (!cudaprep::tensor_is_contiguous(desc)) {
+    GST_WARNING("downloading a strided tensor is not supported");
+    return cudaErrorNotSupported;
+  }
+  const gsize size = gst_cuda_tensor_sink_sample_get_size(sample);
+  if (dest_size < size) {
+    GST_WARNING("download needs %" G_GSIZE_FORMAT " bytes, got %" G_GSIZE_FORMAT, size, dest_size);
+    return cudaErrorInvalidValue;
+  }
+  GstCudaPrepScopedDevice device(tensor->device_id);
+  if (device.result() != cudaSuccess) return device.result();
+  // The per-thread default stream: ordered after the tensor's write, not
+  // after unrelated work of the legacy default stream.
+  const cudaStream_t stream = cudaStreamPerThread;
+  cudaError_t err = gst_cuda_prep_memory_begin_read(memory, stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(dest, tensor->data, size, cudaMemcpyDeviceToHost, stream);
+  if (err == cudaSuccess) err = gst_cuda_prep_memory_end_read(memory, stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  return err;
 }
 
 // Whether an application takes the tensors (lock held).

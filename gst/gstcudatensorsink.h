@@ -51,6 +51,7 @@
 #include <gst/base/gstbasesink.h>
 #include <gst/gst.h>
 
+#include "gstcudaprepdlpack.h"
 #include "gstcudaprepmeta.h"
 
 G_BEGIN_DECLS
@@ -94,11 +95,24 @@ void gst_cuda_tensor_sink_set_callbacks(GstCudaTensorSink *sink,
 // starts or the sink stops while it waits. Several threads may pull at once.
 // The sample holds the buffer (with its GstCudaPrepTensorMeta), the caps and
 // the segment. Same as the "pull-tensor" action signal.
+/**
+ * gst_cuda_tensor_sink_pull_tensor:
+ * @sink: the sink
+ *
+ * Returns: (transfer full) (nullable): the next tensor's sample, or NULL
+ */
 GstSample *gst_cuda_tensor_sink_pull_tensor(GstCudaTensorSink *sink);
 
 // As pull_tensor, waiting at most `timeout` (0: not at all;
 // GST_CLOCK_TIME_NONE: forever); NULL on timeout too. Same as the
 // "try-pull-tensor" action signal.
+/**
+ * gst_cuda_tensor_sink_try_pull_tensor:
+ * @sink: the sink
+ * @timeout: how long to wait (0: not at all; GST_CLOCK_TIME_NONE: forever)
+ *
+ * Returns: (transfer full) (nullable): the next tensor's sample, or NULL
+ */
 GstSample *gst_cuda_tensor_sink_try_pull_tensor(GstCudaTensorSink *sink, GstClockTime timeout);
 
 // Whether EOS was reached and every tensor taken.
@@ -106,6 +120,12 @@ gboolean gst_cuda_tensor_sink_is_eos(GstCudaTensorSink *sink);
 
 // The image tensor of a pulled sample, or NULL if it has none. Valid while
 // the sample lives.
+/**
+ * gst_cuda_tensor_sink_sample_get_tensor:
+ * @sample: a sample pulled from the sink
+ *
+ * Returns: (transfer none) (nullable): the sample's image tensor
+ */
 const GstCudaPrepTensor *gst_cuda_tensor_sink_sample_get_tensor(GstSample *sample);
 
 // Makes `stream` (NULL: the legacy default stream) wait on the GPU until the
@@ -127,5 +147,35 @@ cudaError_t gst_cuda_tensor_sink_sample_end_read(GstSample *sample, cudaStream_t
 // its deleter runs (exactly once, by the consumer). NULL if the sample has
 // no tensor or the export fails.
 DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaStream_t stream);
+
+// As gst_cuda_tensor_sink_sample_to_dlpack(), with `flags` choosing the
+// struct and the synchronisation (the Python array API's __dlpack__):
+//  - GST_CUDA_PREP_DLPACK_VERSIONED: returns a
+//    GstCudaPrepDLManagedTensorVersioned (DLPack 1.0), else a
+//    DLManagedTensor (0.6);
+//  - GST_CUDA_PREP_DLPACK_CONSUMER_SYNCS (__dlpack__(stream=-1)): `stream`
+//    is ignored: nothing waits here and the deleter records no reads. The
+//    consumer orders its reads after the tensor's ready event itself and
+//    finishes them before it calls the deleter.
+// Returns NULL if the sample has no tensor or the export fails.
+/**
+ * gst_cuda_tensor_sink_sample_export_dlpack: (skip)
+ */
+gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *sample, cudaStream_t stream,
+                                                   GstCudaPrepDLPackFlags flags);
+
+// Copies the sample's tensor (batch_filled items, as the DLPack export
+// shapes it) into `dest`, `dest_size` bytes of host memory, densely in its
+// own layout order, and waits until the copy is done. The number of bytes
+// needed is gst_cuda_tensor_sink_sample_get_size(). cudaErrorInvalidValue if
+// the sample holds no tensor or `dest_size` is too small.
+/**
+ * gst_cuda_tensor_sink_sample_download: (skip)
+ */
+cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest, gsize dest_size);
+
+// Bytes of the sample's tensor as the DLPack export and download see it
+// (batch_filled items), or 0 if the sample holds no tensor.
+gsize gst_cuda_tensor_sink_sample_get_size(GstSample *sample);
 
 G_END_DECLS

@@ -502,8 +502,8 @@ void expect_geometry(GstBuffer *output, const PixelRect &image, double left, dou
   for (const auto &[fx, fy] :
        {std::pair{0.0, 0.0}, std::pair{1.0, 1.0}, std::pair{0.5, 0.5}, std::pair{0.25, 0.75}}) {
     double source_x = 0, source_y = 0;
-    meta->geometry.to_source(image.x + fx * image.width, image.y + fy * image.height, &source_x,
-                             &source_y);
+    gst_cuda_prep_geometry_to_source(&meta->geometry, image.x + fx * image.width,
+                                     image.y + fy * image.height, &source_x, &source_y);
     EXPECT_NEAR(source_x, left + fx * source_width, 0.5) << what << " at fraction " << fx;
     EXPECT_NEAR(source_y, top + fy * source_height, 0.5) << what << " at fraction " << fy;
   }

@@ -20,7 +20,7 @@
 #include "common/gst_frames.h"
 #include "cudaprep/npy.h"
 #include "gstcudaprepformat.h"
-#include "gstcudaprepmeta.h"
+#include "gstcudaprepmetainternal.h"
 #include "gstcudatensorsink.h"
 #include "reference/normalize_ref.h"
 

@@ -9,6 +9,7 @@
 
 #include "cudaprep/resize_geometry.h"
 #include "gstcudaprepbox.h"
+#include "gstcudaprepmetainternal.h"
 
 namespace {
 
@@ -23,7 +24,8 @@ GstBuffer *tensor_buffer(const cudaprep::FrameGeometry &geometry, gsize batch, g
   static float storage[1];
   EXPECT_TRUE(gst_cuda_prep_tensor_set_from_desc(meta->tensors[0], g_quark_from_string("image"),
                                                  desc, storage, 0, nullptr));
-  for (gsize i = 0; i < filled; ++i) meta->tensors[0]->items[i].geometry = geometry;
+  for (gsize i = 0; i < filled; ++i)
+    meta->tensors[0]->items[i].geometry = gst_cuda_prep_geometry_from_frame(geometry);
   meta->tensors[0]->batch_filled = filled;
   return buffer;
 }

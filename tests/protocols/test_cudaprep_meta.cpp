@@ -6,15 +6,15 @@
 
 #include <cmath>
 
-#include "gstcudaprepmeta.h"
+#include "gstcudaprepmetainternal.h"
 
 namespace {
 
 // A 1920x1080 frame, cropped by 100 px left and 60 px top to 1600x960, then
 // scaled to fit 640x640 keeping aspect (0.4 both ways) and letterboxed to
 // the centre: 640x384 content, 128 rows of padding above.
-cudaprep::FrameGeometry letterbox_geometry() {
-  cudaprep::FrameGeometry geometry;
+GstCudaPrepGeometry letterbox_geometry() {
+  GstCudaPrepGeometry geometry;
   geometry.crop_x = 100.0;
   geometry.crop_y = 60.0;
   geometry.scale_x = 640.0 / 1600.0;
@@ -24,8 +24,13 @@ cudaprep::FrameGeometry letterbox_geometry() {
   return geometry;
 }
 
-void expect_same_geometry(const cudaprep::FrameGeometry &expected,
-                          const cudaprep::FrameGeometry &actual) {
+GstCudaPrepGeometry identity_geometry() {
+  GstCudaPrepGeometry identity;
+  gst_cuda_prep_geometry_init_identity(&identity);
+  return identity;
+}
+
+void expect_same_geometry(const GstCudaPrepGeometry &expected, const GstCudaPrepGeometry &actual) {
   EXPECT_EQ(expected.crop_x, actual.crop_x);
   EXPECT_EQ(expected.crop_y, actual.crop_y);
   EXPECT_EQ(expected.scale_x, actual.scale_x);
@@ -39,11 +44,11 @@ TEST(GeometryMeta, AddGetAndDefaultIsIdentity) {
   EXPECT_EQ(nullptr, gst_buffer_get_cuda_prep_geometry_meta(buffer));
   GstCudaPrepGeometryMeta *identity = gst_buffer_add_cuda_prep_geometry_meta(buffer, nullptr);
   ASSERT_NE(nullptr, identity);
-  expect_same_geometry(cudaprep::FrameGeometry(), identity->geometry);
+  expect_same_geometry(identity_geometry(), identity->geometry);
   gst_buffer_unref(buffer);
 
   buffer = gst_buffer_new_allocate(nullptr, 64, nullptr);
-  const cudaprep::FrameGeometry geometry = letterbox_geometry();
+  const GstCudaPrepGeometry geometry = letterbox_geometry();
   gst_buffer_add_cuda_prep_geometry_meta(buffer, &geometry);
   GstCudaPrepGeometryMeta *meta = gst_buffer_get_cuda_prep_geometry_meta(buffer);
   ASSERT_NE(nullptr, meta);
@@ -63,7 +68,7 @@ TEST(GeometryMeta, TagsSayItDependsOnVideoSizeAndOrientation) {
 
 TEST(GeometryMeta, CopiesWithBufferCopyButNotWithPartialCopy) {
   GstBuffer *buffer = gst_buffer_new_allocate(nullptr, 64, nullptr);
-  const cudaprep::FrameGeometry geometry = letterbox_geometry();
+  const GstCudaPrepGeometry geometry = letterbox_geometry();
   GstCudaPrepGeometryMeta *original = gst_buffer_add_cuda_prep_geometry_meta(buffer, &geometry);
 
   for (GstBuffer *copy : {gst_buffer_copy(buffer), gst_buffer_copy_deep(buffer)}) {
@@ -83,7 +88,7 @@ TEST(GeometryMeta, CopiesWithBufferCopyButNotWithPartialCopy) {
 
 TEST(GeometryMeta, VideoScaleTransformComposesTheScale) {
   GstBuffer *source = gst_buffer_new_allocate(nullptr, 64, nullptr);
-  const cudaprep::FrameGeometry geometry = letterbox_geometry();
+  const GstCudaPrepGeometry geometry = letterbox_geometry();
   GstCudaPrepGeometryMeta *meta = gst_buffer_add_cuda_prep_geometry_meta(source, &geometry);
 
   GstVideoInfo in_info, out_info;
@@ -98,8 +103,8 @@ TEST(GeometryMeta, VideoScaleTransformComposesTheScale) {
   // A source point lands where the old mapping put it, times the scale.
   const double src_x = 777.25, src_y = 333.5;
   double before_x, before_y, after_x, after_y;
-  geometry.to_output(src_x, src_y, &before_x, &before_y);
-  scaled->geometry.to_output(src_x, src_y, &after_x, &after_y);
+  gst_cuda_prep_geometry_to_output(&geometry, src_x, src_y, &before_x, &before_y);
+  gst_cuda_prep_geometry_to_output(&scaled->geometry, src_x, src_y, &after_x, &after_y);
   EXPECT_NEAR(before_x * 0.5, after_x, 1e-9);
   EXPECT_NEAR(before_y * 0.25, after_y, 1e-9);
   gst_buffer_unref(dest);
@@ -112,32 +117,32 @@ TEST(GeometryMeta, VideoScaleTransformComposesTheScale) {
 // back to within half a tensor pixel of it.
 TEST(GeometryMeta, PointRoundTripThroughTensorWithinHalfAPixel) {
   GstBuffer *buffer = gst_buffer_new_allocate(nullptr, 64, nullptr);
-  const cudaprep::FrameGeometry letterbox = letterbox_geometry();
+  const GstCudaPrepGeometry letterbox = letterbox_geometry();
   gst_buffer_add_cuda_prep_geometry_meta(buffer, &letterbox);
   GstBuffer *copy = gst_buffer_copy(buffer);
-  const cudaprep::FrameGeometry &geometry = gst_buffer_get_cuda_prep_geometry_meta(copy)->geometry;
+  const GstCudaPrepGeometry &geometry = gst_buffer_get_cuda_prep_geometry_meta(copy)->geometry;
 
   for (double src_y = 60.0; src_y < 1020.0; src_y += 37.3) {
     for (double src_x = 100.0; src_x < 1700.0; src_x += 41.7) {
       double out_x, out_y, back_x, back_y;
-      geometry.to_output(src_x, src_y, &out_x, &out_y);
+      gst_cuda_prep_geometry_to_output(&geometry, src_x, src_y, &out_x, &out_y);
       ASSERT_GE(out_x, 0.0);
       ASSERT_LT(out_x, 640.0);
       ASSERT_GE(out_y, 128.0) << "inside the content, below the top padding";
       ASSERT_LT(out_y, 512.0) << "inside the content, above the bottom padding";
-      geometry.to_source(out_x, out_y, &back_x, &back_y);
+      gst_cuda_prep_geometry_to_source(&geometry, out_x, out_y, &back_x, &back_y);
       EXPECT_NEAR(src_x, back_x, 1e-9);
       EXPECT_NEAR(src_y, back_y, 1e-9);
 
       const double centre_x = std::floor(out_x) + 0.5, centre_y = std::floor(out_y) + 0.5;
-      geometry.to_source(centre_x, centre_y, &back_x, &back_y);
+      gst_cuda_prep_geometry_to_source(&geometry, centre_x, centre_y, &back_x, &back_y);
       EXPECT_LE(std::fabs(back_x - src_x), 0.5 / geometry.scale_x);
       EXPECT_LE(std::fabs(back_y - src_y), 0.5 / geometry.scale_y);
     }
   }
   // The top-left of the content is the crop origin.
   double corner_x, corner_y;
-  geometry.to_source(0.0, 128.0, &corner_x, &corner_y);
+  gst_cuda_prep_geometry_to_source(&geometry, 0.0, 128.0, &corner_x, &corner_y);
   EXPECT_NEAR(100.0, corner_x, 1e-9);
   EXPECT_NEAR(60.0, corner_y, 1e-9);
   gst_buffer_unref(copy);
@@ -194,7 +199,7 @@ TEST(TensorMeta, FieldsFromDesc) {
   EXPECT_EQ(0u, tensor->batch_filled);
   for (gsize i = 0; i < tensor->batch_size; ++i) {
     EXPECT_EQ(GST_CLOCK_TIME_NONE, tensor->items[i].pts);
-    expect_same_geometry(cudaprep::FrameGeometry(), tensor->items[i].geometry);
+    expect_same_geometry(identity_geometry(), tensor->items[i].geometry);
   }
   EXPECT_EQ(GST_CUDA_PREP_TENSOR_DATA_TYPE_UINT8, meta->tensors[1]->data_type);
   EXPECT_EQ(meta->tensors[1],
@@ -247,7 +252,7 @@ TEST(TensorMeta, ShallowCopyCopiesTensorsAndItemsDeepCopyDropsThem) {
   tensor->items[0].pts = 1000;
   tensor->items[1].pts = 2000;
   tensor->items[1].geometry = letterbox_geometry();
-  const cudaprep::FrameGeometry frame_geometry = letterbox_geometry();
+  const GstCudaPrepGeometry frame_geometry = letterbox_geometry();
   gst_buffer_add_cuda_prep_geometry_meta(buffer, &frame_geometry);
 
   GstBuffer *copy = gst_buffer_copy(buffer);

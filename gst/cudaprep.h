@@ -1,0 +1,10 @@
+// cudaprep's public API, plain C: the tensor sink (pull, DLPack export),
+// the metas (tensors and their items, geometry), the box helper, the device
+// memory accessors. Build with `pkg-config --cflags --libs cudaprep-1.0`.
+#pragma once
+
+#include "gstcudaprepbox.h"
+#include "gstcudaprepdlpack.h"
+#include "gstcudaprepmemory.h"
+#include "gstcudaprepmeta.h"
+#include "gstcudatensorsink.h"

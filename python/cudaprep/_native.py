@@ -1,0 +1,97 @@
+"""ctypes binding of the C API (libgstreamer-1.0, libgstcudaprep-1.0).
+
+No PyGObject needed. Libraries are found through CUDAPREP_LIB_DIR (a build
+tree's gst/ folder), else the libdir meson installed into (_config.py),
+else the dynamic loader's search path. The plugin is registered from
+CUDAPREP_PLUGIN_DIR, else the installed plugin folder.
+"""
+import ctypes
+import os
+
+try:
+    from . import _config
+except ImportError:  # running from the source tree
+    _config = None
+
+vp = ctypes.c_void_p
+c_size = ctypes.c_size_t
+c_u64 = ctypes.c_uint64
+
+GST_CLOCK_TIME_NONE = 2**64 - 1
+
+
+def _load(name, folder):
+    if folder:
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    return ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+
+
+def _setup(gst, gobject, prep):
+    def proto(lib, name, restype, *argtypes):
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = list(argtypes)
+
+    proto(gst, "gst_init_check", ctypes.c_int, vp, vp, vp)
+    proto(gst, "gst_registry_get", vp)
+    proto(gst, "gst_registry_scan_path", ctypes.c_int, vp, ctypes.c_char_p)
+    proto(gst, "gst_parse_launch", vp, ctypes.c_char_p, ctypes.POINTER(vp))
+    proto(gst, "gst_bin_get_by_name", vp, vp, ctypes.c_char_p)
+    proto(gst, "gst_element_set_state", ctypes.c_int, vp, ctypes.c_int)
+    proto(gst, "gst_element_get_state", ctypes.c_int, vp, vp, vp, c_u64)
+    proto(gst, "gst_element_get_bus", vp, vp)
+    proto(gst, "gst_bus_timed_pop_filtered", vp, vp, c_u64, ctypes.c_int)
+    proto(gst, "gst_message_parse_error", None, vp, ctypes.POINTER(vp), ctypes.POINTER(vp))
+    proto(gst, "gst_mini_object_ref", vp, vp)
+    proto(gst, "gst_mini_object_unref", None, vp)
+    proto(gst, "gst_object_ref", vp, vp)
+    proto(gst, "gst_object_unref", None, vp)
+    proto(gst, "gst_sample_get_buffer", vp, vp)
+    proto(gst, "gst_util_set_object_arg", None, vp, ctypes.c_char_p, ctypes.c_char_p)
+    proto(gobject, "g_object_set", None, vp, ctypes.c_char_p, vp, vp)
+    proto(gobject, "g_type_name", ctypes.c_char_p, ctypes.c_size_t)
+    proto(gobject, "g_free", None, vp)
+    proto(gobject, "g_error_free", None, vp)
+
+    proto(prep, "gst_cuda_tensor_sink_get_type", ctypes.c_size_t)
+    proto(prep, "gst_cuda_tensor_sink_pull_tensor", vp, vp)
+    proto(prep, "gst_cuda_tensor_sink_try_pull_tensor", vp, vp, c_u64)
+    proto(prep, "gst_cuda_tensor_sink_is_eos", ctypes.c_int, vp)
+    proto(prep, "gst_cuda_tensor_sink_sample_get_tensor", vp, vp)
+    proto(prep, "gst_cuda_tensor_sink_sample_export_dlpack", vp, vp, vp, ctypes.c_int)
+    proto(prep, "gst_cuda_tensor_sink_sample_download", ctypes.c_int, vp, vp, c_size)
+    proto(prep, "gst_cuda_tensor_sink_sample_get_size", c_size, vp)
+    proto(prep, "gst_cuda_tensor_sink_sample_begin_read", ctypes.c_int, vp, vp)
+    proto(prep, "gst_cuda_tensor_sink_sample_end_read", ctypes.c_int, vp, vp)
+    proto(prep, "gst_cuda_prep_tensor_get_item", ctypes.c_int, vp, c_size,
+          ctypes.POINTER(c_u64), vp)
+    proto(prep, "gst_cuda_prep_memory_get_allocation_count", c_u64)
+
+
+class _Native:
+    """The loaded libraries, initialised once."""
+
+    def __init__(self):
+        lib_dir = os.environ.get("CUDAPREP_LIB_DIR") or (_config.libdir if _config else None)
+        plugin_dir = os.environ.get("CUDAPREP_PLUGIN_DIR") or (
+            _config.plugindir if _config else None)
+        self.gobject = _load("libgobject-2.0.so.0", None)
+        self.gst = _load("libgstreamer-1.0.so.0", None)
+        self.prep = _load("libgstcudaprep-1.0.so.0", lib_dir)
+        _setup(self.gst, self.gobject, self.prep)
+        if not self.gst.gst_init_check(None, None, None):
+            raise RuntimeError("GStreamer could not be initialised (gst_init_check failed)")
+        if plugin_dir:
+            self.gst.gst_registry_scan_path(self.gst.gst_registry_get(), plugin_dir.encode())
+
+
+_native = None
+
+
+def native():
+    global _native
+    if _native is None:
+        _native = _Native()
+    return _native

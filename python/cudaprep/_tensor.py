@@ -1,0 +1,331 @@
+"""Tensors of cudatensorsink and host arrays, with the DLPack protocol of
+the Python array API (__dlpack__, __dlpack_device__)."""
+import ctypes
+import threading
+
+from . import _dlpack
+from ._dlpack import DLDeviceType
+from ._native import GST_CLOCK_TIME_NONE, native
+
+vp = ctypes.c_void_p
+
+# GstCudaPrepTensorDataType -> (name, DLPack code, bits)
+_DATA_TYPES = {
+    1: ("int8", _dlpack.kDLInt, 8),
+    2: ("int16", _dlpack.kDLInt, 16),
+    3: ("int32", _dlpack.kDLInt, 32),
+    4: ("int64", _dlpack.kDLInt, 64),
+    6: ("uint8", _dlpack.kDLUInt, 8),
+    7: ("uint16", _dlpack.kDLUInt, 16),
+    8: ("uint32", _dlpack.kDLUInt, 32),
+    9: ("uint64", _dlpack.kDLUInt, 64),
+    10: ("float16", _dlpack.kDLFloat, 16),
+    11: ("float32", _dlpack.kDLFloat, 32),
+    12: ("float64", _dlpack.kDLFloat, 64),
+    13: ("bfloat16", _dlpack.kDLBfloat, 16),
+}
+_BY_NAME = {name: (code, bits) for name, code, bits in _DATA_TYPES.values()}
+
+_MAX_DIMS = 8
+
+# GstCudaPrepDLPackFlags
+_VERSIONED = 1 << 0
+_CONSUMER_SYNCS = 1 << 1
+
+
+class _CTensor(ctypes.Structure):
+    """GstCudaPrepTensor (gstcudaprepmeta.h), up to the items pointer."""
+
+    _fields_ = [
+        ("id", ctypes.c_uint32),
+        ("layout", ctypes.c_int),
+        ("data_type", ctypes.c_int),
+        ("data", vp),
+        ("dims_order", ctypes.c_int),
+        ("num_dims", ctypes.c_size_t),
+        ("dims", ctypes.c_size_t * _MAX_DIMS),
+        ("strides", ctypes.c_size_t * _MAX_DIMS),
+        ("image_layout", ctypes.c_int),
+        ("device_id", ctypes.c_int),
+        ("ready_event", vp),
+        ("batch_size", ctypes.c_size_t),
+        ("batch_filled", ctypes.c_size_t),
+        ("items", vp),
+    ]
+
+
+class Geometry(ctypes.Structure):
+    """GstCudaPrepGeometry: out = (src - crop) * scale + pad, in continuous
+    pixel coordinates. to_source() maps a tensor point back to the frame."""
+
+    _fields_ = [(name, ctypes.c_double)
+                for name in ("crop_x", "crop_y", "scale_x", "scale_y", "pad_x", "pad_y")]
+
+    def to_source(self, x, y):
+        return ((x - self.pad_x) / self.scale_x + self.crop_x,
+                (y - self.pad_y) / self.scale_y + self.crop_y)
+
+    def to_output(self, x, y):
+        return ((x - self.crop_x) * self.scale_x + self.pad_x,
+                (y - self.crop_y) * self.scale_y + self.pad_y)
+
+    def box_to_source(self, box):
+        """(x0, y0, x1, y1) in tensor pixels -> the same box in the frame."""
+        x0, y0 = self.to_source(box[0], box[1])
+        x1, y1 = self.to_source(box[2], box[3])
+        return (x0, y0, x1, y1)
+
+    def __repr__(self):
+        return ("Geometry(crop=(%g, %g), scale=(%g, %g), pad=(%g, %g))" %
+                (self.crop_x, self.crop_y, self.scale_x, self.scale_y, self.pad_x, self.pad_y))
+
+
+class Item:
+    """One batch item: its source frame's PTS (ns, None if unknown) and the
+    geometry mapping its tensor pixels back to that frame."""
+
+    def __init__(self, pts, geometry):
+        self.pts = pts
+        self.geometry = geometry
+
+    def __repr__(self):
+        return "Item(pts=%r, %r)" % (self.pts, self.geometry)
+
+
+def _check_stream_for_cpu(stream):
+    if stream is not None:
+        raise BufferError("a CPU array takes no stream: stream must be None (got %r)" % (stream,))
+
+
+def _check_dl_device(dl_device, own):
+    if dl_device is None:
+        return False
+    device = (int(dl_device[0]), int(dl_device[1]))
+    if device == own:
+        return False
+    if device == (int(DLDeviceType.kDLCPU), 0):
+        return True
+    raise BufferError("cannot export to device %r (the array is on %r)" % (device, own))
+
+
+class HostArray:
+    """An array in host memory (a downloaded tensor, or any writable
+    buffer), exported as a kDLCPU DLPack tensor: numpy.from_dlpack takes it
+    zero-copy. Strides are in bytes, as NumPy's."""
+
+    _live = {}  # managed-tensor address -> what it keeps alive
+    _lock = threading.Lock()
+
+    def __init__(self, buffer, shape, dtype, strides=None):
+        if dtype not in _BY_NAME:
+            raise ValueError("unknown dtype %r (one of %s)" % (dtype, ", ".join(_BY_NAME)))
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtype
+        code, bits = _BY_NAME[dtype]
+        self.itemsize = bits // 8
+        if strides is None:
+            strides, step = [], self.itemsize
+            for d in reversed(self.shape):
+                strides.insert(0, step)
+                step *= d
+        self.strides = tuple(int(s) for s in strides)
+        if len(self.strides) != len(self.shape):
+            raise ValueError("shape and strides differ in length")
+        if any(s % self.itemsize for s in self.strides):
+            raise ValueError("strides %r are not multiples of the item size %d" %
+                             (self.strides, self.itemsize))
+        view = memoryview(buffer).cast("B")
+        needed = 0 if 0 in self.shape else 1 + sum(
+            (d - 1) * s for d, s in zip(self.shape, self.strides)) + self.itemsize - 1
+        if view.nbytes < needed:
+            raise ValueError("the buffer holds %d bytes, the array spans %d" % (view.nbytes, needed))
+        if view.readonly:
+            raise ValueError("HostArray needs a writable buffer (bytearray, ctypes array...)")
+        self._buffer = buffer
+        self._storage = (ctypes.c_char * view.nbytes).from_buffer(view)
+        self._view = view
+
+    @property
+    def address(self):
+        return ctypes.addressof(self._storage)
+
+    def __dlpack_device__(self):
+        return (DLDeviceType.kDLCPU, 0)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        _check_stream_for_cpu(stream)
+        _check_dl_device(dl_device, (int(DLDeviceType.kDLCPU), 0))
+        source = self
+        if copy:
+            source = HostArray(bytearray(self._view), self.shape, self.dtype, self.strides)
+        return source._export(_dlpack.wants_versioned(max_version))
+
+    def _export(self, versioned):
+        code, bits = _BY_NAME[self.dtype]
+        ndim = len(self.shape)
+        shape = (ctypes.c_int64 * max(ndim, 1))(*self.shape)
+        strides = (ctypes.c_int64 * max(ndim, 1))(*(s // self.itemsize for s in self.strides))
+        struct = _dlpack.DLManagedTensorVersioned if versioned else _dlpack.DLManagedTensor
+        managed = struct()
+        tensor = managed.dl_tensor
+        tensor.data = self.address
+        tensor.device = _dlpack.DLDevice(int(DLDeviceType.kDLCPU), 0)
+        tensor.ndim = ndim
+        tensor.dtype = _dlpack.DLDataType(code, bits, 1)
+        tensor.shape = shape
+        tensor.strides = strides
+        tensor.byte_offset = 0
+        managed.deleter = _host_deleter
+        if versioned:
+            managed.version = _dlpack.DLPackVersion(1, 0)
+            managed.flags = 0
+        address = ctypes.addressof(managed)
+        with HostArray._lock:
+            HostArray._live[address] = (managed, shape, strides, self)
+        return _dlpack.make_capsule(address, versioned)
+
+    @classmethod
+    def exported_count(cls):
+        """Host exports whose deleter has not run yet (for tests)."""
+        with cls._lock:
+            return len(cls._live)
+
+    def __repr__(self):
+        return "HostArray(shape=%r, dtype=%s, strides=%r)" % (self.shape, self.dtype, self.strides)
+
+
+@_dlpack.DELETER
+def _host_deleter(address):
+    with HostArray._lock:
+        HostArray._live.pop(address, None)
+
+
+def _stream_handle(stream):
+    """__dlpack__'s stream for CUDA -> (handle, flags). None: the legacy
+    default stream (1); -1: the consumer synchronises; 0 is ambiguous."""
+    if stream is None:
+        return 1, 0
+    if not isinstance(stream, int):
+        raise TypeError("stream must be an int (a cudaStream_t as an integer) or None")
+    if stream == -1:
+        return 0, _CONSUMER_SYNCS
+    if stream == 0:
+        raise ValueError("stream=0 is ambiguous in the array API: pass 1 for the legacy "
+                         "default stream, 2 for the per-thread one")
+    if stream < -1:
+        raise ValueError("stream must be >= -1, got %d" % stream)
+    return stream, 0
+
+
+class Tensor:
+    """A tensor pulled from cudatensorsink: device memory of the pipeline,
+    zero-copy into PyTorch, CuPy, cuda.core... through DLPack. The consumer
+    stream waits for the tensor on the GPU; when the consumer frees its
+    array, the buffer goes back to the pipeline after that stream's reads.
+    release() (or `with`) drops this object's own hold on the buffer."""
+
+    def __init__(self, sample):
+        self._sample = sample  # a GstSample reference, owned
+        lib = native()
+        address = lib.prep.gst_cuda_tensor_sink_sample_get_tensor(sample)
+        if not address:
+            lib.gst.gst_mini_object_unref(sample)
+            self._sample = None
+            raise ValueError("the sample holds no cudaprep tensor")
+        self._c = _CTensor.from_address(address)
+        c = self._c
+        if c.data_type not in _DATA_TYPES:
+            raise ValueError("tensor data type %d has no DLPack equivalent" % c.data_type)
+        self.dtype = _DATA_TYPES[c.data_type][0]
+        dims = list(c.dims[:c.num_dims])
+        filled = c.batch_filled or c.batch_size
+        if dims:
+            dims[0] = filled
+        self.shape = tuple(dims)
+        self.strides = tuple(c.strides[:c.num_dims])
+        self.layout = "NCHW" if c.image_layout == 0 else "NHWC"
+        self.device_id = c.device_id
+        self.data_ptr = c.data or 0
+        self.ready_event = c.ready_event or 0
+        items = []
+        for index in range(filled):
+            pts = ctypes.c_uint64()
+            geometry = Geometry()
+            lib.prep.gst_cuda_prep_tensor_get_item(address, index, ctypes.byref(pts),
+                                                   ctypes.byref(geometry))
+            items.append(Item(None if pts.value == GST_CLOCK_TIME_NONE else pts.value, geometry))
+        self.items = items
+
+    @property
+    def sample(self):
+        """The GstSample* (an int) this tensor holds, for the C API."""
+        self._check()
+        return self._sample
+
+    def _check(self):
+        if self._sample is None:
+            raise ValueError("the tensor was released")
+
+    def release(self):
+        """Drops this object's reference to the buffer (exports keep theirs)."""
+        if self._sample is not None:
+            native().gst.gst_mini_object_unref(self._sample)
+            self._sample = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:  # interpreter shutdown: the libraries may be gone
+            pass
+
+    def __dlpack_device__(self):
+        return (DLDeviceType.kDLCUDA, self.device_id)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        self._check()
+        if _check_dl_device(dl_device, (int(DLDeviceType.kDLCUDA), self.device_id)):
+            if copy is False:
+                raise BufferError("exporting to the CPU needs a copy, and copy=False")
+            return self.download().__dlpack__(stream=stream, max_version=max_version)
+        if copy:
+            raise BufferError("cudaprep exports its device memory as is; copy=True on the "
+                              "device is the consumer's to do")
+        handle, flags = _stream_handle(stream)
+        versioned = _dlpack.wants_versioned(max_version)
+        if versioned:
+            flags |= _VERSIONED
+        address = native().prep.gst_cuda_tensor_sink_sample_export_dlpack(
+            self._sample, handle, flags)
+        if not address:
+            raise BufferError("the DLPack export failed (see the GStreamer log)")
+        return _dlpack.make_capsule(address, versioned)
+
+    def download(self):
+        """A host copy of the tensor (a HostArray; numpy.from_dlpack takes it)."""
+        self._check()
+        prep = native().prep
+        size = prep.gst_cuda_tensor_sink_sample_get_size(self._sample)
+        storage = (ctypes.c_char * size)()
+        err = prep.gst_cuda_tensor_sink_sample_download(self._sample, storage, size)
+        if err != 0:
+            raise RuntimeError("downloading the tensor failed (cudaError %d)" % err)
+        return HostArray(storage, self.shape, self.dtype, _dense_strides(self))
+
+    def __repr__(self):
+        return "Tensor(shape=%r, dtype=%s, layout=%s, device=cuda:%d)" % (
+            self.shape, self.dtype, self.layout, self.device_id)
+
+
+def _dense_strides(tensor):
+    step = _BY_NAME[tensor.dtype][1] // 8
+    strides = []
+    for d in reversed(tensor.shape):
+        strides.insert(0, step)
+        step *= d
+    return strides

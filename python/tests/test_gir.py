@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""The typelib in PyGObject: it loads, lists the API, and a pipeline built
+with Gst.parse_launch hands its cudatensorsink to the sink's methods and to
+the cudaprep module. No GPU needed. Exits 77 without PyGObject."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.environ.get("CUDAPREP_PYTHON_DIR", os.path.join(os.path.dirname(__file__), "..")))
+try:
+    import gi
+    gi.require_version("Gst", "1.0")
+    gi.require_version("GstCudaPrep", "1.0")
+    from gi.repository import Gst, GstCudaPrep
+except (ImportError, ValueError) as error:
+    print("SKIP: PyGObject or the typelib is missing: %s" % error)
+    sys.exit(77)
+
+import cudaprep  # noqa: E402
+
+Gst.init(None)
+Gst.Registry.get().scan_path(os.environ.get("CUDAPREP_PLUGIN_DIR", ""))
+
+
+class Typelib(unittest.TestCase):
+    def test_lists_the_api(self):
+        sink_methods = {m.get_name() for m in GstCudaPrep.CudaTensorSink.__info__.get_methods()}
+        for name in ("pull_tensor", "try_pull_tensor", "is_eos", "sample_get_tensor",
+                     "sample_get_size", "set_callbacks"):
+            self.assertIn(name, sink_methods)
+        tensor_methods = {m.get_name() for m in GstCudaPrep.Tensor.__info__.get_methods()}
+        for name in ("get_dims", "get_strides", "get_item", "get_data_address"):
+            self.assertIn(name, tensor_methods)
+        self.assertEqual(GstCudaPrep.TensorDataType.FLOAT32, 11)
+        self.assertEqual(GstCudaPrep.TensorImageLayout.NHWC, 1)
+        self.assertEqual(int(GstCudaPrep.DLPackFlags.VERSIONED), 1)
+
+    def test_geometry_from_python(self):
+        geometry = GstCudaPrep.Geometry()
+        geometry.init_identity()
+        geometry.crop_x, geometry.scale_x, geometry.pad_y = 100.0, 0.4, 128.0
+        geometry.crop_y, geometry.scale_y = 60.0, 0.4
+        self.assertEqual(tuple(geometry.to_source(640.0, 512.0)), (1700.0, 1020.0))
+
+    def test_parse_launch_gives_a_typed_sink(self):
+        pipeline = Gst.parse_launch("fakesrc num-buffers=0 ! cudatensorsink name=sink")
+        sink = pipeline.get_by_name("sink")
+        self.assertIsInstance(sink, GstCudaPrep.CudaTensorSink)
+        self.assertIsNone(sink.try_pull_tensor(0))
+        self.assertIsNone(sink.emit("try-pull-tensor", 0))
+        # The cudaprep module takes PyGObject's objects.
+        wrapped = cudaprep.TensorSink(sink, pipeline)
+        self.assertIsNone(wrapped.pull(timeout=0))
+        with self.assertRaises(TypeError):
+            cudaprep.TensorSink(Gst.ElementFactory.make("fakesink", None))
+
+
+if __name__ == "__main__":
+    unittest.main()

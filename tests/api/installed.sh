@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `meson install --destdir` of the build, then a C program (and the C
+# example) built with gcc -std=c11 against the installed cudaprep-1.0.pc
+# alone, and run against the installed library and plugin:
+#   tests/api/installed.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$(realpath "$1")
+source=$(realpath "$2")
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >/dev/null
+pc=$(find "$dest" -name cudaprep-1.0.pc)
+[ -n "$pc" ] || { echo "cudaprep-1.0.pc was not installed"; exit 1; }
+# The .pc names the real prefix; point a copy of it at the destdir (other
+# packages, GStreamer's, keep theirs).
+mkdir "$dest/pc"
+sed -E "s|^prefix=(.*)$|prefix=$dest\1|" "$pc" >"$dest/pc/cudaprep-1.0.pc"
+export PKG_CONFIG_PATH=$dest/pc
+flags=$(pkg-config --cflags --libs cudaprep-1.0)
+echo "pkg-config cudaprep-1.0: $flags"
+for header in cudaprep.h gstcudatensorsink.h gstcudaprepmeta.h gstcudaprepmemory.h gstcudaprepdlpack.h; do
+  [ -f "$(find "$dest" -path "*/gst/cudaprep/$header" | head -1)" ] || { echo "$header not installed"; exit 1; }
+done
+if find "$dest" -name 'gstcudaprepcore.h' -o -name 'gstcudaprepbasetransform.h' | grep -q .; then
+  echo "an internal header was installed"; exit 1
+fi
+gcc -std=c11 -Wall -Werror -o "$dest/public_api" "$source/tests/api/public_api.c" $flags -lm
+gcc -std=c11 -Wall -Werror -o "$dest/pull_tensors" "$source/examples/pull_tensors.c" $flags
+libdir=$(dirname "$(find "$dest" -name 'libgstcudaprep-1.0.so.0' | head -1)")
+LD_LIBRARY_PATH=$libdir GST_PLUGIN_PATH=$libdir/gstreamer-1.0 \
+  "$dest/public_api"
+echo "installed API: ok"
