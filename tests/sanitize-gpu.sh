@@ -34,7 +34,8 @@ run() {  # tool suite [leak] [gtest filter]
 case "${1:-memcheck}" in
   memcheck)
     for suite in memory upload_download crop resize region tensor_elements tensorsink flush_eos \
-                 normalize_gpu resize_gpu preprocess_gpu; do
+                 batch box bad_input nvcodec normalize_gpu resize_gpu preprocess_gpu \
+                 preprocess_batch_gpu; do
       run memcheck "$suite" leak
     done
     # The thousand start/stop cycles take too long under memcheck; the rest runs.
@@ -42,7 +43,9 @@ case "${1:-memcheck}" in
     ;;
   kernels)
     for tool in racecheck synccheck; do
-      for suite in normalize_gpu resize_gpu preprocess_gpu; do run "$tool" "$suite"; done
+      for suite in normalize_gpu resize_gpu preprocess_gpu preprocess_batch_gpu; do
+        run "$tool" "$suite"
+      done
     done
     for suite in tensor_elements preprocess_gpu normalize_gpu; do run initcheck "$suite"; done
     ;;

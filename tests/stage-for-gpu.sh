@@ -12,7 +12,7 @@ stage=.gpu-stage
 rm -rf "$stage"; mkdir -p "$stage/tests" "$stage/gst" "$stage/examples" "$stage/bench"
 cp -a "$build"/gst/libgstcudaprep*.so* "$stage/gst/"
 rm -rf "$stage"/gst/*.p
-find "$build/tests" -maxdepth 1 -type f -name 'test_*' ! -name '*_opencv' -executable -exec cp {} "$stage/tests/" \;
+find "$build/tests" -maxdepth 1 -type f -name 'test_*' ! -name '*_opencv' ! -name '*_pil' -executable -exec cp {} "$stage/tests/" \;
 for dir in examples bench; do
   [ -d "$build/$dir" ] && find "$build/$dir" -maxdepth 1 -type f -executable -exec cp {} "$stage/$dir/" \;
 done
