@@ -254,7 +254,11 @@ TEST_F(PreprocessBatchGpu, CameraSizedBatches) {
   std::vector<PreprocessItem> regions;
   for (int i = 0; i < 64; ++i) {
     PreprocessItem item;
-    item.src = sub_image(frame, (i % 8) * 230 + i, (i / 8) * 130 + i % 5, 60 + 3 * i, 50 + 2 * i);
+    // Spread over the frame, every region inside it (compute-sanitizer found
+    // the last column of regions reaching past the frame's right and bottom).
+    const int x = (i % 8) * 230 + i, y = (i / 8) * 130 + i % 5;
+    item.src =
+        sub_image(frame, x, y, std::min(60 + 3 * i, 1920 - x), std::min(50 + 2 * i, 1080 - y));
     item.normalize_params = normalization(ChannelOrder::kRGB, 1);
     item.batch_index = i;
     regions.push_back(item);
