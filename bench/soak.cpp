@@ -1,10 +1,11 @@
 // Soak: N pipelines in one process, each pushing F frames of its own size
-// (1080p, 720p, 4K, 480p NV12 in turn) through the W1 chain (letterbox to
+// (in turn from HEIGHTS, default 1080,720,2160,480: 1080p, 720p, 4K, 480p
+// NV12) through the W1 chain (letterbox to
 // 640x640 RGB, normalise, float32 NCHW tensor) with a consumer waiting on
 // every tensor, as N camera apps would. Prints the frames/s of all
 // pipelines together, host and device memory at each tenth of the run, and
 // how much each grew between the first tenth and the end.
-//   soak [pipelines] [frames-per-pipeline]
+//   soak [pipelines] [frames-per-pipeline] [heights, e.g. 1080,720,480]
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -28,7 +29,25 @@ namespace {
 struct Size {
   int width, height;
 };
-constexpr Size kSizes[] = {{1920, 1080}, {1280, 720}, {3840, 2160}, {640, 480}};
+constexpr Size kKnownSizes[] = {{1920, 1080}, {1280, 720}, {3840, 2160}, {640, 480}};
+
+// "1080,720" -> 1920x1080, 1280x720; empty if a height is not one of kKnownSizes.
+std::vector<Size> parse_sizes(const std::string &heights) {
+  std::vector<Size> sizes;
+  gchar **parts = g_strsplit(heights.c_str(), ",", -1);
+  for (gchar **part = parts; *part != nullptr; ++part) {
+    const int height = std::atoi(*part);
+    const auto known = std::find_if(std::begin(kKnownSizes), std::end(kKnownSizes),
+                                    [height](const Size &size) { return size.height == height; });
+    if (known == std::end(kKnownSizes)) {
+      sizes.clear();
+      break;
+    }
+    sizes.push_back(*known);
+  }
+  g_strfreev(parts);
+  return sizes;
+}
 
 struct Pipeline {
   GstElement *pipeline = nullptr, *src = nullptr, *sink = nullptr;
@@ -37,8 +56,7 @@ struct Pipeline {
   std::atomic<bool> wait_failed{false};  // the consumer's
 };
 
-bool make_pipeline(int index, Pipeline *p) {
-  const Size size = kSizes[index % (sizeof(kSizes) / sizeof(kSizes[0]))];
+bool make_pipeline(const Size &size, int index, Pipeline *p) {
   const std::string description =
       "appsrc name=src format=time max-buffers=4 block=true ! cudaframeupload ! "
       "queue max-size-buffers=4 max-size-bytes=0 max-size-time=0 ! "
@@ -80,13 +98,17 @@ int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   const int n_pipelines = argc > 1 ? std::atoi(argv[1]) : 8;
   const long frames = argc > 2 ? std::atol(argv[2]) : 1000000;
-  if (n_pipelines < 1 || frames < 10) {
-    std::fprintf(stderr, "usage: %s [pipelines >= 1] [frames-per-pipeline >= 10]\n", argv[0]);
+  const std::vector<Size> sizes = parse_sizes(argc > 3 ? argv[3] : "1080,720,2160,480");
+  if (n_pipelines < 1 || frames < 10 || sizes.empty()) {
+    std::fprintf(stderr,
+                 "usage: %s [pipelines >= 1] [frames-per-pipeline >= 10] "
+                 "[heights among 2160,1080,720,480, comma-separated]\n",
+                 argv[0]);
     return 2;
   }
   std::vector<Pipeline> pipelines(n_pipelines);
   for (int i = 0; i < n_pipelines; ++i)
-    if (!make_pipeline(i, &pipelines[i])) {
+    if (!make_pipeline(sizes[i % sizes.size()], i, &pipelines[i])) {
       std::fprintf(stderr, "could not start pipeline %d\n", i);
       return 1;
     }
@@ -148,9 +170,10 @@ int main(int argc, char **argv) {
     if (!pipelines[i].error.empty())
       std::fprintf(stderr, "pipeline %zu: %s\n", i, pipelines[i].error.c_str());
   std::printf(
-      "%d pipelines x %ld frames (NV12 1080p/720p/4K/480p -> 640x640 float32): %ld tensors, "
+      "%d pipelines x %ld frames (NV12 of heights %s -> 640x640 float32): %ld tensors, "
       "%.0f frames/s in all\n",
-      n_pipelines, frames, consumed.load(), consumed.load() / seconds);
+      n_pipelines, frames, argc > 3 ? argv[3] : "1080,720,2160,480", consumed.load(),
+      consumed.load() / seconds);
   std::printf("memory (host MB / device MB) at each tenth:");
   for (const MemoryUse &use : series) std::printf(" %.1f/%.1f", use.host_mb, use.device_mb);
   if (series.size() >= 2)
