@@ -160,7 +160,15 @@ int main(int argc, char **argv) {
   for (int tenth = 1; tenth <= 10 && !failed; ++tenth) {
     while (consumed.load() < total * tenth / 10 && !(failed = check_errors()))
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!failed) series.push_back(memory_use());
+    if (failed) break;
+    // Printed as it goes: a run cut short still shows what it measured.
+    series.push_back(memory_use());
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("tenth %d: %ld tensors, %.0f frames/s so far, host %.1f MB, device %.1f MB\n",
+                tenth, consumed.load(), consumed.load() / elapsed, series.back().host_mb,
+                series.back().device_mb);
+    std::fflush(stdout);
   }
   for (std::thread &thread : threads) thread.join();
   failed = check_errors() || failed;
