@@ -104,6 +104,8 @@ class ThroughTheTypelib(unittest.TestCase):
         device.set_current()
         stream = device.create_stream()
         for stream_ptr in (int(stream.handle), -1):
+            pointers = []
+
             def consume(sample, gi_tensor, expected):
                 tensor = cudaprep.Tensor.from_sample(sample)
                 self.check_typelib_view(sample, gi_tensor, tensor)
@@ -120,9 +122,13 @@ class ThroughTheTypelib(unittest.TestCase):
                 copy_to_host(view.ptr, host.ctypes.data, host.nbytes,
                              int(stream.handle))
                 numpy.testing.assert_array_equal(host, expected)
+                pointers.append(view.ptr)
                 del view
                 tensor.release()
             self.assertEqual(pull_through_typelib(2 * BATCH, consume), 2)
+            print("\n  StridedMemoryView(stream_ptr=%s): tensors at %s, each the typelib's "
+                  "pointer and equal to its .npy" %
+                  ("-1" if stream_ptr == -1 else "stream", [hex(p) for p in pointers]))
 
     def test_numpy_host_download(self):
         def consume(sample, gi_tensor, expected):
