@@ -49,6 +49,7 @@ def _setup(gst, gobject, prep):
     proto(gst, "gst_object_ref", vp, vp)
     proto(gst, "gst_object_unref", None, vp)
     proto(gst, "gst_sample_get_buffer", vp, vp)
+    proto(gst, "gst_sample_get_type", ctypes.c_size_t)
     proto(gst, "gst_util_set_object_arg", None, vp, ctypes.c_char_p, ctypes.c_char_p)
     proto(gobject, "g_object_set", None, vp, ctypes.c_char_p, vp, vp)
     proto(gobject, "g_type_name", ctypes.c_char_p, ctypes.c_size_t)

@@ -225,6 +225,8 @@ class Tensor:
     release() (or `with`) drops this object's own hold on the buffer."""
 
     def __init__(self, sample):
+        """`sample`: a GstSample* (an int) whose reference this tensor owns;
+        for PyGObject's Gst.Sample use Tensor.from_sample."""
         self._sample = sample  # a GstSample reference, owned
         lib = native()
         address = lib.prep.gst_cuda_tensor_sink_sample_get_tensor(sample)
@@ -255,6 +257,14 @@ class Tensor:
                                                    ctypes.byref(geometry))
             items.append(Item(None if pts.value == GST_CLOCK_TIME_NONE else pts.value, geometry))
         self.items = items
+
+    @classmethod
+    def from_sample(cls, sample):
+        """The tensor of a PyGObject Gst.Sample (e.g. pulled through the
+        typelib: GstCudaPrep.CudaTensorSink.pull_tensor); takes its own
+        reference, so the Gst.Sample may be dropped."""
+        pointer = _gst_sample_pointer(sample)
+        return cls(native().gst.gst_mini_object_ref(pointer))
 
     @property
     def sample(self):
@@ -329,3 +339,22 @@ def _dense_strides(tensor):
         strides.insert(0, step)
         step *= d
     return strides
+
+
+def _gst_sample_pointer(sample):
+    """The GstSample* of a PyGObject Gst.Sample (borrowed). PyGObject gives
+    boxed types no __gpointer__; its public PyGBoxed struct (pygobject.h) is
+    PyObject_HEAD, then the boxed pointer, then its GType, which is checked
+    against GstSample's before the pointer is trusted."""
+    gtype = getattr(type(sample), "__gtype__", None)
+    if gtype is None or getattr(gtype, "name", None) != "GstSample":
+        raise TypeError("expected a PyGObject Gst.Sample, got %r" % (sample,))
+    base = id(sample) + object.__basicsize__
+    boxed_gtype = ctypes.c_size_t.from_address(base + ctypes.sizeof(vp)).value
+    if boxed_gtype != native().gst.gst_sample_get_type():
+        raise TypeError("this PyGObject's Gst.Sample does not have the PyGBoxed layout "
+                        "of pygobject.h")
+    pointer = vp.from_address(base).value
+    if not pointer:
+        raise ValueError("the Gst.Sample wraps no sample")
+    return pointer

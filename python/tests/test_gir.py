@@ -2,6 +2,7 @@
 """The typelib in PyGObject: it loads, lists the API, and a pipeline built
 with Gst.parse_launch hands its cudatensorsink to the sink's methods and to
 the cudaprep module. No GPU needed. Exits 77 without PyGObject."""
+import ctypes
 import os
 import sys
 import unittest
@@ -53,6 +54,22 @@ class Typelib(unittest.TestCase):
         self.assertIsNone(wrapped.pull(timeout=0))
         with self.assertRaises(TypeError):
             cudaprep.TensorSink(Gst.ElementFactory.make("fakesink", None))
+
+    def test_tensor_from_a_gst_sample(self):
+        # A sample without a cudaprep tensor: refused, and the reference
+        # from_sample took is dropped again.
+        sample = Gst.Sample.new(Gst.Buffer.new(), None, None, None)
+        pointer = cudaprep._tensor._gst_sample_pointer(sample)
+        refcount = ctypes.c_int.from_address(pointer + ctypes.sizeof(ctypes.c_size_t))
+        before = refcount.value
+        with self.assertRaisesRegex(ValueError, "no cudaprep tensor"):
+            cudaprep.Tensor.from_sample(sample)
+        self.assertEqual(refcount.value, before)
+        self.assertIsNone(GstCudaPrep.CudaTensorSink.sample_get_tensor(sample))
+        with self.assertRaises(TypeError):
+            cudaprep.Tensor.from_sample(Gst.Buffer.new())
+        with self.assertRaises(TypeError):
+            cudaprep.Tensor.from_sample(pointer)
 
 
 if __name__ == "__main__":

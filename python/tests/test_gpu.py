@@ -6,7 +6,6 @@ each with a control that shows the test would catch the missing wait; the
 iterator over 10,000 tensors with flat host and device memory.
 
 Exits 77 (skip) without a GPU or without PyTorch."""
-import ctypes
 import gc
 import os
 import resource
@@ -16,16 +15,7 @@ import unittest
 
 sys.path.insert(0, os.environ.get("CUDAPREP_PYTHON_DIR", os.path.join(os.path.dirname(__file__), "..")))
 
-
-def gpu_count():
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return 0
-    count = ctypes.c_int(0)
-    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return count.value
+from cuda_driver import gpu_count  # noqa: E402
 
 
 if __name__ == "__main__" and gpu_count() == 0:
