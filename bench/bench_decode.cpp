@@ -17,13 +17,15 @@
 // waits on its ready event (cudaEventSynchronize), as an inference loop
 // would. Per mode and N: frames/s of all pipelines together, host CPU time
 // of the process per frame (getrusage), the consumers' share of it, and the
-// host <-> device copies seen at the pads: buffer probes classify every
-// frame's memory (GstCudaMemory or cudaprep device memory, or host) where
-// the decoder hands it over, where cudadownload hands it over, where
-// cudaframeupload takes it, and whether cudatensorize's fused kernel read
-// the decoder's own device pointer. That is a count of memory crossings
-// between elements, not a PCIe counter (run `nvidia-smi dmon -s ut` beside
-// it for the bus).
+// host <-> device crossings seen at the pads: buffer probes count the frames
+// the decoder hands over in system-memory caps (it downloaded them), those
+// cudadownload hands on and those cudaframeupload takes in system-memory
+// caps, and whether cudatensorize's fused kernel read the decoder's own
+// device pointer. That is a count of crossings between elements, not a PCIe
+// counter: run `nvidia-smi dmon -s ut` beside it for the bus. Every
+// measurement prints the device memory in use after its teardown: in one
+// process the later measurements ran with more host CPU per frame (see
+// bench/RESULTS.md, W5); run one mode and N per process where that matters.
 //   bench_decode FILE.mp4 [modes] [N list] [frames] [repeats] [decoder]
 //   defaults: decode,decode-primary,ours,roundtrip 1,8,16,32 9600 1 nvh264dec
 // At N < 8 a measurement holds FRAMES * N / 8 frames. Another decoder
@@ -54,6 +56,7 @@
 #include <thread>
 #include <vector>
 
+#include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepnvcodec.h"
 #include "gstcudatensorsink.h"
@@ -120,15 +123,26 @@ std::string time_of_day() {
   return text;
 }
 
-bool is_device_memory(GstMemory *memory) {
-  return gst_is_cuda_memory(memory) || gst_is_cuda_prep_memory(memory);
+// Whether the frames on `pad` are device frames for the element that takes
+// them. By the caps, not by the allocator: cudadownload hands on
+// GstCudaMemory in system-memory caps, which the next element maps for the
+// host, and that map is the download.
+bool pad_carries_device_frames(GstPad *pad) {
+  GstCaps *caps = gst_pad_get_current_caps(pad);
+  if (caps == nullptr) return false;
+  GstCapsFeatures *features = gst_caps_get_features(caps, 0);
+  const bool device = features != nullptr &&
+                      (gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_CUDA_NVCODEC) ||
+                       gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED));
+  gst_caps_unref(caps);
+  return device;
 }
 
-GstPadProbeReturn on_decoded(GstPad *, GstPadProbeInfo *info, gpointer data) {
+GstPadProbeReturn on_decoded(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
   auto *s = static_cast<Stream *>(data);
   GstMemory *memory = gst_buffer_peek_memory(GST_PAD_PROBE_INFO_BUFFER(info), 0);
   ++s->counts.decoded;
-  if (!gst_is_cuda_memory(memory)) {
+  if (!gst_is_cuda_memory(memory) || !pad_carries_device_frames(pad)) {
     ++s->counts.decoded_to_host;  // NVDEC writes device memory: the decoder copied it out
     return GST_PAD_PROBE_OK;
   }
@@ -145,15 +159,13 @@ GstPadProbeReturn on_decoded(GstPad *, GstPadProbeInfo *info, gpointer data) {
   return GST_PAD_PROBE_OK;
 }
 
-GstPadProbeReturn on_downloaded(GstPad *, GstPadProbeInfo *info, gpointer data) {
-  if (!is_device_memory(gst_buffer_peek_memory(GST_PAD_PROBE_INFO_BUFFER(info), 0)))
-    ++static_cast<Stream *>(data)->counts.downloaded;
+GstPadProbeReturn on_downloaded(GstPad *pad, GstPadProbeInfo *, gpointer data) {
+  if (!pad_carries_device_frames(pad)) ++static_cast<Stream *>(data)->counts.downloaded;
   return GST_PAD_PROBE_OK;
 }
 
-GstPadProbeReturn on_upload_input(GstPad *, GstPadProbeInfo *info, gpointer data) {
-  if (!is_device_memory(gst_buffer_peek_memory(GST_PAD_PROBE_INFO_BUFFER(info), 0)))
-    ++static_cast<Stream *>(data)->counts.uploaded;
+GstPadProbeReturn on_upload_input(GstPad *pad, GstPadProbeInfo *, gpointer data) {
+  if (!pad_carries_device_frames(pad)) ++static_cast<Stream *>(data)->counts.uploaded;
   return GST_PAD_PROBE_OK;
 }
 
@@ -248,11 +260,10 @@ GstBusSyncReply on_message(GstBus *, GstMessage *message, gpointer data) {
 
 bool wait_for_preroll(Stream &s) {
   GstState state;
-  if (gst_element_get_state(s.pipeline, &state, nullptr, 30 * GST_SECOND) ==
-          GST_STATE_CHANGE_SUCCESS &&
-      state == GST_STATE_PAUSED)
-    return true;
-  s.error = "did not preroll within 30 s";
+  const GstStateChangeReturn ret =
+      gst_element_get_state(s.pipeline, &state, nullptr, 30 * GST_SECOND);
+  if (ret == GST_STATE_CHANGE_SUCCESS && state == GST_STATE_PAUSED) return true;
+  s.error = ret == GST_STATE_CHANGE_ASYNC ? "did not preroll within 30 s" : "could not pause";
   return false;
 }
 
@@ -489,7 +500,22 @@ Result measure(const std::string &mode, int n, long target_frames, const std::st
     if (s->sink != nullptr) gst_object_unref(s->sink);
     gst_object_unref(s->pipeline);
   }
-  for (auto &[s, message] : messages.queue) gst_message_unref(message);
+  for (auto &[s, message] : messages.queue) {
+    if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {  // why a start failed
+      GError *error = nullptr;
+      gst_message_parse_error(message, &error, nullptr);
+      std::fprintf(stderr, "%s N=%d: %s: %s\n", mode.c_str(), n,
+                   GST_OBJECT_NAME(GST_MESSAGE_SRC(message)), error->message);
+      g_clear_error(&error);
+    }
+    gst_message_unref(message);
+  }
+  // What the process holds after the teardown: growth from one measurement
+  // to the next is a leak that would skew the later ones.
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
+    std::printf("after teardown: device memory in use %.0f MB, host CPU so far %.1f s\n",
+                (total_bytes - free_bytes) / 1e6, process_cpu_seconds());
   return result;
 }
 
