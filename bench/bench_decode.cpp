@@ -27,8 +27,9 @@
 // process the later measurements ran with more host CPU per frame (see
 // bench/RESULTS.md, W5); run one mode and N per process where that matters.
 //   bench_decode FILE.mp4 [modes] [N list] [frames] [repeats] [decoder]
-//   defaults: decode,decode-primary,ours,roundtrip 1,8,16,32 9600 1 nvh264dec
-// At N < 8 a measurement holds FRAMES * N / 8 frames. Another decoder
+//   defaults: decode,decode-primary,ours,roundtrip 1,8,16,32 48000 1 nvh264dec
+// At N < 8 a measurement holds FRAMES * N / 8 frames (the run in
+// bench/RESULTS.md used 9600: 1.8 s, too short to settle 5%). Another decoder
 // (e.g. openh264dec) runs the decode modes without a GPU, to try the loop.
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
@@ -37,7 +38,6 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -56,6 +56,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu_time.h"
 #include "gstcudaprepformat.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepnvcodec.h"
@@ -99,19 +100,6 @@ struct Stream {
   std::thread consumer;
   double consumer_cpu = 0;  // thread CPU seconds
 };
-
-double process_cpu_seconds() {
-  rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-         1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
-}
-
-double thread_cpu_seconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec + 1e-9 * now.tv_nsec;
-}
 
 // Wall-clock time of day, to line the measurements up with nvidia-smi dmon.
 std::string time_of_day() {
@@ -365,7 +353,7 @@ Result measure(const std::string &mode, int n, long target_frames, const std::st
           gst_sample_unref(sample);
           ++s.counts.tensors;
         }
-        s.consumer_cpu = thread_cpu_seconds();
+        s.consumer_cpu = thread_cpu_now();
       });
     if (gst_element_set_state(s.pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE) {
       s.error = "could not pause";
@@ -533,7 +521,7 @@ int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: %s FILE.mp4 [decode,decode-primary,ours,roundtrip] [1,8,16,32] "
-                 "[frames 9600] [repeats 1] [decoder nvh264dec]\n",
+                 "[frames 48000] [repeats 1] [decoder nvh264dec]\n",
                  argv[0]);
     return 2;
   }
@@ -543,7 +531,7 @@ int main(int argc, char **argv) {
   std::vector<int> counts;
   for (const std::string &n : split(argc > 3 ? argv[3] : "1,8,16,32"))
     counts.push_back(std::atoi(n.c_str()));
-  const long frames = argc > 4 ? std::atol(argv[4]) : 9600;
+  const long frames = argc > 4 ? std::atol(argv[4]) : 48000;  // ~9 s of an H100 NVDEC
   const int repeats = argc > 5 ? std::atoi(argv[5]) : 1;
   const std::string decoder = argc > 6 ? argv[6] : "nvh264dec";
   for (const std::string &mode : modes)
