@@ -44,6 +44,7 @@
 #include "gstcudapreppool.h"
 #include "gstcudaprepview.h"
 #include "gstcudatensorsink.h"
+#include "cpu_time.h"
 #include "memory_use.h"
 
 namespace {
@@ -220,19 +221,6 @@ bool device_frames(const GstVideoInfo &info, GstCaps *device_caps, std::vector<G
     if (!copied) return false;
   }
   return true;
-}
-
-double cpu_seconds() {
-  rusage usage;
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
-         1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
-}
-
-double thread_cpu_now() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec + 1e-9 * now.tv_nsec;
 }
 
 // CPU seconds of each thread of this process, by thread id: name, seconds.
@@ -441,7 +429,7 @@ int main(int argc, char **argv) {
   if (!ours)
     for (unsigned i = 0; i < n_consumers; ++i) consumers.emplace_back(normalize_worker);
 
-  const double cpu_start = cpu_seconds();
+  const double cpu_start = process_cpu_seconds();
   const Clock::time_point wall_start = Clock::now();
   const auto threads_at_start = thread_cpu_seconds();
   std::thread producer([&] {
@@ -472,7 +460,7 @@ int main(int argc, char **argv) {
   gst_object_unref(bus);
   producer.join();
   for (std::thread &consumer : consumers) consumer.join();
-  const double cpu_used = cpu_seconds() - cpu_start;
+  const double cpu_used = process_cpu_seconds() - cpu_start;
   const double wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
   auto threads = thread_cpu_seconds();
   for (auto &[tid, thread] : threads) {
