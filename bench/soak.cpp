@@ -2,7 +2,8 @@
 // (in turn from HEIGHTS, default 1080,720,2160,480: 1080p, 720p, 4K, 480p
 // NV12) through the W1 chain (letterbox to
 // 640x640 RGB, normalise, float32 NCHW tensor) with a consumer waiting on
-// every tensor, as N camera apps would. Prints the frames/s of all
+// every tensor, as N camera apps would, as fast as the GPU takes them
+// (sync=false). Prints the frames/s of all
 // pipelines together, host and device memory at each tenth of the run, and
 // how much each grew between the first tenth and the end.
 //   soak [pipelines] [frames-per-pipeline] [heights, e.g. 1080,720,480]
@@ -62,10 +63,11 @@ bool make_pipeline(const Size &size, int index, Pipeline *p) {
       "queue max-size-buffers=4 max-size-bytes=0 max-size-time=0 ! "
       "cudaresize add-borders=true pad-value=<114,114,114> ! "
       "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! cudanormalize ! "
-      "cudatensorize ! cudatensorsink name=sink consumer=application max-buffers=4";
+      "cudatensorize ! cudatensorsink name=sink consumer=application max-buffers=4 "
+      "sync=false";
   GError *error = nullptr;
   p->pipeline = gst_parse_launch(description.c_str(), &error);
-  if (p->pipeline == nullptr) {
+  if (p->pipeline == nullptr || error != nullptr) {  // a missing element still gives a pipeline
     std::fprintf(stderr, "pipeline: %s\n", error->message);
     g_error_free(error);
     return false;

@@ -31,11 +31,17 @@
  * (%05d) up to 20, for the tensor's index from 0 (%% is a percent sign);
  * anything else is refused when the sink starts. Without a conversion every
  * tensor is written to the same file, which then holds the last one. Every
- * tensor is written, including those dropped from the queue; a tensor is
- * queued for the application before its file is written, so a file that
- * cannot be written (no such directory, disk full) is an element error
- * naming the file after the application got that tensor. A file whose write
- * failed half-way stays on disk, truncated.
+ * tensor is written, including those dropped from the queue; a tensor's
+ * file is complete before the tensor is queued, so an application that
+ * pulls tensor N can read file N. A file that cannot be written (no such
+ * directory, disk full) is an element error naming the file, and that
+ * tensor is not queued. A file whose write failed half-way stays on disk,
+ * truncated.
+ *
+ * The sink asks upstream for max-buffers + 3 tensors in its pool from the
+ * start (the queue, one waiting for room, one being written and the one the
+ * application holds), so device memory is allocated once and then stays
+ * flat; an application that keeps more tensors makes the pool grow.
  *
  *   gst-launch-1.0 videotestsrc num-buffers=3 ! cudaframeupload ! cudanormalize ! cudatensorize !
  * cudatensorsink location=tensor-%05d.npy
@@ -560,6 +566,18 @@ static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *
     return GST_FLOW_ERROR;
   }
 
+  g_mutex_lock(&self->lock);
+  LocationPattern pattern;
+  std::string location;
+  const gboolean write = self->pattern != nullptr;
+  if (write) {
+    pattern = *self->pattern;
+    location = self->location;
+  }
+  g_mutex_unlock(&self->lock);
+  // Before queueing: an application that pulls tensor N finds file N complete.
+  if (write && !write_npy(self, buffer, pattern, location)) return GST_FLOW_ERROR;
+
   GstCaps *caps = gst_pad_get_current_caps(GST_BASE_SINK_PAD(bsink));
   GstSample *sample = gst_sample_new(buffer, caps, &bsink->segment, nullptr);
   if (caps != nullptr) gst_caps_unref(caps);
@@ -570,13 +588,6 @@ static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *
   Callbacks *callbacks =
       self->callbacks != nullptr ? g_atomic_rc_box_acquire(self->callbacks) : nullptr;
   const gboolean emit_signals = self->emit_signals;
-  LocationPattern pattern;
-  std::string location;
-  const gboolean write = self->pattern != nullptr;
-  if (write) {
-    pattern = *self->pattern;
-    location = self->location;
-  }
   g_mutex_unlock(&self->lock);
 
   if (callbacks != nullptr && callbacks->callbacks.new_tensor != nullptr)
@@ -584,10 +595,24 @@ static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *
   else if (emit_signals)
     g_signal_emit(self, signals[SIGNAL_NEW_TENSOR], 0, &ret);
   callbacks_unref(callbacks);
-
-  // After queueing: the application has the tensor even if its file fails.
-  if (write && !write_npy(self, buffer, pattern, location)) return GST_FLOW_ERROR;
   return ret;
+}
+
+// Tensors the sink may hold at once beyond its queue: one waiting for room in
+// render, one upstream is writing, one the application holds.
+#define HELD_BEYOND_QUEUE 3
+
+// Asks the upstream pool to allocate what the sink can hold up front, so
+// device memory does not grow to that high-water mark during the run.
+static gboolean gst_cuda_tensor_sink_propose_allocation(GstBaseSink *bsink, GstQuery *query) {
+  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+  g_mutex_lock(&self->lock);
+  const guint max_buffers = self->max_buffers;
+  g_mutex_unlock(&self->lock);
+  // 0: an unlimited queue has no high-water mark to allocate for.
+  if (max_buffers > 0 && max_buffers <= G_MAXUINT - HELD_BEYOND_QUEUE)
+    gst_query_add_allocation_pool(query, nullptr, 0, max_buffers + HELD_BEYOND_QUEUE, 0);
+  return TRUE;
 }
 
 static void clear_samples(GstCudaTensorSink *self) {
@@ -962,6 +987,7 @@ static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
 
   element_class->change_state = gst_cuda_tensor_sink_change_state;
   sink_class->render = gst_cuda_tensor_sink_render;
+  sink_class->propose_allocation = gst_cuda_tensor_sink_propose_allocation;
   sink_class->event = gst_cuda_tensor_sink_event;
   sink_class->start = gst_cuda_tensor_sink_start;
   sink_class->stop = gst_cuda_tensor_sink_stop;

@@ -275,6 +275,37 @@ TEST(TensorSink, InvalidLocationWhileStartedIsRefusedWithAWarning) {
 
 // --- pulls, flushes, pauses, EOS (no GPU: no tensor ever comes) -------------
 
+// The sink asks for what it can hold up front: max-buffers + 3 (queue, one
+// waiting for room, one being written, one the application holds); nothing
+// for an unlimited queue.
+TEST(TensorSink, AllocationAnswerAsksForWhatTheSinkHolds) {
+  for (guint max_buffers : {1u, 4u, 0u}) {
+    GstElement *sink = gst_element_factory_make("cudatensorsink", nullptr);
+    ASSERT_NE(sink, nullptr);
+    g_object_set(sink, "max-buffers", max_buffers, nullptr);
+    // PAUSED activates the pad (serialized queries are refused while flushing).
+    ASSERT_NE(gst_element_set_state(sink, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+    GstPad *pad = gst_element_get_static_pad(sink, "sink");
+    GstCaps *caps = gst_pad_get_pad_template_caps(pad);
+    GstQuery *query = gst_query_new_allocation(caps, TRUE);
+    ASSERT_TRUE(gst_pad_query(pad, query)) << max_buffers;
+    if (max_buffers == 0) {
+      EXPECT_EQ(gst_query_get_n_allocation_pools(query), 0u);
+    } else {
+      ASSERT_EQ(gst_query_get_n_allocation_pools(query), 1u);
+      guint min = 0, max = 0;
+      gst_query_parse_nth_allocation_pool(query, 0, nullptr, nullptr, &min, &max);
+      EXPECT_EQ(min, max_buffers + 3);
+      EXPECT_EQ(max, 0u) << "the sink must not cap the pool: an application may hold more";
+    }
+    gst_query_unref(query);
+    gst_caps_unref(caps);
+    gst_object_unref(pad);
+    ASSERT_EQ(gst_element_set_state(sink, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    gst_object_unref(sink);
+  }
+}
+
 TEST(TensorSink, PullBeforeStartReturnsNullAtOnce) {
   GstElement *sink = gst_element_factory_make("cudatensorsink", nullptr);
   const auto start = Clock::now();
@@ -687,8 +718,9 @@ TEST(TensorSinkGpu, UnwritableFileIsAnErrorNamingThePath) {
     push_frames(run, 0, 1);
     const std::string end = run.wait_end(30 * GST_SECOND);
     EXPECT_NE(end.find("Could not write tensor file \"/dev/full\""), std::string::npos) << end;
+    // Files are written before queueing: a tensor without its file is not queued.
     GstSample *sample = gst_cuda_tensor_sink_try_pull_tensor(run.tensor_sink(), GST_SECOND);
-    EXPECT_EQ(frame_of(sample), 0) << "the tensor was lost with its file";
+    EXPECT_EQ(frame_of(sample), -1) << "a tensor whose file failed was queued";
     if (sample != nullptr) gst_sample_unref(sample);
   }
   {
@@ -706,6 +738,42 @@ TEST(TensorSinkGpu, UnwritableFileIsAnErrorNamingThePath) {
     g_rmdir(dir);
     g_free(dir);
   }
+}
+
+// An application reading file N as soon as it pulls tensor N finds it
+// complete, equal to the tensor (the file is written before the tensor is
+// queued).
+TEST(TensorSinkGpu, EachFileIsCompleteWhenItsTensorIsPulled) {
+  CUDAPREP_REQUIRE_GPU();
+  gchar *dir = g_dir_make_tmp("cudatensorsink-XXXXXX", nullptr);
+  ASSERT_NE(dir, nullptr);
+  const std::string d(dir);
+  Pipeline run(tensor_pipeline("consumer=application location=\"" + d + "/t-%d.npy\""));
+  ASSERT_TRUE(run.set_state(GST_STATE_PLAYING));
+  push_frames(run, 0, 6);
+  run.end();
+  int pulled = 0;
+  while (GstSample *sample =
+             gst_cuda_tensor_sink_try_pull_tensor(run.tensor_sink(), 10 * GST_SECOND)) {
+    const gsize size = gst_cuda_tensor_sink_sample_get_size(sample);
+    std::vector<guint8> tensor(size);
+    ASSERT_EQ(gst_cuda_tensor_sink_sample_download(sample, tensor.data(), size), cudaSuccess);
+    const std::string path = d + "/t-" + std::to_string(pulled) + ".npy";
+    gchar *contents = nullptr;
+    gsize length = 0;
+    ASSERT_TRUE(g_file_get_contents(path.c_str(), &contents, &length, nullptr)) << path;
+    // The .npy header, then exactly the tensor's bytes.
+    ASSERT_GE(length, size) << path;
+    EXPECT_EQ(std::memcmp(contents + (length - size), tensor.data(), size), 0) << path;
+    g_free(contents);
+    g_remove(path.c_str());
+    gst_sample_unref(sample);
+    ++pulled;
+  }
+  EXPECT_EQ(pulled, 6);
+  EXPECT_EQ(run.wait_end(10 * GST_SECOND), "eos");
+  g_rmdir(dir);
+  g_free(dir);
 }
 
 // The index goes where the conversion is, with its width; without one the
