@@ -23,9 +23,11 @@
 // caps, and whether cudatensorize's fused kernel read the decoder's own
 // device pointer. That is a count of crossings between elements, not a PCIe
 // counter: run `nvidia-smi dmon -s ut` beside it for the bus. Every
-// measurement prints the device memory in use after its teardown: in one
+// measurement prints the device memory in use, the open file descriptors and
+// the threads after its teardown: in one
 // process the later measurements ran with more host CPU per frame (see
-// bench/RESULTS.md, W5); run one mode and N per process where that matters.
+// bench/RESULTS.md, W5: decode-only decoders that make their own contexts
+// leave ~570 MB each behind); run one mode and N per process.
 //   bench_decode FILE.mp4 [modes] [N list] [frames] [repeats] [decoder]
 //   defaults: decode,decode-primary,ours,roundtrip 1,8,16,32 48000 1 nvh264dec
 // At N < 8 a measurement holds FRAMES * N / 8 frames (the run in
@@ -47,6 +49,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -100,6 +103,27 @@ struct Stream {
   std::thread consumer;
   double consumer_cpu = 0;  // thread CPU seconds
 };
+
+// Entries of /proc/self/fd (-1 where there is no /proc): descriptors left
+// open by a teardown accumulate here.
+int open_file_descriptors() {
+  GDir *fds = g_dir_open("/proc/self/fd", 0, nullptr);
+  if (fds == nullptr) return -1;
+  int count = 0;
+  while (g_dir_read_name(fds) != nullptr) ++count;
+  g_dir_close(fds);
+  return count;
+}
+
+// The process's threads (the Threads: line of /proc/self/status), -1 unknown.
+int process_threads() {
+  gchar *status = nullptr;
+  if (!g_file_get_contents("/proc/self/status", &status, nullptr, nullptr)) return -1;
+  const gchar *line = strstr(status, "\nThreads:");
+  const int threads = line != nullptr ? std::atoi(line + strlen("\nThreads:")) : -1;
+  g_free(status);
+  return threads;
+}
 
 // Wall-clock time of day, to line the measurements up with nvidia-smi dmon.
 std::string time_of_day() {
@@ -502,8 +526,11 @@ Result measure(const std::string &mode, int n, long target_frames, const std::st
   // to the next is a leak that would skew the later ones.
   size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
-    std::printf("after teardown: device memory in use %.0f MB, host CPU so far %.1f s\n",
-                (total_bytes - free_bytes) / 1e6, process_cpu_seconds());
+    std::printf(
+        "after teardown: device memory in use %.0f MB, host CPU so far %.1f s, %d open file "
+        "descriptors, %d threads\n",
+        (total_bytes - free_bytes) / 1e6, process_cpu_seconds(), open_file_descriptors(),
+        process_threads());
   return result;
 }
 
