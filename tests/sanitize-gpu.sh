@@ -3,14 +3,17 @@
 # tests/stage-for-gpu.sh): memcheck (with leak check) over every suite,
 # racecheck and synccheck over the kernel suites, initcheck over the suites
 # whose outputs are tensors. Logs go to ${OUT:-/tmp}; one line per run here.
-#   tests/sanitize-gpu.sh memcheck|kernels
-# Exits non-zero when any run fails: the sanitizer reports an error, a leak
-# or a hazard, a test fails, a suite runs no test (77: every test skipped,
-# no GPU seen), or a run times out; the failed runs are named at the end.
+#   [JOBS=4] tests/sanitize-gpu.sh memcheck|kernels
+# JOBS runs go at once (one GPU serves them all; the sanitizers are
+# CPU-bound). Exits non-zero when any run fails: the sanitizer reports an
+# error, a leak or a hazard, a test fails, a suite runs no test (77: every
+# test skipped, no GPU seen), or a run times out; the failed runs are named
+# at the end.
 set -uo pipefail
 out=${OUT:-/tmp}
-failed=()
-run() {  # tool suite [leak] [gtest filter]
+jobs=${JOBS:-4}
+problems_file=$(mktemp)
+run_one() {  # tool suite [leak] [gtest filter]
   local log="$out/$1-$2.log" status problems=""
   timeout 280 compute-sanitizer --tool "$1" ${3:+--leak-check full} --error-exitcode 7 \
     ".gpu-stage/tests/test_$2" ${4:+--gtest_filter=$4} >"$log" 2>&1
@@ -29,11 +32,15 @@ run() {  # tool suite [leak] [gtest filter]
   grep -qE 'RACECHECK SUMMARY: [1-9]' "$log" && problems+=" hazards reported"
   grep -qE '^\[  FAILED  \]' "$log" && problems+=" tests failed"
   grep -qE '^\[  PASSED  \] [1-9]' "$log" || problems+=" no test passed"
-  if [ -n "$problems" ]; then failed+=("$1 $2:$problems ($log)"); fi
+  if [ -n "$problems" ]; then echo "$1 $2:$problems ($log)" >>"$problems_file"; fi
+}
+run() {  # as run_one, at most $jobs at once
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  run_one "$@" &
 }
 case "${1:-memcheck}" in
   memcheck)
-    for suite in memory upload_download crop resize region tensor_elements tensorsink flush_eos \
+    for suite in memory upload_download crop resize region tensor_elements tensorsink flush_eos full_chain \
                  batch box bad_input nvcodec normalize_gpu resize_gpu preprocess_gpu \
                  preprocess_batch_gpu; do
       run memcheck "$suite" leak
@@ -54,9 +61,12 @@ case "${1:-memcheck}" in
     exit 2
     ;;
 esac
-if [ ${#failed[@]} -gt 0 ]; then
-  printf 'compute-sanitizer found problems in %d run(s):\n' ${#failed[@]} >&2
-  printf '  %s\n' "${failed[@]}" >&2
+wait
+if [ -s "$problems_file" ]; then
+  printf 'compute-sanitizer found problems in %d run(s):\n' "$(wc -l <"$problems_file")" >&2
+  sed 's/^/  /' "$problems_file" >&2
+  rm -f "$problems_file"
   exit 1
 fi
+rm -f "$problems_file"
 echo "compute-sanitizer: every run clean"
