@@ -11,6 +11,7 @@
 // 100 ms; "n/a" where NVML is missing) and device memory per source (in use
 // while playing minus before the pipeline, divided by N).
 //   bench_batch [sources=32] [seconds=10] [batch sizes...=8 32]
+// (the plugin from GST_PLUGIN_PATH or CUDAPREP_PLUGIN_DIR)
 #include <dlfcn.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -216,6 +217,18 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
 
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
+  // The plugin from a folder outside GStreamer's path (a staged build), as
+  // the test suites take it; GST_PLUGIN_PATH works too.
+  if (const gchar *plugin_dir = g_getenv("CUDAPREP_PLUGIN_DIR"))
+    gst_registry_scan_path(gst_registry_get(), plugin_dir);
+  if (GstElementFactory *factory = gst_element_factory_find("cudabatch")) {
+    gst_object_unref(factory);
+  } else {
+    std::fprintf(stderr,
+                 "no cudabatch element: set CUDAPREP_PLUGIN_DIR or GST_PLUGIN_PATH to the folder "
+                 "of libgstcudaprep.so\n");
+    return 1;
+  }
   const int sources = argc > 1 ? std::atoi(argv[1]) : 32;
   const double seconds = argc > 2 ? std::atof(argv[2]) : 10.0;
   std::vector<int> batch_sizes;

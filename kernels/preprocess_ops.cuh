@@ -54,8 +54,9 @@ __device__ __forceinline__ void store_preprocessed(const Rgba &value, const Resi
 }
 
 // This thread's tensor pixel of a width x height item, the block sampling
-// together (block_resized_value()): every thread of the block calls it.
-template <Interpolation kMethod, typename Out, class Source>
+// together (block_resized_value(), kAntialiased as there): every thread of
+// the block calls it.
+template <Interpolation kMethod, bool kAntialiased, typename Out, class Source>
 __device__ __forceinline__ void preprocess_block(const Source &src, const ResizeMapping &mapping,
                                                  const TileCapacity &capacity, Rgba *shared,
                                                  ChannelOrder order,
@@ -63,10 +64,13 @@ __device__ __forceinline__ void preprocess_block(const Source &src, const Resize
                                                  const TensorStrides &strides, int batch_index,
                                                  int width, int height) {
   const BlockTile tile = this_block_tile();
-  const Rgba value = block_resized_value<kMethod>(src, mapping, tile, capacity, shared);
   const int x = tile.x + tile.local_x;
   const int y = tile.y + tile.local_y;
-  if (x >= width || y >= height) return;
+  const bool outside = x >= width || y >= height;
+  if (!kAntialiased && outside) return;  // only tiling needs the whole block
+  const Rgba value =
+      block_resized_value<kMethod, kAntialiased>(src, mapping, tile, capacity, shared);
+  if (outside) return;
   store_preprocessed<Out, Source>(value, mapping, order, norm, tensor, strides, batch_index, x, y);
 }
 

@@ -48,20 +48,14 @@ inline device::ResizeMapping resize_mapping(int src_width, int src_height, int d
 // limit without opting in per kernel, and room for several blocks per SM.
 constexpr size_t kTileSharedBytes = 48 * 1024;
 
-// The most source pixels `extent` consecutive output pixels' taps span
-// along one axis (float rounding of the coordinates included); a block that
-// spans more falls back to the per-pixel sampler.
-inline int tile_footprint_bound(const device::ResampleAxes &axes, bool along_x, int extent) {
-  const device::AntialiasAxis &antialias = along_x ? axes.antialias_x : axes.antialias_y;
-  if (axes.antialias) {
-    // end - first < (extent - 1) * scale + 2 * support + 1.
-    return static_cast<int>(std::ceil((extent - 1) * static_cast<double>(antialias.scale) +
-                                      2.0 * antialias.support + 1e-3)) +
-           2;
-  }
-  // Bicubic: floor(s_last) - floor(s_first) + 4 taps.
-  const double src_per_dst = along_x ? axes.src_per_dst_x : axes.src_per_dst_y;
-  return static_cast<int>(std::ceil((extent - 1) * src_per_dst + 1e-3)) + 5;
+// The most source pixels the antialiased taps of `extent` consecutive
+// output pixels span along one axis (float rounding of the coordinates
+// included): end - first < (extent - 1) * scale + 2 * support + 1. A block
+// that spans more falls back to the per-pixel sampler.
+inline int tile_footprint_bound(const device::AntialiasAxis &axis, int extent) {
+  return static_cast<int>(std::ceil((extent - 1) * static_cast<double>(axis.scale) +
+                                    2.0 * axis.support + 1e-3)) +
+         2;
 }
 
 // One capacity for blocks of several items (or one item's, merged with
@@ -76,19 +70,18 @@ inline device::TileCapacity merged_tile_capacity(const device::TileCapacity &a,
   return merged;
 }
 
-// What a block of the tiled samplers (resize_tile.cuh) needs for `axes`
-// with `method`, read by `Source`: rows of row sums and, for readers that
-// convert at every load, the staged footprint's columns. Zero rows: the
-// method runs per pixel, or no footprint fits.
+// What a block of the tiled antialiased sampler (resize_tile.cuh) needs for
+// `axes`, read by `Source`: rows of row sums and, for readers that convert
+// at every load, the staged footprint's columns. Zero rows: not
+// antialiased, or no footprint fits; the kernel samples per pixel.
 template <class Source>
-device::TileCapacity tile_capacity(const device::ResampleAxes &axes, Interpolation method) {
-  const bool tiled =
-      method == Interpolation::kBicubic || (method == Interpolation::kBilinear && axes.antialias);
-  const int rows = tile_footprint_bound(axes, false, kBlockHeight);
+device::TileCapacity tile_capacity(const device::ResampleAxes &axes) {
+  const int rows = tile_footprint_bound(axes.antialias_y, kBlockHeight);
   const int max_rows = static_cast<int>(kTileSharedBytes / (kBlockWidth * sizeof(device::Rgba)));
-  if (!tiled || rows > max_rows) return {};
-  const int columns =
-      device::converts_on_load<Source>::value ? tile_footprint_bound(axes, true, kBlockWidth) : 0;
+  if (!axes.antialias || rows > max_rows) return {};
+  const int columns = device::converts_on_load<Source>::value
+                          ? tile_footprint_bound(axes.antialias_x, kBlockWidth)
+                          : 0;
   return merged_tile_capacity({}, {rows, columns});
 }
 
@@ -176,6 +169,23 @@ void with_interpolation(Interpolation method, Launch &&launch) {
       launch(std::integral_constant<Interpolation, Interpolation::kArea>());
       break;
   }
+}
+
+// with_interpolation(), and launch(method, antialiased) with antialiased a
+// std::bool_constant: true only for bilinear and bicubic when `antialias`
+// (the kernels that may tile, see block_resized_value()).
+template <class Launch>
+void with_sampler(Interpolation method, bool antialias, Launch &&launch) {
+  with_interpolation(method, [&](auto kind) {
+    constexpr Interpolation kMethod = decltype(kind)::value;
+    if constexpr (kMethod == Interpolation::kBilinear || kMethod == Interpolation::kBicubic) {
+      if (antialias) {
+        launch(kind, std::true_type());
+        return;
+      }
+    }
+    launch(kind, std::false_type());
+  });
 }
 
 // One of the readers with_resize_source() passes, chosen at run time: the

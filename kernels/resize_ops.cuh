@@ -288,61 +288,28 @@ __device__ __forceinline__ void cubic_weights(float t, float weights[4]) {
   weights[3] = 1.0f - weights[0] - weights[1] - weights[2];
 }
 
-// The taps of output pixel d along one axis of a separable sampler (bicubic,
-// antialiased): count() taps, tap k at source index index(k) with weight
-// weight(k), all within [lowest(), highest()]. The tiled kernels
-// (resize_tile.cuh) and the per-pixel samplers sum the same taps in the same
-// order through row_sum() and separable_sum(), which is what keeps them bit
-// for bit equal.
-struct CubicTaps {
-  int first;  // floor - 1, before clamping
-  int size;   // source pixels along the axis: taps clamp to [0, size)
-  float weights[4];
-
-  __device__ __forceinline__ int count() const { return 4; }
-  __device__ __forceinline__ int index(int k) const { return clamp_index(first + k, size); }
-  __device__ __forceinline__ float weight(int k) const { return weights[k]; }
-  __device__ __forceinline__ int lowest() const { return index(0); }
-  __device__ __forceinline__ int highest() const { return index(3); }
-};
-
-// The bicubic taps around continuous source coordinate s.
-__device__ __forceinline__ CubicTaps cubic_taps(float s, int size) {
-  const float floor_s = floorf(s);
-  CubicTaps taps;
-  taps.first = static_cast<int>(floor_s) - 1;
-  taps.size = size;
-  cubic_weights(s - floor_s, taps.weights);
-  return taps;
-}
-
-// The horizontal pass at one source row: taps_x's weighted sum of `row`,
-// each tap one FMA per channel, starting from zero.
-template <class Source, class Taps>
-__device__ __forceinline__ Rgba row_sum(const Source &src, const Taps &taps_x, int row) {
+template <class Source>
+__device__ __forceinline__ Rgba sample_bicubic(const Source &src, float sx, float sy) {
+  const float floor_x = floorf(sx);
+  const float floor_y = floorf(sy);
+  float weights_x[4];
+  float weights_y[4];
+  cubic_weights(sx - floor_x, weights_x);
+  cubic_weights(sy - floor_y, weights_y);
+  int columns[4];
+  for (int tap = 0; tap < 4; ++tap) {
+    columns[tap] = clamp_index(static_cast<int>(floor_x) - 1 + tap, src.width);
+  }
   Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  for (int k = 0; k < taps_x.count(); ++k) {
-    sum = add_weighted(sum, taps_x.weight(k), src.load(taps_x.index(k), row));
+  for (int tap_y = 0; tap_y < 4; ++tap_y) {
+    const int row = clamp_index(static_cast<int>(floor_y) - 1 + tap_y, src.height);
+    Rgba row_sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int tap_x = 0; tap_x < 4; ++tap_x) {
+      row_sum = add_weighted(row_sum, weights_x[tap_x], src.load(columns[tap_x], row));
+    }
+    sum = add_weighted(sum, weights_y[tap_y], row_sum);
   }
   return sum;
-}
-
-// The vertical pass over row sums: `row_sum_at(row)` gives the horizontal
-// pass at source row `row`.
-template <class Taps, class RowSumAt>
-__device__ __forceinline__ Rgba column_sum(const Taps &taps_y, RowSumAt &&row_sum_at) {
-  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  for (int k = 0; k < taps_y.count(); ++k) {
-    sum = add_weighted(sum, taps_y.weight(k), row_sum_at(taps_y.index(k)));
-  }
-  return sum;
-}
-
-// Rows first, then the column of row sums, for one output pixel.
-template <class Source, class TapsX, class TapsY>
-__device__ __forceinline__ Rgba separable_sum(const Source &src, const TapsX &taps_x,
-                                              const TapsY &taps_y) {
-  return column_sum(taps_y, [&](int row) { return row_sum(src, taps_x, row); });
 }
 
 // The source pixels output pixel d covers along one axis, in exact integer
@@ -439,7 +406,7 @@ struct AntialiasSpan {
         __fmul_rn(__fadd_rn(__fsub_rn(static_cast<float>(i), centre), 0.5f), inverse_filter_scale));
   }
 
-  // The taps interface of CubicTaps: tap k is source pixel first + k.
+  // As taps (row_sum(), column_sum()): tap k is source pixel first + k.
   __device__ __forceinline__ int count() const { return end - first; }
   __device__ __forceinline__ int index(int k) const { return first + k; }
   __device__ __forceinline__ float weight(int k) const { return weight_of(first + k); }
@@ -457,6 +424,41 @@ __device__ __forceinline__ AntialiasSpan<kMethod> antialias_span(int d, const An
       min(static_cast<int>(__fadd_rn(__fadd_rn(span.centre, axis.support), 0.5f)), axis.src_size);
   span.inverse_filter_scale = axis.inverse_filter_scale;
   return span;
+}
+
+// The antialiased samplers' passes over "taps" (AntialiasSpan): count()
+// taps, tap k at source index index(k) with weight weight(k), all within
+// [lowest(), highest()]. The per-pixel sampler and the tiled kernels
+// (resize_tile.cuh) sum the same taps in the same order through these, which
+// is what keeps them bit for bit equal.
+
+// The horizontal pass at one source row: taps_x's weighted sum of `row`,
+// each tap one FMA per channel, starting from zero.
+template <class Source, class Taps>
+__device__ __forceinline__ Rgba row_sum(const Source &src, const Taps &taps_x, int row) {
+  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int k = 0; k < taps_x.count(); ++k) {
+    sum = add_weighted(sum, taps_x.weight(k), src.load(taps_x.index(k), row));
+  }
+  return sum;
+}
+
+// The vertical pass over row sums: `row_sum_at(row)` gives the horizontal
+// pass at source row `row`.
+template <class Taps, class RowSumAt>
+__device__ __forceinline__ Rgba column_sum(const Taps &taps_y, RowSumAt &&row_sum_at) {
+  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int k = 0; k < taps_y.count(); ++k) {
+    sum = add_weighted(sum, taps_y.weight(k), row_sum_at(taps_y.index(k)));
+  }
+  return sum;
+}
+
+// Rows first, then the column of row sums, for one output pixel.
+template <class Source, class TapsX, class TapsY>
+__device__ __forceinline__ Rgba separable_sum(const Source &src, const TapsX &taps_x,
+                                              const TapsY &taps_y) {
+  return column_sum(taps_y, [&](int row) { return row_sum(src, taps_x, row); });
 }
 
 template <Interpolation kMethod>
@@ -511,15 +513,6 @@ inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width,
   return axes;
 }
 
-// The bicubic taps of rectangle column x and of rectangle row y: resample()
-// and the tiled kernels (resize_tile.cuh) both take them from here.
-__device__ __forceinline__ CubicTaps cubic_taps_x(int x, const ResampleAxes &axes) {
-  return cubic_taps(centre_source_coordinate(x, axes.src_per_dst_x), axes.src_width);
-}
-__device__ __forceinline__ CubicTaps cubic_taps_y(int y, const ResampleAxes &axes) {
-  return cubic_taps(centre_source_coordinate(y, axes.src_per_dst_y), axes.src_height);
-}
-
 // The resampled value of output pixel (x, y), counted from the rectangle's
 // top-left corner.
 template <Interpolation kMethod, class Source>
@@ -538,7 +531,8 @@ __device__ __forceinline__ Rgba resample(const Source &src, int x, int y,
     if (axes.antialias) {
       return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y);
     }
-    return separable_sum(src, cubic_taps_x(x, axes), cubic_taps_y(y, axes));
+    return sample_bicubic(src, centre_source_coordinate(x, axes.src_per_dst_x),
+                          centre_source_coordinate(y, axes.src_per_dst_y));
   } else {
     return sample_area(src, area_span(x, axes.src_width, axes.rect_width),
                        area_span(y, axes.src_height, axes.rect_height));

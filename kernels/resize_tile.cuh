@@ -1,18 +1,22 @@
-// Separable samplers through shared memory (namespace cudaprep::device):
-// the block's threads cover a tile of destination pixels, one each; the
-// horizontal pass runs once per (source row, output column) of the tile
-// into shared memory, the vertical pass once per output pixel from there.
-// The per-pixel samplers of resize_ops.cuh compute every output pixel's
-// row sums again for each of its rows (16 taps per bicubic pixel, 35 x 35
-// for a 4K -> 256 antialiased bicubic); here a row sum is computed once and
-// read by every output row of the tile that uses it.
+// The antialiased samplers, separable through shared memory (namespace
+// cudaprep::device): the block's threads cover a tile of destination
+// pixels, one each; the horizontal pass runs once per (source row, output
+// column) of the tile into shared memory, the vertical pass once per output
+// pixel from there. The per-pixel sampler of resize_ops.cuh computes every
+// output pixel's row sums again for each of its rows (35 x 35 taps for a
+// 4K -> 256 antialiased bicubic); here a row sum is computed once and read
+// by every output row of the tile that uses it.
 //
 // Bit for bit the per-pixel result: a row sum depends only on the output
 // column and the source row, both passes are row_sum() and column_sum() of
 // resize_ops.cuh, so each output pixel adds the same products in the same
 // order; only where the values come from changes. YUV sources are also
 // converted once per source pixel of the tile's footprint (staged into
-// shared memory) instead of once per tap.
+// shared memory) when it fits, instead of once per tap.
+//
+// Plain bicubic ran tiled too in a measured version and was slower at the
+// 2x shrink of W2 (bench/RESULTS.md): it stays per pixel, as do bilinear,
+// nearest and area.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -75,24 +79,7 @@ struct StagedSource {
   }
 };
 
-// The separable methods that run tiled: bicubic, and bilinear when
-// antialiased (plain bilinear reads 2 x 2 taps: nothing to share).
-template <Interpolation kMethod>
-__device__ __forceinline__ bool separable_method(const ResampleAxes &axes) {
-  return kMethod == Interpolation::kBicubic ||
-         (kMethod == Interpolation::kBilinear && axes.antialias);
-}
-
-// The taps of rectangle column/row d along the x or y axis.
-struct CubicAxisTaps {
-  __device__ __forceinline__ static CubicTaps x(int d, const ResampleAxes &axes) {
-    return cubic_taps_x(d, axes);
-  }
-  __device__ __forceinline__ static CubicTaps y(int d, const ResampleAxes &axes) {
-    return cubic_taps_y(d, axes);
-  }
-};
-
+// The antialiased taps of rectangle column/row d along the x or y axis.
 template <Interpolation kMethod>
 struct AntialiasAxisTaps {
   __device__ __forceinline__ static AntialiasSpan<kMethod> x(int d, const ResampleAxes &axes) {
@@ -148,14 +135,16 @@ __device__ __forceinline__ bool stages(const TileFootprint &footprint,
   return converts_on_load<Source>::value && footprint.columns <= capacity.columns;
 }
 
-// The tiled sampler for one family of taps (Taps: CubicAxisTaps or
-// AntialiasAxisTaps). Every thread of the block calls it (it synchronises
-// the block); returns the value of this thread's destination pixel, the pad
-// outside the rectangle.
-template <Interpolation kMethod, class Taps, class Source>
-__device__ __forceinline__ Rgba tiled_value(const Source &src, const ResizeMapping &mapping,
-                                            const BlockTile &tile, const TileCapacity &capacity,
-                                            Rgba *shared) {
+// The tiled antialiased sampler. Every thread of the block calls it (it
+// synchronises the block); returns the value of this thread's destination
+// pixel, the pad outside the rectangle.
+template <Interpolation kMethod, class Source>
+__device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
+                                                        const ResizeMapping &mapping,
+                                                        const BlockTile &tile,
+                                                        const TileCapacity &capacity,
+                                                        Rgba *shared) {
+  using Taps = AntialiasAxisTaps<kMethod>;
   const ResampleAxes &axes = mapping.axes;
   const TileFootprint footprint = tile_footprint<Taps>(mapping, tile);
   if (footprint.empty()) return mapping.pad;
@@ -194,30 +183,23 @@ __device__ __forceinline__ Rgba tiled_value(const Source &src, const ResizeMappi
   const auto taps_y = Taps::y(rect_y, axes);
   const Rgba sum = column_sum(
       taps_y, [&](int row) { return row_sums[(row - first_row) * tile.width + tile.local_x]; });
-  if constexpr (std::is_same_v<Taps, AntialiasAxisTaps<kMethod>>) {
-    return antialias_normalised(sum, Taps::x(rect_x, axes), taps_y);
-  } else {
-    return sum;
-  }
+  return antialias_normalised(sum, Taps::x(rect_x, axes), taps_y);
 }
 
 // resized_value() of this thread's destination pixel, computed by the whole
-// block: tiled for the separable methods when the launch reserved shared
-// memory, per pixel otherwise. Every thread of the block calls it, also
+// block: tiled when antialiased and the launch reserved shared memory, per
+// pixel otherwise. kAntialiased: the kernel may meet antialiased mappings
+// (a compile-time choice, so that kernels that never do carry none of the
+// tiled code and its registers). Every thread of the block calls it, also
 // those whose pixel lies outside the destination (their value is unused).
-template <Interpolation kMethod, class Source>
+template <Interpolation kMethod, bool kAntialiased, class Source>
 __device__ __forceinline__ Rgba block_resized_value(const Source &src, const ResizeMapping &mapping,
                                                     const BlockTile &tile,
                                                     const TileCapacity &capacity, Rgba *shared) {
-  if constexpr (kMethod == Interpolation::kBicubic || kMethod == Interpolation::kBilinear) {
-    if (capacity.rows > 0 && separable_method<kMethod>(mapping.axes)) {
-      if (mapping.axes.antialias) {
-        return tiled_value<kMethod, AntialiasAxisTaps<kMethod>>(src, mapping, tile, capacity,
-                                                                shared);
-      }
-      if constexpr (kMethod == Interpolation::kBicubic) {
-        return tiled_value<kMethod, CubicAxisTaps>(src, mapping, tile, capacity, shared);
-      }
+  if constexpr (kAntialiased &&
+                (kMethod == Interpolation::kBicubic || kMethod == Interpolation::kBilinear)) {
+    if (capacity.rows > 0 && mapping.axes.antialias) {
+      return tiled_antialiased_value<kMethod>(src, mapping, tile, capacity, shared);
     }
   }
   return resized_value<kMethod>(src, tile.x + tile.local_x, tile.y + tile.local_y, mapping);

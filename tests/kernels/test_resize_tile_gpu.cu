@@ -1,25 +1,22 @@
-// The tiled separable samplers (kernels/resize_tile.cuh: bicubic and the
-// antialiased bilinear/bicubic through shared memory) against the per-pixel
-// samplers of resize_ops.cuh that they replace: one kernel computes both
-// for every destination pixel, and the float bits must be equal, not close.
+// The tiled antialiased samplers (kernels/resize_tile.cuh: antialiased
+// bilinear and bicubic through shared memory) against the per-pixel sampler
+// of resize_ops.cuh that they replace: one kernel computes both for every
+// destination pixel, and the float bits must be equal, not close.
 // test_resize_gpu and test_preprocess_gpu check the samplers' values against
 // the CPU references; this suite proves the tiling changed no bit.
 // Cases: every reader (32-bit and byte interleaved, gray, NV12, I420, YUY2,
-// P010) x bicubic / antialiased bilinear / antialiased bicubic x shrinks,
-// enlargements, mixed axes, crops and letterbox rectangles, each with the
-// launch's own capacity (YUV readers staged), without staging, and with a
-// capacity of one row, too small for any block here (all fall back). The kernel also counts
-// the blocks that ran tiled and staged, so a case cannot pass by never
-// taking the tiled path.
+// P010) x antialiased bilinear / bicubic x shrinks, enlargements, mixed
+// axes, crops and letterbox rectangles, each with the launch's own capacity
+// (YUV readers staged), without staging, and with a capacity of one row
+// (blocks that span more fall back to the per-pixel sampler). The kernel
+// also counts the blocks that ran tiled and staged, so a case cannot pass by
+// never taking the path it is meant to.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstring>
-#include <random>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "common/cuda_test.h"
@@ -33,6 +30,7 @@ namespace {
 using device::Rgba;
 using device::TileCapacity;
 using test::DeviceAllocations;
+using test::make_random_frame;
 
 // Blocks with pixels in the rectangle, those that ran tiled, those staged.
 struct BlockCounts {
@@ -43,14 +41,8 @@ template <Interpolation kMethod, class Source>
 __device__ void count_block(const device::ResizeMapping &mapping, const device::BlockTile &tile,
                             const TileCapacity &capacity, BlockCounts *counts) {
   if (tile.local_x != 0 || tile.local_y != 0) return;
-  device::TileFootprint footprint;
-  if (mapping.axes.antialias) {
-    footprint = device::tile_footprint<device::AntialiasAxisTaps<kMethod>>(mapping, tile);
-  } else if constexpr (kMethod == Interpolation::kBicubic) {
-    footprint = device::tile_footprint<device::CubicAxisTaps>(mapping, tile);
-  } else {
-    return;
-  }
+  const device::TileFootprint footprint =
+      device::tile_footprint<device::AntialiasAxisTaps<kMethod>>(mapping, tile);
   if (footprint.empty()) return;
   atomicAdd(&counts->blocks, 1);
   if (capacity.rows > 0 && device::fits_tile(footprint, capacity)) {
@@ -66,7 +58,7 @@ __global__ void tiled_and_per_pixel(Source src, device::ResizeMapping mapping,
   extern __shared__ Rgba tile_shared[];
   const device::BlockTile tile = device::this_block_tile();
   const Rgba value =
-      device::block_resized_value<kMethod>(src, mapping, tile, capacity, tile_shared);
+      device::block_resized_value<kMethod, true>(src, mapping, tile, capacity, tile_shared);
   count_block<kMethod, Source>(mapping, tile, capacity, counts);
   const int x = tile.x + tile.local_x;
   const int y = tile.y + tile.local_y;
@@ -101,26 +93,6 @@ bool is_yuv(PixelFormat format) {
          format == PixelFormat::kYUY2 || format == PixelFormat::kP010;
 }
 
-// A random frame of `format`, rows padded by `extra_pitch_bytes`.
-void make_frame(PixelFormat format, int width, int height, size_t extra_pitch_bytes,
-                std::mt19937 *generator, DeviceAllocations *allocations, Image *frame) {
-  frame->format = format;
-  frame->width = width;
-  frame->height = height;
-  for (int plane = 0; plane < format_info(format).num_planes; ++plane) {
-    const size_t pitch = plane_row_bytes(format, plane, width) + extra_pitch_bytes;
-    std::vector<uint8_t> bytes(pitch * plane_height(format, plane, height));
-    for (size_t i = 0; i < bytes.size(); i += 4) {
-      const uint32_t word = (*generator)();
-      std::memcpy(&bytes[i], &word, std::min<size_t>(4, bytes.size() - i));
-    }
-    uint8_t *data = nullptr;
-    CUDA_ASSERT_OK(allocations->allocate(bytes.size(), &data));
-    CUDA_ASSERT_OK(cudaMemcpy(data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-    frame->planes[plane] = {data, pitch};
-  }
-}
-
 class ResizeTileGpu : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -134,11 +106,11 @@ class ResizeTileGpu : public ::testing::Test {
   }
 
   // Runs one case on `view` and checks bits and block counts.
-  void run_case(const Image &view, const Geometry &geometry, Interpolation method, bool antialias,
+  void run_case(const Image &view, const Geometry &geometry, Interpolation method,
                 Capacity capacity_mode) {
     ResizeParams params;
     params.interpolation = method;
-    params.antialias = antialias;
+    params.antialias = true;
     params.dst_rect = geometry.rect;
     params.pad_value[0] = 114;
     params.source_colorimetry = Colorimetry{ColorMatrix::kBT709, ColorRange::kLimited};
@@ -148,8 +120,8 @@ class ResizeTileGpu : public ::testing::Test {
     const std::string which = std::string(pixel_format_name(view.format)) + " " +
                               std::to_string(view.width) + "x" + std::to_string(view.height) +
                               " -> " + std::to_string(width) + "x" + std::to_string(height) + " " +
-                              interpolation_name(method) + (antialias ? " antialiased" : "") +
-                              ", capacity " + capacity_name(capacity_mode);
+                              interpolation_name(method) + " antialiased" + ", capacity " +
+                              capacity_name(capacity_mode);
     DeviceAllocations allocations;
     const size_t pixels = static_cast<size_t>(width) * height;
     uint8_t *tiled = nullptr, *per_pixel = nullptr, *counts = nullptr;
@@ -165,7 +137,7 @@ class ResizeTileGpu : public ::testing::Test {
           using Source = std::decay_t<decltype(source)>;
           const device::ResizeMapping mapping =
               resize_mapping(source.width, source.height, width, height, params);
-          capacity = tile_capacity<Source>(mapping.axes, method);
+          capacity = tile_capacity<Source>(mapping.axes);
           if (capacity_mode == Capacity::kUnstaged) capacity.columns = 0;
           if (capacity_mode == Capacity::kTooSmall) capacity = TileCapacity{1, 0};
           const LaunchShape shape = launch_shape_2d(width, height, 1);
@@ -198,7 +170,8 @@ class ResizeTileGpu : public ::testing::Test {
                              << per_pixel_values[first].x;
     ASSERT_GT(block_counts.blocks, 0) << which;
     if (capacity_mode == Capacity::kTooSmall) {
-      EXPECT_EQ(0, block_counts.tiled) << which;
+      // Blocks whose taps span a single source row still fit.
+      EXPECT_LT(block_counts.tiled, block_counts.blocks) << which;
     } else if (capacity.rows > 0) {
       // The bound holds every block's footprint: all ran tiled.
       EXPECT_EQ(block_counts.blocks, block_counts.tiled) << which;
@@ -223,7 +196,7 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
                                  PixelFormat::kGRAY8, PixelFormat::kNV12, PixelFormat::kI420,
                                  PixelFormat::kYUY2,  PixelFormat::kP010};
   const Geometry geometries[] = {
-      {1920, 1080, 0, 0, 924, 518, {}},           // W2: bicubic 2.08x shrink
+      {1920, 1080, 0, 0, 924, 518, {}},           // W2's 2.08x shrink
       {101, 67, 6, 4, 33, 29, {}},                // odd sizes, a cropped view
       {37, 23, 2, 2, 64, 48, {}},                 // enlargement
       {300, 200, 0, 0, 600, 37, {}},              // up along x, down along y
@@ -232,7 +205,7 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       {2000, 1000, 0, 0, 9, 7, {}},               // too steep for any tile: per pixel
       {5, 3, 0, 0, 70, 50, {3, 5, 61, 40}},       // tiny source, rectangle off the origin
   };
-  std::mt19937 generator(13);
+  unsigned seed = 13;
   for (const PixelFormat format : formats) {
     for (const Geometry &geometry : geometries) {
       DeviceAllocations allocations;
@@ -243,18 +216,16 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
                                  : format == PixelFormat::kRGBA ? 0
                                  : format == PixelFormat::kNV12 ? 0
                                                                 : 3;
-      make_frame(format, geometry.src_width + 2 * geometry.crop_x,
-                 geometry.src_height + 2 * geometry.crop_y, extra_pitch, &generator, &allocations,
-                 &frame);
+      make_random_frame(format, geometry.src_width + 2 * geometry.crop_x,
+                        geometry.src_height + 2 * geometry.crop_y, extra_pitch, seed++,
+                        &allocations, &frame);
       if (HasFatalFailure()) return;
       const Image view = sub_image(frame, geometry.crop_x, geometry.crop_y, geometry.src_width,
                                    geometry.src_height);
-      for (const auto &[method, antialias] :
-           {std::pair{Interpolation::kBicubic, false}, std::pair{Interpolation::kBilinear, true},
-            std::pair{Interpolation::kBicubic, true}}) {
+      for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
         for (const Capacity capacity :
              {Capacity::kLaunch, Capacity::kUnstaged, Capacity::kTooSmall}) {
-          run_case(view, geometry, method, antialias, capacity);
+          run_case(view, geometry, method, capacity);
           if (HasFatalFailure()) return;
         }
       }
@@ -264,10 +235,10 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
   // footprint a launch still tiles.
   DeviceAllocations allocations;
   Image frame;
-  make_frame(PixelFormat::kNV12, 3840, 2160, 0, &generator, &allocations, &frame);
+  make_random_frame(PixelFormat::kNV12, 3840, 2160, 0, seed, &allocations, &frame);
   if (HasFatalFailure()) return;
   for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
-    run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}}, method, true, Capacity::kLaunch);
+    run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}}, method, Capacity::kLaunch);
     if (HasFatalFailure()) return;
   }
   std::printf("[ tiled == per pixel ] %d cases, %lld blocks tiled, %lld of them staged\n", cases_,
