@@ -93,18 +93,8 @@ bool is_yuv(PixelFormat format) {
          format == PixelFormat::kYUY2 || format == PixelFormat::kP010;
 }
 
-class ResizeTileGpu : public ::testing::Test {
+class ResizeTileGpu : public test::GpuStreamTest {
  protected:
-  void SetUp() override {
-    CUDAPREP_REQUIRE_GPU();
-    CUDA_ASSERT_OK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  }
-  void TearDown() override {
-    if (stream_ != nullptr) {
-      EXPECT_EQ(cudaSuccess, cudaStreamDestroy(stream_));
-    }
-  }
-
   // Runs one case on `view` and checks bits and block counts.
   void run_case(const Image &view, const Geometry &geometry, Interpolation method,
                 Capacity capacity_mode) {
@@ -186,7 +176,6 @@ class ResizeTileGpu : public ::testing::Test {
     staged_blocks_ += block_counts.staged;
   }
 
-  cudaStream_t stream_ = nullptr;
   int cases_ = 0;
   long long tiled_blocks_ = 0, staged_blocks_ = 0;
 };
