@@ -8,8 +8,10 @@
 // sustained frames/s, latency from a frame's push to its batch's tensor
 // being ready (p50, p99), host CPU per frame (the whole process), GPU busy
 // share (NVML's utilisation: time with a kernel running, sampled every
-// 100 ms; "n/a" where NVML is missing) and device memory per source (in use
-// while playing minus before the pipeline, divided by N).
+// 100 ms; "n/a" where NVML is missing), device memory per source (in use
+// while playing minus before the pipeline, divided by N) and the mean items
+// per batch (cudabatch's default batch-timeout, 40 ms, lets a partial batch
+// leave).
 //   bench_batch [sources=32] [seconds=10] [batch sizes...=8 32]
 // (the plugin from GST_PLUGIN_PATH or CUDAPREP_PLUGIN_DIR)
 #include <dlfcn.h>
@@ -89,7 +91,7 @@ std::string source_chain(int index, const std::string &caps) {
 
 struct Run {
   double frames_per_second, p50_us, p99_us, cpu_us_per_frame, gpu_busy_percent,
-      device_mb_per_source;
+      device_mb_per_source, mean_filled;
   long long frames;
 };
 
@@ -110,8 +112,13 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
     return false;
   }
   const MemoryUse memory_before = memory_use();
-  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+  // The clock and base time are the pipeline's once it is PLAYING.
+  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE ||
+      gst_element_get_state(pipeline, nullptr, nullptr, 10 * GST_SECOND) ==
+          GST_STATE_CHANGE_FAILURE) {
     std::fprintf(stderr, "could not start the pipeline\n");
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
     return false;
   }
   GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
@@ -148,7 +155,7 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
   const Clock::time_point window_end = window_start + std::chrono::duration_cast<Clock::duration>(
                                                           std::chrono::duration<double>(seconds));
   std::vector<double> latency_us;
-  long long frames = 0;
+  long long frames = 0, batches = 0;
   double cpu_start = -1, device_mb = 0;
   std::vector<int> busy;
   Clock::time_point next_sample = window_start;
@@ -168,6 +175,7 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
     if (ready >= window_start) {
       if (cpu_start < 0) cpu_start = process_cpu_seconds();
       std::lock_guard<std::mutex> guard(lock);
+      ++batches;
       for (gsize i = 0; i < tensor->batch_filled; ++i) {
         const auto at = pushed.find({tensor->items[i].source_index, tensor->items[i].pts});
         if (at == pushed.end()) continue;
@@ -209,6 +217,7 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
              1e6 * cpu_used / frames,
              busy_mean,
              (device_mb - memory_before.device_mb) / sources,
+             static_cast<double>(frames) / batches,
              frames};
   return true;
 }
@@ -267,11 +276,11 @@ int main(int argc, char **argv) {
     std::printf(
         "%d live 1080p%d NV12 sources, batch %2d: %.0f frames/s (offered %d), latency p50 %.0f "
         "us p99 %.0f us, host CPU %.1f us/frame, GPU busy %s, device memory %.1f MB per "
-        "source (%lld frames in %.0f s)\n",
+        "source, %.1f items per batch (%lld frames in %.0f s)\n",
         sources, kFramesPerSecond, batch_size, r.frames_per_second, sources * kFramesPerSecond,
         r.p50_us, r.p99_us, r.cpu_us_per_frame,
         r.gpu_busy_percent < 0 ? "n/a" : (std::to_string(r.gpu_busy_percent) + "%").c_str(),
-        r.device_mb_per_source, r.frames, seconds);
+        r.device_mb_per_source, r.mean_filled, r.frames, seconds);
     std::fflush(stdout);
   }
   for (GstBuffer *buffer : ring) gst_buffer_unref(buffer);
