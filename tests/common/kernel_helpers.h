@@ -38,9 +38,8 @@ class DeviceAllocations {
 
 // A random `format` frame of width x height on the device, rows padded by
 // `extra_pitch_bytes` (odd padding: views no wide load may read).
-inline void make_random_frame(PixelFormat format, int width, int height,
-                              size_t extra_pitch_bytes, unsigned seed,
-                              DeviceAllocations *allocations, Image *frame) {
+inline void make_random_frame(PixelFormat format, int width, int height, size_t extra_pitch_bytes,
+                              unsigned seed, DeviceAllocations *allocations, Image *frame) {
   std::mt19937 generator(seed);
   frame->format = format;
   frame->width = width;

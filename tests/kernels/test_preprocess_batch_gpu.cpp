@@ -133,7 +133,7 @@ TEST_F(PreprocessBatchGpu, MixedItemsEqualSingleItemPreprocessForEverySetting) {
     // Sizes below, above and around the output; 16 extra bytes keep 4-byte
     // rows (the 32-bit reader) for half of them, 13 breaks them.
     make_random_frame(format, 40 + 11 * index, 24 + 7 * index, index % 2 ? 16 : 13, 101u + index,
-               &allocations, &frame);
+                      &allocations, &frame);
     ASSERT_FALSE(HasFatalFailure());
     frames.push_back(frame);
     ++index;
