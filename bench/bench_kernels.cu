@@ -87,6 +87,28 @@ PlanarImage make_planar(int width, int height, DataType dtype) {
   return planar;
 }
 
+// FNV-1a of a buffer's bytes: the bench prints it per workload, so two
+// builds' outputs compare bit for bit by their digests.
+uint64_t digest(const std::vector<uint8_t> &bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const uint8_t byte : bytes) hash = (hash ^ byte) * 1099511628211ull;
+  return hash;
+}
+
+// The digest of a device image's rows (pitch padding left out).
+uint64_t image_digest(const Image &image) {
+  std::vector<uint8_t> bytes;
+  for (int p = 0; p < format_info(image.format).num_planes; ++p) {
+    const size_t row = plane_row_bytes(image.format, p, image.width);
+    const int rows = plane_height(image.format, p, image.height);
+    std::vector<uint8_t> plane(row * rows);
+    CHECK(cudaMemcpy2D(plane.data(), row, image.planes[p].data, image.planes[p].pitch_bytes, row,
+                       rows, cudaMemcpyDeviceToHost));
+    bytes.insert(bytes.end(), plane.begin(), plane.end());
+  }
+  return digest(bytes);
+}
+
 struct Stats {
   double median_us, p10_us, p90_us;
 };
@@ -337,10 +359,7 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
   Image input = make_image(w.input_format, w.input_width, w.input_height, true);
   Image source = input;
   if (w.crop.width > 0) {  // a zero-copy view, as cudacrop makes
-    const int bpp = format_info(w.input_format).planes[0].unit_bytes;
-    source.planes[0].data += w.crop.y * source.planes[0].pitch_bytes + w.crop.x * bpp;
-    source.width = w.crop.width;
-    source.height = w.crop.height;
+    source = sub_image(input, w.crop.x, w.crop.y, w.crop.width, w.crop.height);
   }
   int out_width = w.out_width, out_height = w.out_height;
   std::string error;
@@ -434,8 +453,15 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
       "chain %6.1f  fused %6.1f us  fused == chain: %s\n",
       "", "", kRepeats, resize_gpu.median_us, normalize_gpu.median_us, tensorize_gpu.median_us,
       chain_gpu.median_us, fused_gpu.median_us, fused_verdict.c_str());
-  run_batches(w, source, resize_params, normalize_params, out_width, out_height, stream, iterations,
-              floor_us);
+  // Outputs of this build, to compare with another build's run.
+  std::printf("%-28s digests: resize %016llx fused %016llx\n", w.name.c_str(),
+              static_cast<unsigned long long>(image_digest(resized)),
+              static_cast<unsigned long long>(digest(fused_bytes)));
+  // The batch table is issue 13's W1-W4; W5 is one frame per step.
+  if (w.name.rfind("W5", 0) != 0) {
+    run_batches(w, source, resize_params, normalize_params, out_width, out_height, stream,
+                iterations, floor_us);
+  }
   CHECK(cudaFree(fused_tensor));
   CHECK(cudaFree(tensor));
   CHECK(cudaFree(normalized.planes[0]));
@@ -483,15 +509,14 @@ int main(int argc, char **argv) {
     run(workload(std::string("W2 depth ") + format_name, format, 1920, 1080, {}, 0, 0, 518, false,
                  Interpolation::kBicubic, imagenet_mean, imagenet_std, DataType::kFloat32),
         stream, iterations, bandwidth);
-    if (format == PixelFormat::kRGBA)
-      run(workload("W3 classifier crop RGBA", format, 1920, 1080, {700, 300, 512, 512}, 224, 224, 0,
-                   false, Interpolation::kBilinear, imagenet_mean, imagenet_std,
-                   DataType::kFloat16),
-          stream, iterations, bandwidth);
+    run(workload(std::string("W3 classifier crop ") + format_name, format, 1920, 1080,
+                 {700, 300, 512, 512}, 224, 224, 0, false, Interpolation::kBilinear, imagenet_mean,
+                 imagenet_std, DataType::kFloat16),
+        stream, iterations, bandwidth);
+    run(workload(std::string("W4 4K ") + format_name, format, 3840, 2160, {}, 640, 640, 0, true,
+                 Interpolation::kBilinear, zero, one, DataType::kFloat32),
+        stream, iterations, bandwidth);
   }
-  run(workload("W4 4K NV12", PixelFormat::kNV12, 3840, 2160, {}, 640, 640, 0, true,
-               Interpolation::kBilinear, zero, one, DataType::kFloat32),
-      stream, iterations, bandwidth);
   // W5: torchvision's classifier transform, Resize(256) of 1080p and 4K,
   // OpenCV's sampling beside the antialiased one.
   for (const auto &[format, w, h] :

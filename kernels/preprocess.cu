@@ -18,16 +18,17 @@
 namespace cudaprep {
 namespace {
 
-// One thread per tensor pixel of item `batch_index`.
-template <Interpolation kMethod, class Source, typename Out>
-__global__ void preprocess_kernel(Source src, device::ResizeMapping mapping, int width, int height,
+// One thread per tensor pixel of item `batch_index`, the block sampling
+// together through `capacity`'s shared memory.
+template <Interpolation kMethod, bool kAntialiased, class Source, typename Out>
+__global__ void preprocess_kernel(Source src, device::ResizeMapping mapping,
+                                  device::TileCapacity capacity, int width, int height,
                                   ChannelOrder order, device::ChannelNormalization norm,
                                   void *tensor, device::TensorStrides strides, int batch_index) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= width || y >= height) return;
-  device::preprocess_pixel<kMethod, Out>(src, mapping, order, norm, tensor, strides, batch_index, x,
-                                         y);
+  extern __shared__ device::Rgba tile_shared[];
+  device::preprocess_block<kMethod, kAntialiased, Out>(src, mapping, capacity, tile_shared, order,
+                                                       norm, tensor, strides, batch_index, width,
+                                                       height);
 }
 
 template <typename Out, class Source>
@@ -43,11 +44,14 @@ void launch_preprocess(const Source &source, const ResizeParams &resize_params,
   const device::TensorStrides strides = logical_strides(desc);
   const ChannelOrder order = normalize_params.channel_order;
   const LaunchShape launch = launch_shape_2d(width, height, 1);
-  with_interpolation(resize_params.interpolation, [&](auto method) {
-    preprocess_kernel<decltype(method)::value, Source, Out>
-        <<<launch.grid, launch.block, 0, stream>>>(source, mapping, width, height, order, norm,
-                                                   tensor_data, strides, batch_index);
-  });
+  const device::TileCapacity capacity = tile_capacity<Source>(mapping.axes);
+  with_sampler(
+      resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
+        preprocess_kernel<decltype(method)::value, decltype(antialiased)::value, Source, Out>
+            <<<launch.grid, launch.block, tile_shared_bytes(capacity), stream>>>(
+                source, mapping, capacity, width, height, order, norm, tensor_data, strides,
+                batch_index);
+      });
 }
 
 }  // namespace

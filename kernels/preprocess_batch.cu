@@ -1,7 +1,7 @@
 // The batched fused preprocess kernel: a grid of (tiles x, tiles y, items),
 // each block reading its item's source reader, mapping and constants from
 // the kernel's parameters and running the pixel function of the single-item
-// kernel (device::preprocess_pixel) on it. The per-item constants are built
+// kernel (device::preprocess_block) on it. The per-item constants are built
 // by the same host helpers as preprocess() (resize_mapping,
 // channel_normalization, with_resize_source), so each item is bit for bit
 // the single-item result.
@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <unordered_set>
 
 #include "cudaprep/preprocess.h"
@@ -44,17 +45,18 @@ static_assert(sizeof(BatchItems<kMaxPreprocessBatchItems>) + 64 <= 32764,
 
 // __grid_constant__: items[blockIdx.z] is read in place from the parameter
 // space; without it, indexing the array would copy it per thread.
-template <Interpolation kMethod, typename Out, int kCapacity>
+// `capacity`: the largest tile any item's blocks need (resize_tile.cuh).
+template <Interpolation kMethod, bool kAntialiased, typename Out, int kCapacity>
 __global__ void preprocess_batch_kernel(const __grid_constant__ BatchItems<kCapacity> batch,
-                                        int width, int height, ChannelOrder order, void *tensor,
+                                        device::TileCapacity capacity, int width, int height,
+                                        ChannelOrder order, void *tensor,
                                         device::TensorStrides strides) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= width || y >= height) return;
+  extern __shared__ device::Rgba tile_shared[];
   const BatchItem &item = batch.items[blockIdx.z];
   item.source.visit([&](const auto &source) {
-    device::preprocess_pixel<kMethod, Out>(source, item.mapping, order, item.norm, tensor, strides,
-                                           item.batch_index, x, y);
+    device::preprocess_block<kMethod, kAntialiased, Out>(source, item.mapping, capacity,
+                                                         tile_shared, order, item.norm, tensor,
+                                                         strides, item.batch_index, width, height);
   });
 }
 
@@ -68,6 +70,8 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
   // Static: tens of KiB are more than a streaming thread's stack should hold, and
   // the launch copies it into the parameters before returning.
   thread_local BatchItems<kCapacity> batch;
+  device::TileCapacity tile{};
+  bool antialias = false;  // any item: the kernel that may tile
   for (int i = 0; i < count; ++i) {
     const PreprocessItem &item = items[i];
     BatchItem &out = batch.items[i];
@@ -76,9 +80,12 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
           out.source.set(source);
           out.mapping =
               resize_mapping(source.width, source.height, width, height, item.resize_params);
+          tile = merged_tile_capacity(
+              tile, tile_capacity<std::decay_t<decltype(source)>>(out.mapping.axes));
           return cudaSuccess;
         });
     if (err != cudaSuccess) return err;
+    antialias = antialias || item.resize_params.antialias;
     out.norm = channel_normalization(item.normalize_params);
     out.batch_index = item.batch_index;
   }
@@ -86,10 +93,10 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
   launch.grid.z = static_cast<unsigned>(count);
   const device::TensorStrides strides = logical_strides(desc);
   const ChannelOrder order = items[0].normalize_params.channel_order;
-  with_interpolation(items[0].resize_params.interpolation, [&](auto method) {
-    preprocess_batch_kernel<decltype(method)::value, Out, kCapacity>
-        <<<launch.grid, launch.block, 0, stream>>>(batch, width, height, order, tensor_data,
-                                                   strides);
+  with_sampler(items[0].resize_params.interpolation, antialias, [&](auto method, auto antialiased) {
+    preprocess_batch_kernel<decltype(method)::value, decltype(antialiased)::value, Out, kCapacity>
+        <<<launch.grid, launch.block, tile_shared_bytes(tile), stream>>>(
+            batch, tile, width, height, order, tensor_data, strides);
   });
   return cudaGetLastError();
 }

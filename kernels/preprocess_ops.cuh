@@ -1,29 +1,30 @@
 // One tensor pixel of the fused preprocess (namespace cudaprep::device):
 // resize's value, rounded to the bytes resize stores (unless the float
 // intermediate is asked for, or the source is deeper than 8 bits),
-// normalised and stored as tensorize stores it. preprocess() and preprocess_batch() both call it,
-// so a batch item is bit for bit the single-item result.
+// normalised and stored as tensorize stores it. preprocess() and
+// preprocess_batch() both call it, so a batch item is bit for bit the
+// single-item result.
 #pragma once
 
 #include <cstdint>
 
 #include "resize_ops.cuh"
+#include "resize_tile.cuh"
 #include "tensor_ops.cuh"
 
 namespace cudaprep::device {
 
-// Tensor pixel (x, y) of item `batch_index`: resize's value of destination
-// pixel (x, y), rounded to the bytes resize would store in its RGB (or
-// GRAY8) destination, each byte normalised as normalize does for its output
-// channel, and stored element by element at any strides. `order` is uniform
-// over a launch (or a block), so its branch costs nothing.
-template <Interpolation kMethod, typename Out, class Source>
-__device__ __forceinline__ void preprocess_pixel(const Source &src, const ResizeMapping &mapping,
-                                                 ChannelOrder order,
-                                                 const ChannelNormalization &norm, void *tensor,
-                                                 const TensorStrides &strides, int batch_index,
-                                                 int x, int y) {
-  const Rgba value = resized_value<kMethod>(src, x, y, mapping);
+// Tensor pixel (x, y) of item `batch_index` from `value`, resize's value of
+// destination pixel (x, y): rounded to the bytes resize would store in its
+// RGB (or GRAY8) destination, each byte normalised as normalize does for its
+// output channel, and stored element by element at any strides. `order` is
+// uniform over a launch (or a block), so its branch costs nothing.
+template <typename Out, class Source>
+__device__ __forceinline__ void store_preprocessed(const Rgba &value, const ResizeMapping &mapping,
+                                                   ChannelOrder order,
+                                                   const ChannelNormalization &norm, void *tensor,
+                                                   const TensorStrides &strides, int batch_index,
+                                                   int x, int y) {
   const int64_t pixel = tensor_offset(strides, batch_index, 0, y, x);
   if (mapping.float_intermediate) {
     store_unrounded_pixel<Out>(tensor, pixel, strides.channel, value, order, norm);
@@ -50,6 +51,27 @@ __device__ __forceinline__ void preprocess_pixel(const Source &src, const Resize
   for (int c = 0; c < kMaxChannels; ++c) {
     store_element(tensor, pixel + c * strides.channel, normalized_element<Out>(bytes[c], norm, c));
   }
+}
+
+// This thread's tensor pixel of a width x height item, the block sampling
+// together (block_resized_value(), kAntialiased as there): every thread of
+// the block calls it.
+template <Interpolation kMethod, bool kAntialiased, typename Out, class Source>
+__device__ __forceinline__ void preprocess_block(const Source &src, const ResizeMapping &mapping,
+                                                 const TileCapacity &capacity, Rgba *shared,
+                                                 ChannelOrder order,
+                                                 const ChannelNormalization &norm, void *tensor,
+                                                 const TensorStrides &strides, int batch_index,
+                                                 int width, int height) {
+  const BlockTile tile = this_block_tile();
+  const int x = tile.x + tile.local_x;
+  const int y = tile.y + tile.local_y;
+  const bool outside = x >= width || y >= height;
+  if (!kAntialiased && outside) return;  // only tiling needs the whole block
+  const Rgba value =
+      block_resized_value<kMethod, kAntialiased>(src, mapping, tile, capacity, shared);
+  if (outside) return;
+  store_preprocessed<Out, Source>(value, mapping, order, norm, tensor, strides, batch_index, x, y);
 }
 
 }  // namespace cudaprep::device

@@ -1,7 +1,7 @@
 // Launch side of resize(): validates the views, picks the source reader and
 // the sampler at compile time (6 readers x 4 methods), one thread per
-// destination pixel. The per-pixel maths lives in resize_ops.cuh, the host
-// side shared with preprocess() in resize_launch.cuh.
+// destination pixel, antialiased sampling tiled (resize_tile.cuh). The per-pixel maths lives
+// in resize_ops.cuh, the host side shared with preprocess() in resize_launch.cuh.
 #include "cudaprep/resize.h"
 
 #include "resize_launch.cuh"
@@ -13,14 +13,22 @@ namespace {
 using device::DestinationLayout;
 using device::ResizeMapping;
 
-template <Interpolation kMethod, class Source>
+// One thread per destination pixel; the block samples together
+// (device::block_resized_value), tiled through `capacity`'s shared memory.
+template <Interpolation kMethod, bool kAntialiased, class Source>
 __global__ void resize_kernel(Source src, uint8_t *dst, size_t dst_pitch_bytes, int dst_width,
-                              int dst_height, DestinationLayout layout, ResizeMapping mapping) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= dst_width || y >= dst_height) return;
-  device::store_pixel(dst + y * dst_pitch_bytes, x,
-                      device::resized_value<kMethod>(src, x, y, mapping), layout);
+                              int dst_height, DestinationLayout layout, ResizeMapping mapping,
+                              device::TileCapacity capacity) {
+  extern __shared__ device::Rgba tile_shared[];
+  const device::BlockTile tile = device::this_block_tile();
+  const int x = tile.x + tile.local_x;
+  const int y = tile.y + tile.local_y;
+  const bool outside = x >= dst_width || y >= dst_height;
+  if (!kAntialiased && outside) return;  // only tiling needs the whole block
+  const device::Rgba value =
+      device::block_resized_value<kMethod, kAntialiased>(src, mapping, tile, capacity, tile_shared);
+  if (outside) return;
+  device::store_pixel(dst + y * dst_pitch_bytes, x, value, layout);
 }
 
 template <class Source>
@@ -30,10 +38,12 @@ cudaError_t launch(const Source &source, const Image &dst, const ResizeParams &p
       resize_mapping(source.width, source.height, dst.width, dst.height, params);
   const DestinationLayout layout = device::destination_layout(dst.format);
   const LaunchShape shape = launch_shape_2d(dst.width, dst.height, 1);
-  with_interpolation(params.interpolation, [&](auto method) {
-    resize_kernel<decltype(method)::value><<<shape.grid, shape.block, 0, stream>>>(
-        source, dst.planes[0].data, dst.planes[0].pitch_bytes, dst.width, dst.height, layout,
-        mapping);
+  const device::TileCapacity capacity = tile_capacity<Source>(mapping.axes);
+  with_sampler(params.interpolation, params.antialias, [&](auto method, auto antialiased) {
+    resize_kernel<decltype(method)::value, decltype(antialiased)::value>
+        <<<shape.grid, shape.block, tile_shared_bytes(capacity), stream>>>(
+            source, dst.planes[0].data, dst.planes[0].pitch_bytes, dst.width, dst.height, layout,
+            mapping, capacity);
   });
   return cudaGetLastError();
 }

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -18,6 +19,7 @@
 #include "image_errors.h"
 #include "launch.cuh"
 #include "resize_ops.cuh"
+#include "resize_tile.cuh"
 
 namespace cudaprep {
 
@@ -40,6 +42,53 @@ inline device::ResizeMapping resize_mapping(int src_width, int src_height, int d
   mapping.pad = make_float4(params.pad_value[0], params.pad_value[1], params.pad_value[2],
                             params.pad_value[3]);
   return mapping;
+}
+
+// Shared memory a resampling block may reserve for its tile: the default
+// limit without opting in per kernel, and room for several blocks per SM.
+constexpr size_t kTileSharedBytes = 48 * 1024;
+
+// The most source pixels the antialiased taps of `extent` consecutive
+// output pixels span along one axis (float rounding of the coordinates
+// included): end - first < (extent - 1) * scale + 2 * support + 1. A block
+// that spans more falls back to the per-pixel sampler.
+inline int tile_footprint_bound(const device::AntialiasAxis &axis, int extent) {
+  return static_cast<int>(std::ceil((extent - 1) * static_cast<double>(axis.scale) +
+                                    2.0 * axis.support + 1e-3)) +
+         2;
+}
+
+// One capacity for blocks of several items (or one item's, merged with
+// none): the largest of each, the staged columns dropped when they do not
+// fit beside the rows.
+inline device::TileCapacity merged_tile_capacity(const device::TileCapacity &a,
+                                                 const device::TileCapacity &b) {
+  device::TileCapacity merged{std::max(a.rows, b.rows), std::max(a.columns, b.columns)};
+  if (merged.rows * (kBlockWidth + merged.columns) * sizeof(device::Rgba) > kTileSharedBytes) {
+    merged.columns = 0;
+  }
+  return merged;
+}
+
+// What a block of the tiled antialiased sampler (resize_tile.cuh) needs for
+// `axes`, read by `Source`: rows of row sums and, for readers that convert
+// at every load, the staged footprint's columns. Zero rows: not
+// antialiased, or no footprint fits; the kernel samples per pixel.
+template <class Source>
+device::TileCapacity tile_capacity(const device::ResampleAxes &axes) {
+  const int rows = tile_footprint_bound(axes.antialias_y, kBlockHeight);
+  const int max_rows = static_cast<int>(kTileSharedBytes / (kBlockWidth * sizeof(device::Rgba)));
+  if (!axes.antialias || rows > max_rows) return {};
+  const int columns = device::converts_on_load<Source>::value
+                          ? tile_footprint_bound(axes.antialias_x, kBlockWidth)
+                          : 0;
+  return merged_tile_capacity({}, {rows, columns});
+}
+
+// The dynamic shared memory a launch reserves per block for `capacity`.
+inline size_t tile_shared_bytes(const device::TileCapacity &capacity) {
+  return static_cast<size_t>(capacity.rows) * (kBlockWidth + capacity.columns) *
+         sizeof(device::Rgba);
 }
 
 // Why `src` cannot be resampled into a dst_width x dst_height destination
@@ -120,6 +169,23 @@ void with_interpolation(Interpolation method, Launch &&launch) {
       launch(std::integral_constant<Interpolation, Interpolation::kArea>());
       break;
   }
+}
+
+// with_interpolation(), and launch(method, antialiased) with antialiased a
+// std::bool_constant: true only for bilinear and bicubic when `antialias`
+// (the kernels that may tile, see block_resized_value()).
+template <class Launch>
+void with_sampler(Interpolation method, bool antialias, Launch &&launch) {
+  with_interpolation(method, [&](auto kind) {
+    constexpr Interpolation kMethod = decltype(kind)::value;
+    if constexpr (kMethod == Interpolation::kBilinear || kMethod == Interpolation::kBicubic) {
+      if (antialias) {
+        launch(kind, std::true_type());
+        return;
+      }
+    }
+    launch(kind, std::false_type());
+  });
 }
 
 // One of the readers with_resize_source() passes, chosen at run time: the

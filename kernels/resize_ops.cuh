@@ -400,10 +400,18 @@ struct AntialiasSpan {
   float centre;
   float inverse_filter_scale;
 
-  __device__ __forceinline__ float weight(int i) const {
+  // The unnormalised weight of source pixel i.
+  __device__ __forceinline__ float weight_of(int i) const {
     return antialias_filter<kMethod>(
         __fmul_rn(__fadd_rn(__fsub_rn(static_cast<float>(i), centre), 0.5f), inverse_filter_scale));
   }
+
+  // As taps (row_sum(), column_sum()): tap k is source pixel first + k.
+  __device__ __forceinline__ int count() const { return end - first; }
+  __device__ __forceinline__ int index(int k) const { return first + k; }
+  __device__ __forceinline__ float weight(int k) const { return weight_of(first + k); }
+  __device__ __forceinline__ int lowest() const { return first; }
+  __device__ __forceinline__ int highest() const { return end - 1; }
 };
 
 template <Interpolation kMethod>
@@ -418,11 +426,54 @@ __device__ __forceinline__ AntialiasSpan<kMethod> antialias_span(int d, const An
   return span;
 }
 
+// The antialiased samplers' passes over "taps" (AntialiasSpan): count()
+// taps, tap k at source index index(k) with weight weight(k), all within
+// [lowest(), highest()]. The per-pixel sampler and the tiled kernels
+// (resize_tile.cuh) sum the same taps in the same order through these, which
+// is what keeps them bit for bit equal.
+
+// The horizontal pass at one source row: taps_x's weighted sum of `row`,
+// each tap one FMA per channel, starting from zero.
+template <class Source, class Taps>
+__device__ __forceinline__ Rgba row_sum(const Source &src, const Taps &taps_x, int row) {
+  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int k = 0; k < taps_x.count(); ++k) {
+    sum = add_weighted(sum, taps_x.weight(k), src.load(taps_x.index(k), row));
+  }
+  return sum;
+}
+
+// The vertical pass over row sums: `row_sum_at(row)` gives the horizontal
+// pass at source row `row`.
+template <class Taps, class RowSumAt>
+__device__ __forceinline__ Rgba column_sum(const Taps &taps_y, RowSumAt &&row_sum_at) {
+  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int k = 0; k < taps_y.count(); ++k) {
+    sum = add_weighted(sum, taps_y.weight(k), row_sum_at(taps_y.index(k)));
+  }
+  return sum;
+}
+
+// Rows first, then the column of row sums, for one output pixel.
+template <class Source, class TapsX, class TapsY>
+__device__ __forceinline__ Rgba separable_sum(const Source &src, const TapsX &taps_x,
+                                              const TapsY &taps_y) {
+  return column_sum(taps_y, [&](int row) { return row_sum(src, taps_x, row); });
+}
+
 template <Interpolation kMethod>
 __device__ __forceinline__ float antialias_total(const AntialiasSpan<kMethod> &span) {
   float total = 0.0f;
-  for (int i = span.first; i < span.end; ++i) total = __fadd_rn(total, span.weight(i));
+  for (int i = span.first; i < span.end; ++i) total = __fadd_rn(total, span.weight_of(i));
   return total;
+}
+
+// The normalisation of both axes, one multiply at the end.
+template <Interpolation kMethod>
+__device__ __forceinline__ Rgba antialias_normalised(const Rgba &sum,
+                                                     const AntialiasSpan<kMethod> &span_x,
+                                                     const AntialiasSpan<kMethod> &span_y) {
+  return weighted(__frcp_rn(__fmul_rn(antialias_total(span_x), antialias_total(span_y))), sum);
 }
 
 template <Interpolation kMethod, class Source>
@@ -431,15 +482,7 @@ __device__ __forceinline__ Rgba sample_antialiased(const Source &src, int x, int
                                                    const AntialiasAxis &axis_y) {
   const AntialiasSpan<kMethod> span_x = antialias_span<kMethod>(x, axis_x);
   const AntialiasSpan<kMethod> span_y = antialias_span<kMethod>(y, axis_y);
-  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  for (int row = span_y.first; row < span_y.end; ++row) {
-    Rgba row_sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (int column = span_x.first; column < span_x.end; ++column) {
-      row_sum = add_weighted(row_sum, span_x.weight(column), src.load(column, row));
-    }
-    sum = add_weighted(sum, span_y.weight(row), row_sum);
-  }
-  return weighted(__frcp_rn(__fmul_rn(antialias_total(span_x), antialias_total(span_y))), sum);
+  return antialias_normalised(separable_sum(src, span_x, span_y), span_x, span_y);
 }
 
 // How output pixels of a rect_width x rect_height rectangle map onto a

@@ -31,3 +31,22 @@ inline std::string cuda_unavailable_reason() {
     const cudaError_t cudaprep_err = (expr);                                                   \
     ASSERT_EQ(cudaSuccess, cudaprep_err) << #expr << ": " << cudaGetErrorString(cudaprep_err); \
   } while (0)
+
+namespace cudaprep::test {
+
+// A GPU test with its own non-blocking stream (skips without a GPU).
+class GpuStreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CUDAPREP_REQUIRE_GPU();
+    CUDA_ASSERT_OK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) {
+      EXPECT_EQ(cudaSuccess, cudaStreamDestroy(stream_));
+    }
+  }
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace cudaprep::test

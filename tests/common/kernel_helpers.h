@@ -7,8 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <vector>
 
+#include "common/cuda_test.h"
 #include "cudaprep/image.h"
 #include "reference/resize_ref.h"
 
@@ -33,6 +35,25 @@ class DeviceAllocations {
  private:
   std::vector<void *> pointers_;
 };
+
+// A random `format` frame of width x height on the device, rows padded by
+// `extra_pitch_bytes` (odd padding: views no wide load may read).
+inline void make_random_frame(PixelFormat format, int width, int height, size_t extra_pitch_bytes,
+                              unsigned seed, DeviceAllocations *allocations, Image *frame) {
+  std::mt19937 generator(seed);
+  frame->format = format;
+  frame->width = width;
+  frame->height = height;
+  for (int plane = 0; plane < format_info(format).num_planes; ++plane) {
+    const size_t pitch = plane_row_bytes(format, plane, width) + extra_pitch_bytes;
+    std::vector<uint8_t> bytes(pitch * plane_height(format, plane, height));
+    for (uint8_t &byte : bytes) byte = static_cast<uint8_t>(generator());
+    uint8_t *data = nullptr;
+    CUDA_ASSERT_OK(allocations->allocate(bytes.size(), &data));
+    CUDA_ASSERT_OK(cudaMemcpy(data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+    frame->planes[plane] = {data, pitch};
+  }
+}
 
 // An Image of `format` and size whose planes point at one host byte: for
 // validation tests, which fail before any launch and never dereference it.

@@ -31,28 +31,10 @@ namespace {
 
 using test::DeviceAllocations;
 using test::fake_image;
+using test::make_random_frame;
 
 constexpr uint8_t kPoison = 0xff;
 constexpr size_t kGuardBytes = 256;
-
-// A random `format` frame of width x height on the device, rows padded by
-// `extra_pitch_bytes`.
-void make_frame(PixelFormat format, int width, int height, size_t extra_pitch_bytes, unsigned seed,
-                DeviceAllocations *allocations, Image *frame) {
-  std::mt19937 generator(seed);
-  frame->format = format;
-  frame->width = width;
-  frame->height = height;
-  for (int plane = 0; plane < format_info(format).num_planes; ++plane) {
-    const size_t pitch = plane_row_bytes(format, plane, width) + extra_pitch_bytes;
-    std::vector<uint8_t> bytes(pitch * plane_height(format, plane, height));
-    for (uint8_t &byte : bytes) byte = static_cast<uint8_t>(generator());
-    uint8_t *data = nullptr;
-    CUDA_ASSERT_OK(allocations->allocate(bytes.size(), &data));
-    CUDA_ASSERT_OK(cudaMemcpy(data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-    frame->planes[plane] = {data, pitch};
-  }
-}
 
 std::string describe(const PreprocessItem &item) {
   std::ostringstream out;
@@ -150,8 +132,8 @@ TEST_F(PreprocessBatchGpu, MixedItemsEqualSingleItemPreprocessForEverySetting) {
     Image frame;
     // Sizes below, above and around the output; 16 extra bytes keep 4-byte
     // rows (the 32-bit reader) for half of them, 13 breaks them.
-    make_frame(format, 40 + 11 * index, 24 + 7 * index, index % 2 ? 16 : 13, 101u + index,
-               &allocations, &frame);
+    make_random_frame(format, 40 + 11 * index, 24 + 7 * index, index % 2 ? 16 : 13, 101u + index,
+                      &allocations, &frame);
     ASSERT_FALSE(HasFatalFailure());
     frames.push_back(frame);
     ++index;
@@ -207,7 +189,7 @@ TEST_F(PreprocessBatchGpu, MixedItemsEqualSingleItemPreprocessForEverySetting) {
 TEST_F(PreprocessBatchGpu, MoreItemsThanOneLaunchCarries) {
   DeviceAllocations allocations;
   Image frame;
-  make_frame(PixelFormat::kNV12, 96, 64, 8, 7u, &allocations, &frame);
+  make_random_frame(PixelFormat::kNV12, 96, 64, 8, 7u, &allocations, &frame);
   ASSERT_FALSE(HasFatalFailure());
   const int count = kMaxPreprocessBatchItems * 2 + 3;
   const TensorDesc desc =
@@ -230,7 +212,7 @@ TEST_F(PreprocessBatchGpu, CameraSizedBatches) {
   std::vector<PreprocessItem> cameras;
   for (int i = 0; i < 8; ++i) {
     Image frame;
-    make_frame(PixelFormat::kNV12, 1920, 1080, 64, 300u + i, &allocations, &frame);
+    make_random_frame(PixelFormat::kNV12, 1920, 1080, 64, 300u + i, &allocations, &frame);
     ASSERT_FALSE(HasFatalFailure());
     PreprocessItem item;
     item.src = frame;
@@ -249,7 +231,7 @@ TEST_F(PreprocessBatchGpu, CameraSizedBatches) {
   if (HasFatalFailure()) return;
 
   Image frame;
-  make_frame(PixelFormat::kRGBA, 1920, 1080, 0, 77u, &allocations, &frame);
+  make_random_frame(PixelFormat::kRGBA, 1920, 1080, 0, 77u, &allocations, &frame);
   ASSERT_FALSE(HasFatalFailure());
   std::vector<PreprocessItem> regions;
   for (int i = 0; i < 64; ++i) {

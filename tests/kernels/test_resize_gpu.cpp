@@ -232,19 +232,7 @@ void run_case(const Case &c, cudaStream_t stream, Comparison *stats, int toleran
   ASSERT_TRUE(check_destination(destination, expected, tolerance, what, stats));
 }
 
-class ResizeGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    CUDAPREP_REQUIRE_GPU();
-    CUDA_ASSERT_OK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  }
-  void TearDown() override {
-    if (stream_ != nullptr) {
-      EXPECT_EQ(cudaSuccess, cudaStreamDestroy(stream_));
-    }
-  }
-  cudaStream_t stream_ = nullptr;
-};
+class ResizeGpu : public test::GpuStreamTest {};
 
 struct SizePair {
   int src_width, src_height, dst_width, dst_height;

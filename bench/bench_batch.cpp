@@ -1,0 +1,289 @@
+// Issue 13's benchmark (b): N live 1080p30 NV12 sources in one process into
+// one cudabatch, each source `appsrc is-live ! cudaframeupload ! cudaresize
+// ! cudanormalize ! cudabatch.sink_N` (W1's letterbox to 640x640), the batch
+// into cudatensorsink, a consumer waiting on each tensor's ready event as an
+// inference app would. Every source pushes from its own thread at 30 frames/s
+// from a ring of pinned frames, the sources' phases spread over the frame
+// period (cameras are not in step). For each batch size, after a warm-up:
+// sustained frames/s, latency from a frame's push to its batch's tensor
+// being ready (p50, p99), host CPU per frame (the whole process), GPU busy
+// share (NVML's utilisation: time with a kernel running, sampled every
+// 100 ms; "n/a" where NVML is missing), device memory per source (in use
+// while playing minus before the pipeline, divided by N) and the mean items
+// per batch (cudabatch's default batch-timeout, 40 ms, lets a partial batch
+// leave).
+//   bench_batch [sources=32] [seconds=10] [batch sizes...=8 32]
+// (the plugin from GST_PLUGIN_PATH or CUDAPREP_PLUGIN_DIR)
+#include <dlfcn.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cpu_time.h"
+#include "gstcudaprepmemory.h"
+#include "gstcudatensorsink.h"
+#include "memory_use.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kWidth = 1920, kHeight = 1080, kFramesPerSecond = 30;
+constexpr int kRingFrames = 8;
+
+// NVML's GPU utilisation through dlopen, so that the bench links nothing
+// the driver does not bring.
+class GpuUtilisation {
+ public:
+  GpuUtilisation() {
+    library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (library_ == nullptr) return;
+    using Init = int (*)();
+    using Handle = int (*)(unsigned, void **);
+    const auto init = reinterpret_cast<Init>(dlsym(library_, "nvmlInit_v2"));
+    const auto handle = reinterpret_cast<Handle>(dlsym(library_, "nvmlDeviceGetHandleByIndex_v2"));
+    get_ = reinterpret_cast<Get>(dlsym(library_, "nvmlDeviceGetUtilizationRates"));
+    if (init == nullptr || handle == nullptr || get_ == nullptr || init() != 0 ||
+        handle(0, &device_) != 0)
+      get_ = nullptr;
+  }
+  ~GpuUtilisation() {
+    if (library_ != nullptr) dlclose(library_);
+  }
+  // Percent of the last sample period with a kernel running, or -1.
+  int percent() const {
+    struct {
+      unsigned gpu, memory;
+    } rates{};
+    if (get_ == nullptr || get_(device_, &rates) != 0) return -1;
+    return static_cast<int>(rates.gpu);
+  }
+
+ private:
+  using Get = int (*)(void *, void *);
+  void *library_ = nullptr;
+  void *device_ = nullptr;
+  Get get_ = nullptr;
+};
+
+std::string source_chain(int index, const std::string &caps) {
+  return "appsrc name=src" + std::to_string(index) +
+         " format=time is-live=true min-latency=0 max-buffers=2 block=true caps=\"" + caps +
+         "\" ! cudaframeupload ! cudaresize method=bilinear add-borders=true "
+         "pad-value=\"<114,114,114>\" ! "
+         "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! cudanormalize ! "
+         "b.sink_" +
+         std::to_string(index);
+}
+
+struct Run {
+  double frames_per_second, p50_us, p99_us, cpu_us_per_frame, gpu_busy_percent,
+      device_mb_per_source, mean_filled;
+  long long frames;
+};
+
+// One measurement: `sources` live sources batched by `batch_size` for
+// warm-up + `seconds`.
+bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffer *> &ring,
+         const GpuUtilisation &gpu, Run *result) {
+  const std::string caps = "video/x-raw,format=NV12,width=" + std::to_string(kWidth) +
+                           ",height=" + std::to_string(kHeight) +
+                           ",framerate=" + std::to_string(kFramesPerSecond) + "/1";
+  std::string description = "cudabatch name=b batch-size=" + std::to_string(batch_size) +
+                            " ! cudatensorsink name=sink max-buffers=8 sync=false";
+  for (int i = 0; i < sources; ++i) description += " " + source_chain(i, caps);
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  if (pipeline == nullptr || error != nullptr) {
+    std::fprintf(stderr, "pipeline: %s\n", error != nullptr ? error->message : "?");
+    return false;
+  }
+  const MemoryUse memory_before = memory_use();
+  // The clock and base time are the pipeline's once it is PLAYING.
+  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE ||
+      gst_element_get_state(pipeline, nullptr, nullptr, 10 * GST_SECOND) ==
+          GST_STATE_CHANGE_FAILURE) {
+    std::fprintf(stderr, "could not start the pipeline\n");
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+    return false;
+  }
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  GstClock *clock = gst_pipeline_get_clock(GST_PIPELINE(pipeline));
+  const GstClockTime base_time = gst_element_get_base_time(pipeline);
+
+  std::mutex lock;  // guards pushed
+  std::map<std::pair<int, GstClockTime>, Clock::time_point> pushed;
+  std::atomic<bool> stop{false};
+  const auto period = std::chrono::nanoseconds(1000000000 / kFramesPerSecond);
+  const Clock::time_point start = Clock::now() + std::chrono::milliseconds(200);
+  std::vector<std::thread> pushers;
+  for (int s = 0; s < sources; ++s) {
+    pushers.emplace_back([&, s] {
+      GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), ("src" + std::to_string(s)).c_str());
+      const auto phase = period * s / sources;
+      for (long long f = 0; !stop; ++f) {
+        std::this_thread::sleep_until(start + phase + period * f);
+        GstBuffer *buffer = gst_buffer_copy(ring[(s + f) % ring.size()]);  // shares the memory
+        const GstClockTime now = gst_clock_get_time(clock) - base_time;
+        GST_BUFFER_PTS(buffer) = now;
+        GST_BUFFER_DURATION(buffer) = GST_SECOND / kFramesPerSecond;
+        {
+          std::lock_guard<std::mutex> guard(lock);
+          pushed[{s, now}] = Clock::now();
+        }
+        if (gst_app_src_push_buffer(GST_APP_SRC(src), buffer) != GST_FLOW_OK) break;
+      }
+      gst_object_unref(src);
+    });
+  }
+  // Warm-up of a second, then the measurement window.
+  const Clock::time_point window_start = start + std::chrono::seconds(1);
+  const Clock::time_point window_end = window_start + std::chrono::duration_cast<Clock::duration>(
+                                                          std::chrono::duration<double>(seconds));
+  std::vector<double> latency_us;
+  long long frames = 0, batches = 0;
+  double cpu_start = -1, device_mb = 0;
+  std::vector<int> busy;
+  Clock::time_point next_sample = window_start;
+  bool failed = false;
+  while (Clock::now() < window_end) {
+    // A pipeline that stalls (an error, a source that never starts) ends
+    // the run instead of hanging it.
+    GstSample *sample =
+        gst_cuda_tensor_sink_try_pull_tensor(GST_CUDA_TENSOR_SINK(sink), 5 * GST_SECOND);
+    if (sample == nullptr) {
+      failed = true;
+      break;
+    }
+    const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+    cudaEventSynchronize(static_cast<cudaEvent_t>(tensor->ready_event));
+    const Clock::time_point ready = Clock::now();
+    if (ready >= window_start) {
+      if (cpu_start < 0) cpu_start = process_cpu_seconds();
+      std::lock_guard<std::mutex> guard(lock);
+      ++batches;
+      for (gsize i = 0; i < tensor->batch_filled; ++i) {
+        const auto at = pushed.find({tensor->items[i].source_index, tensor->items[i].pts});
+        if (at == pushed.end()) continue;
+        latency_us.push_back(std::chrono::duration<double, std::micro>(ready - at->second).count());
+        pushed.erase(at);
+        ++frames;
+      }
+    }
+    gst_sample_unref(sample);
+    if (ready >= next_sample) {
+      const int percent = gpu.percent();
+      if (percent >= 0) busy.push_back(percent);
+      next_sample = ready + std::chrono::milliseconds(100);
+      if (device_mb == 0) device_mb = memory_use().device_mb;
+    }
+  }
+  const double cpu_used = process_cpu_seconds() - cpu_start;
+  stop = true;
+  gst_element_set_state(pipeline, GST_STATE_NULL);  // unblocks the pushers
+  for (std::thread &pusher : pushers) pusher.join();
+  gst_object_unref(clock);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+  if (failed || latency_us.empty()) {
+    std::fprintf(stderr, "batch %d: no tensor for 5 s before the window ended (%lld frames)\n",
+                 batch_size, frames);
+    return false;
+  }
+  std::sort(latency_us.begin(), latency_us.end());
+  double busy_mean = -1;
+  if (!busy.empty()) {
+    busy_mean = 0;
+    for (int percent : busy) busy_mean += percent;
+    busy_mean /= busy.size();
+  }
+  *result = {frames / seconds,
+             latency_us[latency_us.size() / 2],
+             latency_us[latency_us.size() * 99 / 100],
+             1e6 * cpu_used / frames,
+             busy_mean,
+             (device_mb - memory_before.device_mb) / sources,
+             static_cast<double>(frames) / batches,
+             frames};
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  gst_init(&argc, &argv);
+  // The plugin from a folder outside GStreamer's path (a staged build), as
+  // the test suites take it; GST_PLUGIN_PATH works too.
+  if (const gchar *plugin_dir = g_getenv("CUDAPREP_PLUGIN_DIR"))
+    gst_registry_scan_path(gst_registry_get(), plugin_dir);
+  if (GstElementFactory *factory = gst_element_factory_find("cudabatch")) {
+    gst_object_unref(factory);
+  } else {
+    std::fprintf(stderr,
+                 "no cudabatch element: set CUDAPREP_PLUGIN_DIR or GST_PLUGIN_PATH to the folder "
+                 "of libgstcudaprep.so\n");
+    return 1;
+  }
+  const int sources = argc > 1 ? std::atoi(argv[1]) : 32;
+  const double seconds = argc > 2 ? std::atof(argv[2]) : 10.0;
+  std::vector<int> batch_sizes;
+  for (int i = 3; i < argc; ++i) batch_sizes.push_back(std::atoi(argv[i]));
+  if (batch_sizes.empty()) batch_sizes = {8, 32};
+  if (sources < 1 || seconds <= 0) {
+    std::fprintf(stderr, "usage: %s [sources=32] [seconds=10] [batch sizes...=8 32]\n", argv[0]);
+    return 2;
+  }
+  // The CUDA context first, so that "device memory before" counts it.
+  if (cudaFree(nullptr) != cudaSuccess) {
+    std::fprintf(stderr, "no CUDA device\n");
+    return 1;
+  }
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, kWidth, kHeight);
+  GstAllocator *pinned = gst_cuda_prep_host_allocator_get();
+  std::vector<GstBuffer *> ring;
+  std::mt19937 rng(1);
+  for (int i = 0; i < kRingFrames; ++i) {
+    GstBuffer *buffer = gst_buffer_new_allocate(pinned, info.size, nullptr);
+    GstMapInfo map;
+    gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+    for (gsize byte = 0; byte < map.size; ++byte) map.data[byte] = static_cast<guint8>(rng());
+    gst_buffer_unmap(buffer, &map);
+    ring.push_back(buffer);
+  }
+  const GpuUtilisation gpu;
+  int status = 0;
+  for (const int batch_size : batch_sizes) {
+    Run r;
+    if (!run(sources, batch_size, seconds, ring, gpu, &r)) {
+      status = 1;
+      continue;
+    }
+    std::printf(
+        "%d live 1080p%d NV12 sources, batch %2d: %.0f frames/s (offered %d), latency p50 %.0f "
+        "us p99 %.0f us, host CPU %.1f us/frame, GPU busy %s, device memory %.1f MB per "
+        "source, %.1f items per batch (%lld frames in %.0f s)\n",
+        sources, kFramesPerSecond, batch_size, r.frames_per_second, sources * kFramesPerSecond,
+        r.p50_us, r.p99_us, r.cpu_us_per_frame,
+        r.gpu_busy_percent < 0 ? "n/a" : (std::to_string(r.gpu_busy_percent) + "%").c_str(),
+        r.device_mb_per_source, r.mean_filled, r.frames, seconds);
+    std::fflush(stdout);
+  }
+  for (GstBuffer *buffer : ring) gst_buffer_unref(buffer);
+  gst_object_unref(pinned);
+  return status;
+}
