@@ -867,6 +867,7 @@ std::vector<ResizeCase> resize_cases() {
   direction_properties.reserve(3 * 8 + 2);
   for (int d = 0; d < 8; ++d) {
     const auto orientation = static_cast<cudaprep::Orientation>(d);
+    const bool identity = orientation == cudaprep::Orientation::kIdentity;
     const bool swapped = cudaprep::swaps_axes(orientation);
     direction_properties.push_back(std::string("method=bicubic video-direction=") + directions[d]);
     ResizeCase turned{"turned",
@@ -915,7 +916,8 @@ std::vector<ResizeCase> resize_cases() {
                     {},
                     {0, 0, 0, 255}};
     same.orientation = orientation;
-    cases.push_back(same);
+    // The identity passes equal caps through (ResizePassthrough).
+    if (!identity) cases.push_back(same);
   }
   ResizeCase letterbox{"turned_letterbox",
                        "NV12",
@@ -960,6 +962,38 @@ std::string case_name(const ::testing::TestParamInfo<ResizeCase> &info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ResizePixels, ::testing::ValuesIn(resize_cases()), case_name);
+
+// Setting a direction while frames pass through between equal caps turns
+// the next frame (passthrough ends without new caps); back to the identity,
+// frames are copied unchanged.
+TEST(ResizePassthrough, ADirectionSetWhilePlayingTurnsTheNextFrame) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  const GstVideoInfo info = video_info(caps);
+  GstHarness *harness =
+      gst_harness_new_parse("cudaframeupload ! cudaresize name=resize ! cudaframedownload");
+  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
+  ASSERT_NE(resize, nullptr);
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  gst_harness_set_sink_caps_str(harness, caps.c_str());
+  std::mt19937 rng(4);
+  for (const char *direction : {"identity", "180", "horiz", "identity"}) {
+    SCOPED_TRACE(direction);
+    gst_util_set_object_arg(G_OBJECT(resize), "video-direction", direction);
+    GstVideoOrientationMethod method = GST_VIDEO_ORIENTATION_IDENTITY;
+    g_object_get(resize, "video-direction", &method, nullptr);
+    GstBuffer *input = random_frame(info, rng);
+    const HostFrame turned =
+        cudaprep::ref::orient(host_frame(input, info), static_cast<cudaprep::Orientation>(method));
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+    GstBuffer *output = gst_harness_pull(harness);
+    ASSERT_NE(output, nullptr);
+    EXPECT_EQ(plane_bytes(output, info, 0), turned.planes[0]);
+    gst_buffer_unref(output);
+  }
+  gst_object_unref(resize);
+  gst_harness_teardown(harness);
+}
 
 // What a pad saw of the device frame going through it.
 struct FrameSeen {
