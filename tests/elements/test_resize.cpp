@@ -864,60 +864,57 @@ std::vector<ResizeCase> resize_cases() {
   const char *const directions[] = {"identity", "90r",  "180",   "90l",
                                     "horiz",    "vert", "ul-lr", "ur-ll"};
   static std::vector<std::string> direction_properties;  // the cases keep pointers
-  direction_properties.reserve(3 * 8 + 2);
+  direction_properties.reserve(3 * 8);
+  struct TurnedSource {
+    const char *name, *format;
+    int width, height;
+    const char *colorimetry;
+    cudaprep::Colorimetry expected;
+    const char *output;
+    int out_width, out_height;  // before turning
+    const char *method_name;
+    Interpolation method;
+  } const turned_sources[] = {
+      {"turned", "NV12", 334, 200, "bt709", kBt709Limited, "RGB", 160, 96, "bicubic",
+       Interpolation::kBicubic},
+      {"turned", "RGBA", 47, 31, nullptr, {}, "BGRx", 30, 20, "area", Interpolation::kArea},
+      {"turned_same_caps",
+       "RGBA",
+       48,
+       48,
+       nullptr,
+       {},
+       "RGBA",
+       48,
+       48,
+       "nearest",
+       Interpolation::kNearest},
+  };
   for (int d = 0; d < 8; ++d) {
     const auto orientation = static_cast<cudaprep::Orientation>(d);
-    const bool identity = orientation == cudaprep::Orientation::kIdentity;
     const bool swapped = cudaprep::swaps_axes(orientation);
-    direction_properties.push_back(std::string("method=bicubic video-direction=") + directions[d]);
-    ResizeCase turned{"turned",
-                      "NV12",
-                      334,
-                      200,
-                      "bt709",
-                      kBt709Limited,
-                      "RGB",
-                      swapped ? 96 : 160,
-                      swapped ? 160 : 96,
-                      direction_properties.back().c_str(),
-                      Interpolation::kBicubic,
-                      {},
-                      {0, 0, 0, 255}};
-    turned.orientation = orientation;
-    cases.push_back(turned);
-    direction_properties.push_back(std::string("method=area video-direction=") + directions[d]);
-    ResizeCase rgb{"turned",
-                   "RGBA",
-                   47,
-                   31,
-                   nullptr,
-                   {},
-                   "BGRx",
-                   swapped ? 20 : 30,
-                   swapped ? 30 : 20,
-                   direction_properties.back().c_str(),
-                   Interpolation::kArea,
-                   {},
-                   {0, 0, 0, 255}};
-    rgb.orientation = orientation;
-    cases.push_back(rgb);
-    direction_properties.push_back(std::string("method=nearest video-direction=") + directions[d]);
-    ResizeCase same{"turned_same_caps",
-                    "RGBA",
-                    48,
-                    48,
-                    nullptr,
-                    {},
-                    "RGBA",
-                    48,
-                    48,
-                    direction_properties.back().c_str(),
-                    Interpolation::kNearest,
-                    {},
-                    {0, 0, 0, 255}};
-    same.orientation = orientation;
-    // The identity passes equal caps through (ResizePassthrough).
-    if (!identity) cases.push_back(same);
+    for (const TurnedSource &source : turned_sources) {
+      // The identity passes equal caps through (ResizePassthrough).
+      if (d == 0 && source.width == source.out_width && source.height == source.out_height)
+        continue;
+      direction_properties.push_back(std::string("method=") + source.method_name +
+                                     " video-direction=" + directions[d]);
+      ResizeCase turned{source.name,
+                        source.format,
+                        source.width,
+                        source.height,
+                        source.colorimetry,
+                        source.expected,
+                        source.output,
+                        swapped ? source.out_height : source.out_width,
+                        swapped ? source.out_width : source.out_height,
+                        direction_properties.back().c_str(),
+                        source.method,
+                        {},
+                        {0, 0, 0, 255}};
+      turned.orientation = orientation;
+      cases.push_back(turned);
+    }
   }
   ResizeCase letterbox{"turned_letterbox",
                        "NV12",

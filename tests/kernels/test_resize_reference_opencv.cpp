@@ -414,6 +414,15 @@ TEST(LetterboxVsOpenCV, ResizeIntoRectangleThenPad) {
   EXPECT_TRUE(bytes_near(opencv, as_mat(ours, 3), 1, "letterbox 97x41 -> 64x64"));
 }
 
+// `frame` decoded to RGBA on the 8-bit scale (BT.601 limited for YUV).
+ref::RgbaImage decoded_image(const HostFrame &frame) {
+  ref::RgbaImage image;
+  image.width = frame.width;
+  image.height = frame.height;
+  image.pixels = ref::decode_to_rgba(frame, Colorimetry{});
+  return image;
+}
+
 const Orientation kOrientations[] = {
     Orientation::kIdentity,  Orientation::kRotate90,       Orientation::kRotate180,
     Orientation::kRotate270, Orientation::kFlipHorizontal, Orientation::kFlipVertical,
@@ -463,10 +472,7 @@ TEST(OrientVsOpenCV, EveryOrientationEqualsOpenCVsBitForBit) {
        {SizeCase{7, 5, 0, 0}, SizeCase{1, 9, 0, 0}, SizeCase{64, 48, 0, 0}}) {
     HostFrame src(PixelFormat::kRGB, size.src_width, size.src_height, /*extra_pitch_bytes=*/3);
     fill_random(&src, 5u * size.src_width + size.src_height);
-    ref::RgbaImage decoded;
-    decoded.width = src.width;
-    decoded.height = src.height;
-    decoded.pixels = ref::decode_to_rgba(src, Colorimetry{});
+    const ref::RgbaImage decoded = decoded_image(src);
     for (const Orientation orientation : kOrientations) {
       SCOPED_TRACE(std::string(orientation_name(orientation)) + " " + describe(size));
       const cv::Mat expected = opencv_oriented(as_mat(src, 3), orientation);
@@ -493,10 +499,7 @@ TEST(OrientVsOpenCV, EveryOrientationEqualsOpenCVsBitForBit) {
 TEST(OrientReference, Nv12PlanesOrientWithTheirPixels) {
   HostFrame src(PixelFormat::kNV12, 10, 6);
   fill_random(&src, 3);
-  ref::RgbaImage decoded;
-  decoded.width = src.width;
-  decoded.height = src.height;
-  decoded.pixels = ref::decode_to_rgba(src, Colorimetry{});
+  const ref::RgbaImage decoded = decoded_image(src);
   for (const Orientation orientation : kOrientations) {
     SCOPED_TRACE(orientation_name(orientation));
     const HostFrame oriented = ref::orient(src, orientation);
@@ -513,16 +516,14 @@ TEST(OrientReference, Nv12PlanesOrientWithTheirPixels) {
 
 // cv2.resize of a float64 image (Depth-Anything resizes img / 255.0):
 // sample positions rounded to float as SamplePositions::kOpenCvFloat says,
-// weights in float. The reference with those positions is within 2e-4 of
-// an 8-bit step of it; exact positions are not (that gap is what the float
-// intermediate closes by using OpenCV's positions).
+// weights in float. The reference with those positions is within 1e-3 of
+// an 8-bit step of it (2.4e-4 measured: cv2's float weights); exact
+// positions are 0.02 off (the gap the float intermediate closes by using
+// OpenCV's positions).
 TEST(FloatResizeVsOpenCV, OpenCvFloatPositionsMatchCv2ResizeOfDoubles) {
   HostFrame src(PixelFormat::kRGB, 1280, 720);
   fill_random(&src, 29);
-  ref::RgbaImage decoded;
-  decoded.width = src.width;
-  decoded.height = src.height;
-  decoded.pixels = ref::decode_to_rgba(src, Colorimetry{});
+  const ref::RgbaImage decoded = decoded_image(src);
   cv::Mat unit;  // img / 255.0
   as_mat(src, 3).convertTo(unit, CV_64FC3, 1.0 / 255.0);
   for (const Interpolation method : {Interpolation::kBicubic, Interpolation::kBilinear}) {
