@@ -27,7 +27,8 @@
  * samplers read the turned image, so every method, antialias, letterbox and
  * the fused kernel apply to it. Directions that turn by 90 degrees (90r,
  * 90l, ul-lr, ur-ll) exchange width and height wherever the output size
- * comes from the input. `auto` (from image-orientation tags) is refused.
+ * comes from the input. `auto` follows the stream's image-orientation tags
+ * as videoflip does (renegotiating when a tag turns the frame).
  *
  * Every output buffer carries a GstCudaPrepGeometryMeta that maps its pixels
  * back to the source frame (through any upstream crop and the direction).
@@ -103,10 +104,18 @@ struct ResizeSettings {
   gboolean antialias = FALSE;
   gboolean float_intermediate = FALSE;
   GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  // What the stream's image-orientation tags ask for (video-direction=auto):
+  // the latest stream-scope tag's, else the latest global one's.
+  GstVideoOrientationMethod stream_tag_direction = GST_VIDEO_ORIENTATION_AUTO;  // AUTO: none
+  GstVideoOrientationMethod global_tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
   bool uses_size_rule() const { return short_side > 0; }
-  // Valid (checked by settings_error) directions only.
+  // The direction applied; valid (checked by settings_error) directions only.
   cudaprep::Orientation orientation() const {
-    return static_cast<cudaprep::Orientation>(direction);
+    GstVideoOrientationMethod applied = direction;
+    if (applied == GST_VIDEO_ORIENTATION_AUTO)
+      applied = stream_tag_direction != GST_VIDEO_ORIENTATION_AUTO ? stream_tag_direction
+                                                                   : global_tag_direction;
+    return static_cast<cudaprep::Orientation>(applied);
   }
   bool swaps_size() const { return cudaprep::swaps_axes(orientation()); }
 };
@@ -130,6 +139,7 @@ struct GstCudaResizePrivate {
   cudaprep::Interpolation rows_interpolation = cudaprep::Interpolation::kBilinear;
   bool rows_antialias = false;
   cudaprep::Orientation rows_orientation = cudaprep::Orientation::kIdentity;
+  std::string stream_id;  // of the stream the tag directions came with
   gint rows_src_height = 0, rows_rect_height = 0;
 };
 
@@ -219,9 +229,6 @@ static void pad_rgba(const ResizeSettings &settings, uint8_t rgba[4]) {
 // Why the settings cannot work, naming the property and value; empty if
 // they can.
 static std::string settings_error(const ResizeSettings &settings) {
-  if (settings.direction == GST_VIDEO_ORIENTATION_AUTO)
-    return "video-direction=auto (from image-orientation tags) is not supported by cudaresize: set "
-           "the direction the stream needs (90r, 180, 90l, horiz, vert, ul-lr, ur-ll)";
   if (settings.direction == GST_VIDEO_ORIENTATION_CUSTOM)
     return "video-direction=custom is not supported by cudaresize: it flips and rotates by "
            "identity, 90r, 180, 90l, horiz, vert, ul-lr or ur-ll only";
@@ -553,7 +560,7 @@ static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps
     return FALSE;
   }
   // Equal caps are no reason to pass frames through that must be turned.
-  if (settings.direction != GST_VIDEO_ORIENTATION_IDENTITY)
+  if (settings.orientation() != cudaprep::Orientation::kIdentity)
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
   GST_INFO_OBJECT(self, "%dx%d %s -> %dx%d %s, image at %dx%d+%d+%d, direction %s", in_width,
                   in_height, gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in_info)), out_width,
@@ -686,6 +693,57 @@ static GstFlowReturn gst_cuda_resize_process(GstCudaPrepBaseTransform *base, Gst
   return GST_FLOW_OK;
 }
 
+// After the applied direction may have changed: a turned frame is never
+// passed through, even between equal caps (renegotiating equal caps does
+// not reconfigure the element), and the output size may swap.
+static void direction_changed(GstCudaResize *self) {
+  if (get_settings(self).orientation() != cudaprep::Orientation::kIdentity)
+    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
+  gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+}
+
+// video-direction=auto follows the image-orientation tags as videoflip
+// does: a stream-scope tag wins over a global one; a stream tag without
+// orientation falls back to the global one, a global tag without it means
+// the identity; a new stream forgets both. Tags pass on unchanged.
+static gboolean gst_cuda_resize_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  GstCudaResizePrivate *priv = self->priv;
+  bool tags_changed = false;
+  if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
+    GstTagList *tags = nullptr;
+    gst_event_parse_tag(event, &tags);
+    GstVideoOrientationMethod tagged = GST_VIDEO_ORIENTATION_IDENTITY;
+    const bool has_orientation = gst_video_orientation_from_tag(tags, &tagged);
+    const bool stream_scope = gst_tag_list_get_scope(tags) == GST_TAG_SCOPE_STREAM;
+    GST_OBJECT_LOCK(self);
+    if (stream_scope)
+      priv->settings.stream_tag_direction = has_orientation ? tagged : GST_VIDEO_ORIENTATION_AUTO;
+    else
+      priv->settings.global_tag_direction =
+          has_orientation ? tagged : GST_VIDEO_ORIENTATION_IDENTITY;
+    tags_changed = priv->settings.direction == GST_VIDEO_ORIENTATION_AUTO;
+    GST_OBJECT_UNLOCK(self);
+  } else if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START) {
+    const gchar *stream_id = nullptr;
+    gst_event_parse_stream_start(event, &stream_id);
+    if (stream_id == nullptr || priv->stream_id != stream_id) {
+      priv->stream_id = stream_id != nullptr ? stream_id : "";
+      GST_OBJECT_LOCK(self);
+      priv->settings.stream_tag_direction = GST_VIDEO_ORIENTATION_AUTO;
+      priv->settings.global_tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+      tags_changed = priv->settings.direction == GST_VIDEO_ORIENTATION_AUTO;
+      GST_OBJECT_UNLOCK(self);
+    }
+  }
+  if (tags_changed) {
+    GST_DEBUG_OBJECT(self, "direction from tags: %s",
+                     cudaprep::orientation_name(get_settings(self).orientation()));
+    direction_changed(self);
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->sink_event(trans, event);
+}
+
 static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const GValue *value,
                                          GParamSpec *pspec) {
   auto *self = GST_CUDA_RESIZE(object);
@@ -726,12 +784,10 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
       break;
   }
   GST_OBJECT_UNLOCK(self);
-  // A turned frame is never passed through, even between equal caps
-  // (renegotiating equal caps does not reconfigure).
-  if (prop_id == PROP_VIDEO_DIRECTION && g_value_get_enum(value) != GST_VIDEO_ORIENTATION_IDENTITY)
-    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
   // The derived output size may change: renegotiate.
-  if (prop_id == PROP_SHORT_SIDE || prop_id == PROP_MULTIPLE_OF || prop_id == PROP_VIDEO_DIRECTION)
+  if (prop_id == PROP_VIDEO_DIRECTION)
+    direction_changed(self);
+  else if (prop_id == PROP_SHORT_SIDE || prop_id == PROP_MULTIPLE_OF)
     gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
   // The rows read may change: upstream asks again which to copy.
   gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
@@ -866,9 +922,9 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
       g_param_spec_enum("video-direction", "Video direction",
                         "Flip or rotate the input before resizing it, as videoflip's "
                         "video-direction: identity, 90r (clockwise), 180, 90l, horiz, vert, ul-lr, "
-                        "ur-ll. 90r, 90l, ul-lr and ur-ll exchange the width and height of an "
-                        "output size derived from the input (kept size, short-side, letterbox). "
-                        "auto and custom are an error at start",
+                        "ur-ll; auto follows the stream's image-orientation tags. 90r, 90l, ul-lr "
+                        "and ur-ll exchange the width and height of an output size derived from "
+                        "the input (kept size, short-side, letterbox). custom is an error at start",
                         GST_TYPE_VIDEO_ORIENTATION_METHOD, GST_VIDEO_ORIENTATION_IDENTITY, flags));
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -890,6 +946,7 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   base_class->annotate_output = gst_cuda_resize_annotate_output;
   base_class->process = gst_cuda_resize_process;
   base_class->region_read = gst_cuda_resize_region_read;
+  trans_class->sink_event = gst_cuda_resize_sink_event;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN,

@@ -156,7 +156,7 @@ TEST(ResizeProperties, PadValuesThatCannotWorkAreErrorsAtStart) {
 }
 
 // video-direction is GstVideoDirection's property, with videoflip's values
-// and the identity as default; auto and custom are refused at start.
+// and the identity as default; custom is refused at start.
 TEST(ResizeProperties, VideoDirectionIsTheInterfacesProperty) {
   GstElement *resize = gst_element_factory_make("cudaresize", nullptr);
   ASSERT_NE(resize, nullptr);
@@ -171,17 +171,15 @@ TEST(ResizeProperties, VideoDirectionIsTheInterfacesProperty) {
   g_object_get(resize, "video-direction", &direction, nullptr);
   EXPECT_EQ(direction, GST_VIDEO_ORIENTATION_UR_LL);
   gst_object_unref(resize);
-  for (const char *refused : {"auto", "custom"}) {
-    resize = gst_element_factory_make("cudaresize", nullptr);
-    gst_util_set_object_arg(G_OBJECT(resize), "video-direction", refused);
-    GstStateChangeReturn ret = GST_STATE_CHANGE_SUCCESS;
-    const std::string error =
-        posted_error(resize, [&] { ret = gst_element_set_state(resize, GST_STATE_READY); });
-    EXPECT_EQ(ret, GST_STATE_CHANGE_FAILURE) << refused;
-    EXPECT_NE(error.find(std::string("video-direction=") + refused), std::string::npos) << error;
-    gst_element_set_state(resize, GST_STATE_NULL);
-    gst_object_unref(resize);
-  }
+  resize = gst_element_factory_make("cudaresize", nullptr);
+  gst_util_set_object_arg(G_OBJECT(resize), "video-direction", "custom");
+  GstStateChangeReturn ret = GST_STATE_CHANGE_SUCCESS;
+  const std::string error =
+      posted_error(resize, [&] { ret = gst_element_set_state(resize, GST_STATE_READY); });
+  EXPECT_EQ(ret, GST_STATE_CHANGE_FAILURE);
+  EXPECT_NE(error.find("video-direction=custom"), std::string::npos) << error;
+  gst_element_set_state(resize, GST_STATE_NULL);
+  gst_object_unref(resize);
 }
 
 // --- Caps -------------------------------------------------------------------
@@ -381,6 +379,50 @@ TEST(ResizeNegotiation, TurningBy90DegreesSwapsTheDerivedSize) {
         << direction << ": " << output;
     gst_object_unref(resize);
   }
+}
+
+// video-direction=auto takes the direction from image-orientation tags as
+// videoflip does: a stream tag over a global one, a stream tag without
+// orientation back to the global one, a global one without it the
+// identity, a new stream forgets them; an explicit direction ignores tags.
+TEST(ResizeNegotiation, AutoFollowsImageOrientationTags) {
+  GstElement *resize = make_resize("video-direction=auto");
+  const auto send = [&](GstEvent *event) {
+    GST_BASE_TRANSFORM_GET_CLASS(resize)->sink_event(GST_BASE_TRANSFORM(resize), event);
+  };
+  const auto send_tags = [&](GstTagScope scope, const char *orientation) {
+    GstTagList *tags = orientation != nullptr
+                           ? gst_tag_list_new(GST_TAG_IMAGE_ORIENTATION, orientation, nullptr)
+                           : gst_tag_list_new(GST_TAG_TITLE, "no orientation", nullptr);
+    gst_tag_list_set_scope(tags, scope);
+    send(gst_event_new_tag(tags));
+  };
+  const std::string input = caps_string("RGBA", 1920, 1080, true);
+  const std::string kept = input, turned = caps_string("RGBA", 1080, 1920, true);
+  const auto expect_output = [&](const std::string &expected, const char *step) {
+    const std::string output = negotiated_output(resize, input);
+    EXPECT_TRUE(caps_equal(output, expected)) << step << ": " << output;
+  };
+  send(gst_event_new_stream_start("first"));
+  expect_output(kept, "no tags");
+  send_tags(GST_TAG_SCOPE_GLOBAL, "rotate-90");
+  expect_output(turned, "global rotate-90");
+  send_tags(GST_TAG_SCOPE_STREAM, "flip-rotate-180");
+  expect_output(kept, "stream flip-rotate-180 over global rotate-90");
+  send_tags(GST_TAG_SCOPE_STREAM, nullptr);
+  expect_output(turned, "stream tag without orientation: the global one again");
+  send_tags(GST_TAG_SCOPE_GLOBAL, nullptr);
+  expect_output(kept, "global tag without orientation");
+  send_tags(GST_TAG_SCOPE_STREAM, "flip-rotate-270");
+  expect_output(turned, "stream flip-rotate-270");
+  send(gst_event_new_stream_start("first"));
+  expect_output(turned, "the same stream again");
+  send(gst_event_new_stream_start("second"));
+  expect_output(kept, "a new stream");
+  send_tags(GST_TAG_SCOPE_STREAM, "rotate-270");
+  gst_util_set_object_arg(G_OBJECT(resize), "video-direction", "180");
+  expect_output(kept, "an explicit direction");
+  gst_object_unref(resize);
 }
 
 // --- Errors -----------------------------------------------------------------
