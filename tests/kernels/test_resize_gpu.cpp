@@ -2,7 +2,8 @@
 // within +-1 per 8-bit value: every source format x destination format x
 // interpolation, sizes up/down/odd/1-pixel, sources that are crops of a
 // larger oddly-pitched allocation, letterbox padding, and no write outside
-// the destination view (poisoned before each run). Failures name the
+// the destination view (poisoned before each run); flips and rotations bit
+// for bit the resize of the source turned on the CPU. Failures name the
 // formats, method, sizes and the first bad pixel.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,8 @@
 // The CPU references of resize and colour conversion against OpenCV, which
 // defines the expected behaviour (cv::resize, cv::cvtColor), within +-1 on
-// 8-bit data. No GPU: runs in CI.
+// 8-bit data; flips and rotations against cv::rotate/cv::flip/cv::transpose
+// and the float path's sample positions against cv::resize of doubles. No
+// GPU: runs in CI.
 #include <gtest/gtest.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>

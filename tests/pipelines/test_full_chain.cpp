@@ -1,6 +1,7 @@
 // The whole preprocessing of two real model inputs, element by element on
 // the GPU, against a CPU reference of the same preprocessing written from
-// the definitions (tests/reference): YOLO-style letterbox and Depth-Anything.
+// the definitions (tests/reference): YOLO-style letterbox and Depth-Anything,
+// straight and turned (video-direction), fused and element by element.
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
