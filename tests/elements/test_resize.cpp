@@ -1,6 +1,7 @@
 // cudaresize: properties, caps maths (any size, the short-side rule, format
 // conversion, fixation, passthrough, video-direction's swapped sizes and
-// auto's tags) and clear errors at caps time, all without a GPU; on a GPU, upload ! cudaresize ! download and
+// auto's tags) and clear errors at caps time, all without a GPU; on a GPU,
+// upload ! cudaresize ! download and
 // upload ! cudacrop ! cudaresize ! download against the CPU reference
 // (cudaprep::ref) within +-1 per value, letterbox borders exact, and the
 // geometry meta mapping tensor points back to the source frame. The rows a

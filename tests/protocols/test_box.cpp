@@ -1,8 +1,9 @@
 // gst_cuda_prep_tensor_box_to_source(): boxes drawn on source frames, mapped
 // into tensor pixels through the item's geometry (FrameGeometry::to_output,
 // the forward definition) and back through the helper, land within half a
-// pixel of where they started, through every video-direction too; parts in the letterbox pad or
-// past the frame are clipped; unfilled items and boxes wholly in the pad give FALSE.
+// pixel of where they started, through every video-direction too; parts
+// in the letterbox pad or past the frame are clipped; unfilled items and
+// boxes wholly in the pad give FALSE.
 #include <gtest/gtest.h>
 
 #include <random>
