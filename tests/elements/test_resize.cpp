@@ -567,6 +567,13 @@ struct ResizeCase {
   cudaprep::Orientation orientation = cudaprep::Orientation::kIdentity;  // video-direction's
 };
 
+// gtest names a failing case by this (its byte dump would read padding).
+void PrintTo(const ResizeCase &c, std::ostream *os) {
+  *os << c.name << " " << c.input_format << " " << c.width << "x" << c.height << " -> "
+      << c.output_format << " " << c.out_width << "x" << c.out_height << " (" << c.properties
+      << ")";
+}
+
 constexpr cudaprep::Colorimetry kBt601Limited{cudaprep::ColorMatrix::kBT601,
                                               cudaprep::ColorRange::kLimited};
 constexpr cudaprep::Colorimetry kBt709Limited{cudaprep::ColorMatrix::kBT709,
