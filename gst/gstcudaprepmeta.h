@@ -51,7 +51,8 @@ G_BEGIN_DECLS
  * scale applying per output axis. Without orientation crop is the used
  * part's top-left corner; with one, the source point at the oriented
  * image's top-left (a 90r resize of a W x H frame: (0, H)). The identity is
- * crop 0, scale 1, pad 0, orientation 0.
+ * crop 0, scale 1, pad 0, orientation 0: start a geometry of your own with
+ * gst_cuda_prep_geometry_init_identity() so that no field is left unset.
  */
 typedef struct {
   gdouble crop_x, crop_y;
