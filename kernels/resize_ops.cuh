@@ -544,12 +544,15 @@ inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width,
   return axes;
 }
 
-// The source position output pixel d's centre samples along one axis
-// (bilinear, bicubic).
-__device__ __forceinline__ float sample_position(int d, float src_per_dst,
-                                                 double opencv_src_per_dst, bool opencv_positions) {
-  return opencv_positions ? opencv_source_coordinate(d, opencv_src_per_dst)
-                          : centre_source_coordinate(d, src_per_dst);
+// The source positions bilinear and bicubic sample for rectangle column x
+// and row y: the one place that maps an output pixel to a source position.
+__device__ __forceinline__ float sample_position_x(int x, const ResampleAxes &axes) {
+  return axes.opencv_positions ? opencv_source_coordinate(x, axes.nearest_src_per_dst_x)
+                               : centre_source_coordinate(x, axes.src_per_dst_x);
+}
+__device__ __forceinline__ float sample_position_y(int y, const ResampleAxes &axes) {
+  return axes.opencv_positions ? opencv_source_coordinate(y, axes.nearest_src_per_dst_y)
+                               : centre_source_coordinate(y, axes.src_per_dst_y);
 }
 
 // The resampled value of output pixel (x, y), counted from the rectangle's
@@ -564,18 +567,12 @@ __device__ __forceinline__ Rgba resample(const Source &src, int x, int y,
     if (axes.antialias) {
       return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y);
     }
-    return sample_bilinear(
-        src,
-        sample_position(x, axes.src_per_dst_x, axes.nearest_src_per_dst_x, axes.opencv_positions),
-        sample_position(y, axes.src_per_dst_y, axes.nearest_src_per_dst_y, axes.opencv_positions));
+    return sample_bilinear(src, sample_position_x(x, axes), sample_position_y(y, axes));
   } else if constexpr (kMethod == Interpolation::kBicubic) {
     if (axes.antialias) {
       return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y);
     }
-    return sample_bicubic(
-        src,
-        sample_position(x, axes.src_per_dst_x, axes.nearest_src_per_dst_x, axes.opencv_positions),
-        sample_position(y, axes.src_per_dst_y, axes.nearest_src_per_dst_y, axes.opencv_positions));
+    return sample_bicubic(src, sample_position_x(x, axes), sample_position_y(y, axes));
   } else {
     return sample_area(src, area_span(x, axes.src_width, axes.rect_width),
                        area_span(y, axes.src_height, axes.rect_height));
