@@ -23,13 +23,15 @@ gboolean gst_cuda_prep_tensor_box_to_source(const GstCudaPrepTensor *tensor, gsi
   const double box_right = std::clamp(std::max(x0, x1), 0.0, width);
   const double box_top = std::clamp(std::min(y0, y1), 0.0, height);
   const double box_bottom = std::clamp(std::max(y0, y1), 0.0, height);
-  double left, top, right, bottom;
-  geometry.to_source(box_left, box_top, &left, &top);
-  geometry.to_source(box_right, box_bottom, &right, &bottom);
-  left = std::max(left, 0.0);
-  top = std::max(top, 0.0);
-  right = std::min(right, static_cast<double>(src_width));
-  bottom = std::min(bottom, static_cast<double>(src_height));
+  // A flip or rotation maps these corners to the other two, or swaps them.
+  double corner_x[2], corner_y[2];
+  geometry.to_source(box_left, box_top, &corner_x[0], &corner_y[0]);
+  geometry.to_source(box_right, box_bottom, &corner_x[1], &corner_y[1]);
+  const double left = std::max(std::min(corner_x[0], corner_x[1]), 0.0);
+  const double top = std::max(std::min(corner_y[0], corner_y[1]), 0.0);
+  const double right = std::min(std::max(corner_x[0], corner_x[1]), static_cast<double>(src_width));
+  const double bottom =
+      std::min(std::max(corner_y[0], corner_y[1]), static_cast<double>(src_height));
   if (!(left < right && top < bottom)) return FALSE;
   if (out_x0 != nullptr) *out_x0 = left;
   if (out_y0 != nullptr) *out_y0 = top;

@@ -10,7 +10,8 @@ G_BEGIN_DECLS
 
 // Maps the box (x0, y0)-(x1, y1), in continuous pixel coordinates of item
 // `index` of `tensor` (pixel i covers [i, i + 1)), back to the item's
-// source frame through the item's geometry, and clips it to the item's
+// source frame through the item's geometry (through its flip or rotation:
+// the corners come back sorted, x0 <= x1 and y0 <= y1), and clips it to the item's
 // active area: the part of the tensor that holds source pixels (not the
 // letterbox pad) and the source frame's src_width x src_height. Writes the
 // mapped box to out_* (any may be NULL) and returns TRUE when some of it is

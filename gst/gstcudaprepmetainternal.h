@@ -21,11 +21,19 @@ inline cudaprep::FrameGeometry gst_cuda_prep_geometry_to_frame(const GstCudaPrep
   frame.scale_y = g.scale_y;
   frame.pad_x = g.pad_x;
   frame.pad_y = g.pad_y;
+  // Same values as GstVideoOrientationMethod; others (auto, custom) never
+  // reach a geometry.
+  frame.orientation =
+      g.orientation >= 0 &&
+              g.orientation <= static_cast<gint>(cudaprep::Orientation::kAntiTranspose)
+          ? static_cast<cudaprep::Orientation>(g.orientation)
+          : cudaprep::Orientation::kIdentity;
   return frame;
 }
 
 inline GstCudaPrepGeometry gst_cuda_prep_geometry_from_frame(const cudaprep::FrameGeometry &f) {
-  return GstCudaPrepGeometry{f.crop_x, f.crop_y, f.scale_x, f.scale_y, f.pad_x, f.pad_y};
+  return GstCudaPrepGeometry{
+      f.crop_x, f.crop_y, f.scale_x, f.scale_y, f.pad_x, f.pad_y, static_cast<gint>(f.orientation)};
 }
 
 // --- Pending meta (fusion) -------------------------------------------------

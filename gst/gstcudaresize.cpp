@@ -22,9 +22,18 @@
  * input's pixel-aspect-ratio is not applied and the output is labelled 1/1,
  * since network input tensors have square pixels.
  *
+ * `video-direction` (the GstVideoDirection interface, values as videoflip's)
+ * flips or rotates the input in the same pass, before it is resized: the
+ * samplers read the turned image, so every method, antialias, letterbox and
+ * the fused kernel apply to it. Directions that turn by 90 degrees (90r,
+ * 90l, ul-lr, ur-ll) exchange width and height wherever the output size
+ * comes from the input. `auto` follows the stream's image-orientation tags
+ * as videoflip does (renegotiating when a tag turns the frame).
+ *
  * Every output buffer carries a GstCudaPrepGeometryMeta that maps its pixels
- * back to the source frame (through any upstream crop). Equal input and
- * output caps pass buffers through untouched.
+ * back to the source frame (through any upstream crop and the direction).
+ * Equal input and output caps pass buffers through untouched unless a
+ * direction is set.
  *
  * A nearest or bilinear downscale that reads at most three input rows in
  * four (1080 -> 360 bilinear reads rows 1, 4, 7, ...: the others have weight
@@ -35,6 +44,9 @@
  *       cudaresize add-borders=true pad-value="<114,114,114>" !
  *       "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB" ! cudaframedownload !
  *       fakesink
+ *   gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload !
+ *       cudaresize video-direction=90r ! "video/x-raw(memory:CUDAPitched),format=RGB" !
+ *       cudaframedownload ! fakesink
  *   gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload !
  *       cudaresize method=bicubic short-side=518 multiple-of=14 !
  *       "video/x-raw(memory:CUDAPitched),format=RGB" ! cudaframedownload ! fakesink
@@ -68,6 +80,7 @@ enum {
   PROP_MULTIPLE_OF,
   PROP_ANTIALIAS,
   PROP_FLOAT_INTERMEDIATE,
+  PROP_VIDEO_DIRECTION,
 };
 
 #define DEFAULT_METHOD GST_CUDA_RESIZE_METHOD_BILINEAR
@@ -90,8 +103,30 @@ struct ResizeSettings {
   gint multiple_of = 0;  // 0: 1
   gboolean antialias = FALSE;
   gboolean float_intermediate = FALSE;
+  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  // What the stream's image-orientation tags ask for (video-direction=auto):
+  // the latest stream-scope tag's, else the latest global one's.
+  GstVideoOrientationMethod stream_tag_direction = GST_VIDEO_ORIENTATION_AUTO;  // AUTO: none
+  GstVideoOrientationMethod global_tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
   bool uses_size_rule() const { return short_side > 0; }
+  // The direction applied; valid (checked by settings_error) directions only.
+  cudaprep::Orientation orientation() const {
+    GstVideoOrientationMethod applied = direction;
+    if (applied == GST_VIDEO_ORIENTATION_AUTO)
+      applied = stream_tag_direction != GST_VIDEO_ORIENTATION_AUTO ? stream_tag_direction
+                                                                   : global_tag_direction;
+    return static_cast<cudaprep::Orientation>(applied);
+  }
+  bool swaps_size() const { return cudaprep::swaps_axes(orientation()); }
 };
+
+// GstVideoOrientationMethod and cudaprep::Orientation share their values.
+static_assert(static_cast<int>(cudaprep::Orientation::kRotate90) == GST_VIDEO_ORIENTATION_90R &&
+              static_cast<int>(cudaprep::Orientation::kRotate270) == GST_VIDEO_ORIENTATION_90L &&
+              static_cast<int>(cudaprep::Orientation::kFlipVertical) ==
+                  GST_VIDEO_ORIENTATION_VERT &&
+              static_cast<int>(cudaprep::Orientation::kAntiTranspose) ==
+                  GST_VIDEO_ORIENTATION_UR_LL);
 
 struct GstCudaResizePrivate {
   ResizeSettings settings;  // object lock
@@ -103,6 +138,8 @@ struct GstCudaResizePrivate {
   cudaprep::RowPattern rows_read;
   cudaprep::Interpolation rows_interpolation = cudaprep::Interpolation::kBilinear;
   bool rows_antialias = false;
+  cudaprep::Orientation rows_orientation = cudaprep::Orientation::kIdentity;
+  std::string stream_id;  // of the stream the tag directions came with
   gint rows_src_height = 0, rows_rect_height = 0;
 };
 
@@ -111,7 +148,13 @@ struct _GstCudaResize {
   GstCudaResizePrivate *priv;
 };
 
-G_DEFINE_TYPE(GstCudaResize, gst_cuda_resize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
+// GstVideoDirection has no methods: the interface is its video-direction
+// property.
+static void gst_cuda_resize_video_direction_init(GstVideoDirectionInterface *) {}
+
+G_DEFINE_TYPE_WITH_CODE(GstCudaResize, gst_cuda_resize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM,
+                        G_IMPLEMENT_INTERFACE(GST_TYPE_VIDEO_DIRECTION,
+                                              gst_cuda_resize_video_direction_init))
 GST_ELEMENT_REGISTER_DEFINE(cudaresize, "cudaresize", GST_RANK_NONE, GST_TYPE_CUDA_RESIZE)
 
 GType gst_cuda_resize_method_get_type(void) {
@@ -186,6 +229,9 @@ static void pad_rgba(const ResizeSettings &settings, uint8_t rgba[4]) {
 // Why the settings cannot work, naming the property and value; empty if
 // they can.
 static std::string settings_error(const ResizeSettings &settings) {
+  if (settings.direction == GST_VIDEO_ORIENTATION_CUSTOM)
+    return "video-direction=custom is not supported by cudaresize: it flips and rotates by "
+           "identity, 90r, 180, 90l, horiz, vert, ul-lr or ur-ll only";
   const size_t count = settings.pad_values.size();
   if (count < 1 || count > kMaxPadValues)
     return "pad-value takes 1 to 4 values (<grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>), not " +
@@ -203,12 +249,13 @@ static gchar *gst_cuda_resize_settings_error(GstCudaPrepBaseTransform *base) {
   return error.empty() ? nullptr : g_strdup(error.c_str());
 }
 
-// The output size the short-side rule derives from a width x height input.
+// The output size the short-side rule derives from a width x height input,
+// oriented first (90r of 1920x1080 is a 1080x1920 image to size).
 static bool rule_output_size(const ResizeSettings &settings, gint width, gint height,
                              gint *out_width, gint *out_height, std::string *reason) {
-  return cudaprep::short_side_multiple_size(width, height, settings.short_side,
-                                            MAX(settings.multiple_of, 1), out_width, out_height,
-                                            reason);
+  return cudaprep::short_side_multiple_size(
+      settings.swaps_size() ? height : width, settings.swaps_size() ? width : height,
+      settings.short_side, MAX(settings.multiple_of, 1), out_width, out_height, reason);
 }
 
 // How the input's YUV codes map to RGB. Unknown matrix or range parts take
@@ -268,6 +315,7 @@ static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in
   if (!reason->empty()) return false;
   params->interpolation = interpolation_of(settings.method);
   params->antialias = settings.antialias;
+  params->orientation = settings.orientation();
   params->source_colorimetry = colorimetry;
   pad_rgba(settings, params->pad_value);
   params->dst_rect = cudaprep::PixelRect{0, 0, out_width, out_height};
@@ -276,14 +324,28 @@ static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in
     options.align = settings.letterbox_align == GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT
                         ? cudaprep::LetterboxAlign::kTopLeft
                         : cudaprep::LetterboxAlign::kCenter;
-    if (!cudaprep::letterbox_rect(in_width, in_height, out_width, out_height, options,
-                                  &params->dst_rect, reason))
+    // The oriented input is what keeps its aspect ratio.
+    if (!cudaprep::letterbox_rect(settings.swaps_size() ? in_height : in_width,
+                                  settings.swaps_size() ? in_width : in_height, out_width,
+                                  out_height, options, &params->dst_rect, reason))
       return false;
   }
   // The float intermediate is the fused kernel's; resize() itself refuses it.
   *reason = cudaprep::resize_params_error(frame_shape(in_info), frame_shape(out_info), *params);
   params->float_intermediate = settings.float_intermediate;
   return reason->empty();
+}
+
+// Exchanges the structure's width and height, where it has both.
+static void swap_size(GstStructure *structure) {
+  const GValue *width = gst_structure_get_value(structure, "width");
+  const GValue *height = gst_structure_get_value(structure, "height");
+  if (width == nullptr || height == nullptr) return;
+  GValue old_width = G_VALUE_INIT;
+  g_value_init(&old_width, G_VALUE_TYPE(width));
+  g_value_copy(width, &old_width);
+  gst_structure_set_value(structure, "width", height);
+  gst_structure_take_value(structure, "height", &old_width);
 }
 
 // Replaces the structure's width and height by `width` and `height` (int or
@@ -312,8 +374,9 @@ static const GValue *template_formats(GstStaticPadTemplate *templ) {
 }
 
 // Each structure gives two on the other side: first the same format (when
-// possible there) and, without a size rule, the same size, so that fixation
-// and passthrough prefer "no change"; then every format of the other side at
+// possible there) and, without a size rule, the same size (width and height
+// exchanged by a direction that turns by 90 degrees), so that fixation and
+// passthrough prefer "no change"; then every format of the other side at
 // any size. With a size rule the output gets the rule's size instead.
 static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                                GstCaps *caps, GstCaps *filter) {
@@ -352,7 +415,10 @@ static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDi
         gst_value_intersect(&same_formats, given_formats, other_formats)) {
       GstStructure *same = gst_structure_copy(given);
       gst_structure_take_value(same, "format", &same_formats);
-      if (settings.uses_size_rule()) set_size(same, &width, &height);
+      if (settings.uses_size_rule())
+        set_size(same, &width, &height);
+      else if (settings.swaps_size())
+        swap_size(same);
       label_pixel_aspect_ratio(same, direction);
       gst_caps_append_structure_full(result, same, gst_caps_features_copy(features));
     }
@@ -370,20 +436,39 @@ static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDi
   return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
-// Keeps what can be kept: the first structure that allows the given format,
-// that format, the given size where the other side leaves it open.
+// Whether `structure`'s `field` (absent: any) allows `value` (absent:
+// anything). gst_value_can_intersect() only compares types.
+static bool allows(const GstStructure *structure, const char *field, const GValue *value) {
+  const GValue *allowed = gst_structure_get_value(structure, field);
+  return value == nullptr || allowed == nullptr || gst_value_intersect(nullptr, allowed, value);
+}
+
+// Keeps what can be kept: the first structure that allows the given format
+// (and, for a direction turning by 90 degrees, the turned size: the base
+// class puts the untransformed caps first), that format, the given size
+// where the other side leaves it open.
 static GstCaps *gst_cuda_resize_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
                                             GstCaps *caps, GstCaps *othercaps) {
   auto *self = GST_CUDA_RESIZE(trans);
   if (gst_caps_is_empty(othercaps)) return othercaps;
   const GstStructure *given = gst_caps_get_structure(caps, 0);
   const GValue *given_format = gst_structure_get_value(given, "format");
+  // The given size as the other side sees it: turned by a 90 degree direction.
+  const bool swapped = get_settings(self).swaps_size();
+  const GValue *turned_width = gst_structure_get_value(given, swapped ? "height" : "width");
+  const GValue *turned_height = gst_structure_get_value(given, swapped ? "width" : "height");
   guint chosen = 0;
-  for (guint i = 0; given_format != nullptr && i < gst_caps_get_size(othercaps); ++i) {
-    const GValue *formats = gst_structure_get_value(gst_caps_get_structure(othercaps, i), "format");
-    if (formats == nullptr || gst_value_can_intersect(formats, given_format)) {
-      chosen = i;
-      break;
+  bool found = false;
+  for (int pass = swapped ? 0 : 1; pass < 2 && !found; ++pass) {
+    for (guint i = 0; i < gst_caps_get_size(othercaps); ++i) {
+      const GstStructure *candidate = gst_caps_get_structure(othercaps, i);
+      if (allows(candidate, "format", given_format) &&
+          (pass == 1 || (allows(candidate, "width", turned_width) &&
+                         allows(candidate, "height", turned_height)))) {
+        chosen = i;
+        found = true;
+        break;
+      }
     }
   }
   GstStructure *structure = gst_structure_copy(gst_caps_get_structure(othercaps, chosen));
@@ -395,9 +480,9 @@ static GstCaps *gst_cuda_resize_fixate_caps(GstBaseTransform *trans, GstPadDirec
   const gchar *format = gst_structure_get_string(given, "format");
   if (format != nullptr) gst_structure_fixate_field_string(structure, "format", format);
   gint width = 0, height = 0;
-  if (gst_structure_get_int(given, "width", &width))
+  if (gst_structure_get_int(given, swapped ? "height" : "width", &width))
     gst_structure_fixate_field_nearest_int(structure, "width", width);
-  if (gst_structure_get_int(given, "height", &height))
+  if (gst_structure_get_int(given, swapped ? "width" : "height", &height))
     gst_structure_fixate_field_nearest_int(structure, "height", height);
   if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
     gst_structure_fixate_field_nearest_fraction(structure, "pixel-aspect-ratio", 1, 1);
@@ -474,11 +559,15 @@ static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps
         (nullptr));
     return FALSE;
   }
-  GST_INFO_OBJECT(self, "%dx%d %s -> %dx%d %s, image at %dx%d+%d+%d", in_width, in_height,
-                  gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in_info)), out_width, out_height,
-                  gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out_info)),
+  // Equal caps are no reason to pass frames through that must be turned.
+  if (settings.orientation() != cudaprep::Orientation::kIdentity)
+    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
+  GST_INFO_OBJECT(self, "%dx%d %s -> %dx%d %s, image at %dx%d+%d+%d, direction %s", in_width,
+                  in_height, gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in_info)), out_width,
+                  out_height, gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out_info)),
                   priv->params.dst_rect.width, priv->params.dst_rect.height,
-                  priv->params.dst_rect.x, priv->params.dst_rect.y);
+                  priv->params.dst_rect.x, priv->params.dst_rect.y,
+                  cudaprep::orientation_name(priv->params.orientation));
   return TRUE;
 }
 
@@ -486,8 +575,11 @@ static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps
 // when every row may be read or when most are.
 static cudaprep::RowPattern rows_worth_copying(const cudaprep::ResizeParams &params,
                                                gint src_height) {
-  // Antialiased sampling reads every row of a downscale.
-  if (params.antialias) return {};
+  // Antialiased sampling reads every row of a downscale; a direction other
+  // than a mirror reads other source rows than the output's.
+  if (params.antialias || (params.orientation != cudaprep::Orientation::kIdentity &&
+                           params.orientation != cudaprep::Orientation::kFlipHorizontal))
+    return {};
   const std::vector<bool> rows =
       cudaprep::resize_rows_read(params.interpolation, src_height, params.dst_rect.height);
   const auto count = std::count(rows.begin(), rows.end(), true);
@@ -502,11 +594,13 @@ static cudaprep::RowPattern rows_worth_copying(const cudaprep::ResizeParams &par
 static gboolean frame_holds_rows_read(GstCudaResize *self, GstBuffer *input, gint src_height) {
   GstCudaResizePrivate *priv = self->priv;
   if (priv->rows_interpolation != priv->params.interpolation ||
-      priv->rows_antialias != priv->params.antialias || priv->rows_src_height != src_height ||
+      priv->rows_antialias != priv->params.antialias ||
+      priv->rows_orientation != priv->params.orientation || priv->rows_src_height != src_height ||
       priv->rows_rect_height != priv->params.dst_rect.height) {
     priv->rows_read = rows_worth_copying(priv->params, src_height);
     priv->rows_interpolation = priv->params.interpolation;
     priv->rows_antialias = priv->params.antialias;
+    priv->rows_orientation = priv->params.orientation;
     priv->rows_src_height = src_height;
     priv->rows_rect_height = priv->params.dst_rect.height;
   }
@@ -551,7 +645,7 @@ static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, 
   gst_cuda_prep_buffer_chain_geometry(
       inbuf, outbuf,
       cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
-                                      priv->params.dst_rect));
+                                      priv->params.dst_rect, priv->params.orientation));
   if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE) {
     GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);
     pending->has_resize = TRUE;
@@ -599,6 +693,57 @@ static GstFlowReturn gst_cuda_resize_process(GstCudaPrepBaseTransform *base, Gst
   return GST_FLOW_OK;
 }
 
+// After the applied direction may have changed: a turned frame is never
+// passed through, even between equal caps (renegotiating equal caps does
+// not reconfigure the element), and the output size may swap.
+static void direction_changed(GstCudaResize *self) {
+  if (get_settings(self).orientation() != cudaprep::Orientation::kIdentity)
+    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
+  gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+}
+
+// video-direction=auto follows the image-orientation tags as videoflip
+// does: a stream-scope tag wins over a global one; a stream tag without
+// orientation falls back to the global one, a global tag without it means
+// the identity; a new stream forgets both. Tags pass on unchanged.
+static gboolean gst_cuda_resize_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  GstCudaResizePrivate *priv = self->priv;
+  bool tags_changed = false;
+  if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
+    GstTagList *tags = nullptr;
+    gst_event_parse_tag(event, &tags);
+    GstVideoOrientationMethod tagged = GST_VIDEO_ORIENTATION_IDENTITY;
+    const bool has_orientation = gst_video_orientation_from_tag(tags, &tagged);
+    const bool stream_scope = gst_tag_list_get_scope(tags) == GST_TAG_SCOPE_STREAM;
+    GST_OBJECT_LOCK(self);
+    if (stream_scope)
+      priv->settings.stream_tag_direction = has_orientation ? tagged : GST_VIDEO_ORIENTATION_AUTO;
+    else
+      priv->settings.global_tag_direction =
+          has_orientation ? tagged : GST_VIDEO_ORIENTATION_IDENTITY;
+    tags_changed = priv->settings.direction == GST_VIDEO_ORIENTATION_AUTO;
+    GST_OBJECT_UNLOCK(self);
+  } else if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START) {
+    const gchar *stream_id = nullptr;
+    gst_event_parse_stream_start(event, &stream_id);
+    if (stream_id == nullptr || priv->stream_id != stream_id) {
+      priv->stream_id = stream_id != nullptr ? stream_id : "";
+      GST_OBJECT_LOCK(self);
+      priv->settings.stream_tag_direction = GST_VIDEO_ORIENTATION_AUTO;
+      priv->settings.global_tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+      tags_changed = priv->settings.direction == GST_VIDEO_ORIENTATION_AUTO;
+      GST_OBJECT_UNLOCK(self);
+    }
+  }
+  if (tags_changed) {
+    GST_DEBUG_OBJECT(self, "direction from tags: %s",
+                     cudaprep::orientation_name(get_settings(self).orientation()));
+    direction_changed(self);
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->sink_event(trans, event);
+}
+
 static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const GValue *value,
                                          GParamSpec *pspec) {
   auto *self = GST_CUDA_RESIZE(object);
@@ -631,13 +776,18 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
     case PROP_FLOAT_INTERMEDIATE:
       settings.float_intermediate = g_value_get_boolean(value);
       break;
+    case PROP_VIDEO_DIRECTION:
+      settings.direction = static_cast<GstVideoOrientationMethod>(g_value_get_enum(value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK(self);
   // The derived output size may change: renegotiate.
-  if (prop_id == PROP_SHORT_SIDE || prop_id == PROP_MULTIPLE_OF)
+  if (prop_id == PROP_VIDEO_DIRECTION)
+    direction_changed(self);
+  else if (prop_id == PROP_SHORT_SIDE || prop_id == PROP_MULTIPLE_OF)
     gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
   // The rows read may change: upstream asks again which to copy.
   gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
@@ -677,6 +827,9 @@ static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue 
       break;
     case PROP_FLOAT_INTERMEDIATE:
       g_value_set_boolean(value, settings.float_intermediate);
+      break;
+    case PROP_VIDEO_DIRECTION:
+      g_value_set_enum(value, settings.direction);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -759,15 +912,27 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
                            "When fused into cudatensorize, normalise the resampled values "
                            "unrounded (as references that resize floats do) instead of the 8-bit "
                            "pixels this element would write. Needs cudaresize ! cudanormalize ! "
-                           "cudatensorize: an error when the resize would run here",
+                           "cudatensorize: an error when the resize would run here. Bilinear and "
+                           "bicubic then place samples as cv2.resize does for float images",
                            FALSE, flags));
+  // GstVideoDirection's property, with its own blurb (the interface's
+  // accepts any pspec of its type and flags).
+  g_object_class_install_property(
+      gobject_class, PROP_VIDEO_DIRECTION,
+      g_param_spec_enum("video-direction", "Video direction",
+                        "Flip or rotate the input before resizing it, as videoflip's "
+                        "video-direction: identity, 90r (clockwise), 180, 90l, horiz, vert, ul-lr, "
+                        "ur-ll; auto follows the stream's image-orientation tags. 90r, 90l, ul-lr "
+                        "and ur-ll exchange the width and height of an output size derived from "
+                        "the input (kept size, short-side, letterbox). custom is an error at start",
+                        GST_TYPE_VIDEO_ORIENTATION_METHOD, GST_VIDEO_ORIENTATION_IDENTITY, flags));
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_element_class_set_static_metadata(
       element_class, "CUDA resize", "Filter/Converter/Video/Scaler/Hardware",
       "Resizes pitched CUDA device frames (nearest, bilinear, bicubic, area; stretch or "
-      "letterbox; size from caps or a short-side rule) and converts YUV/RGB formats to RGB, "
-      "BGR, RGBA, BGRA, RGBx, BGRx or GRAY8 in the same pass",
+      "letterbox; size from caps or a short-side rule; flips and rotations) and converts "
+      "YUV/RGB formats to RGB, BGR, RGBA, BGRA, RGBx, BGRx or GRAY8 in the same pass",
       "cudaprep developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
@@ -781,6 +946,7 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   base_class->annotate_output = gst_cuda_resize_annotate_output;
   base_class->process = gst_cuda_resize_process;
   base_class->region_read = gst_cuda_resize_region_read;
+  trans_class->sink_event = gst_cuda_resize_sink_event;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN,

@@ -96,7 +96,7 @@ cudaError_t preprocess(const Image &src, const ResizeParams &resize_params,
            .empty()) {
     return cudaErrorInvalidValue;
   }
-  return with_resize_source(src, resize_params.source_colorimetry, [&](const auto &source) {
+  return with_oriented_source(src, resize_params, [&](const auto &source) {
     if (desc.dtype == DataType::kFloat16) {
       launch_preprocess<__half>(source, resize_params, normalize_params, tensor_data, desc,
                                 batch_index, stream);

@@ -3,7 +3,7 @@
 // the kernel's parameters and running the pixel function of the single-item
 // kernel (device::preprocess_block) on it. The per-item constants are built
 // by the same host helpers as preprocess() (resize_mapping,
-// channel_normalization, with_resize_source), so each item is bit for bit
+// channel_normalization, with_oriented_source), so each item is bit for bit
 // the single-item result.
 #include "cudaprep/preprocess_batch.h"
 
@@ -75,8 +75,8 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
   for (int i = 0; i < count; ++i) {
     const PreprocessItem &item = items[i];
     BatchItem &out = batch.items[i];
-    const cudaError_t err = with_resize_source(
-        item.src, item.resize_params.source_colorimetry, [&](const auto &source) {
+    const cudaError_t err =
+        with_oriented_source(item.src, item.resize_params, [&](const auto &source) {
           out.source.set(source);
           out.mapping =
               resize_mapping(source.width, source.height, width, height, item.resize_params);

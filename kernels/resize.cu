@@ -76,9 +76,8 @@ std::string resize_params_error(const Image &src, const Image &dst, const Resize
 cudaError_t resize(const Image &src, const Image &dst, const ResizeParams &params,
                    cudaStream_t stream) {
   if (!resize_params_error(src, dst, params).empty()) return cudaErrorInvalidValue;
-  return with_resize_source(src, params.source_colorimetry, [&](const auto &source) {
-    return launch(source, dst, params, stream);
-  });
+  return with_oriented_source(
+      src, params, [&](const auto &source) { return launch(source, dst, params, stream); });
 }
 
 }  // namespace cudaprep

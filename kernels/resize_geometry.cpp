@@ -93,12 +93,20 @@ bool short_side_multiple_size(int src_width, int src_height, int short_side, int
   return true;
 }
 
-FrameGeometry resize_frame_geometry(int src_width, int src_height, const PixelRect &dst_rect) {
+FrameGeometry resize_frame_geometry(int src_width, int src_height, const PixelRect &dst_rect,
+                                    Orientation orientation) {
+  const bool swapped = swaps_axes(orientation);
   FrameGeometry geometry;
-  geometry.scale_x = static_cast<double>(dst_rect.width) / src_width;
-  geometry.scale_y = static_cast<double>(dst_rect.height) / src_height;
+  geometry.orientation = orientation;
+  geometry.scale_x = static_cast<double>(dst_rect.width) / (swapped ? src_height : src_width);
+  geometry.scale_y = static_cast<double>(dst_rect.height) / (swapped ? src_width : src_height);
   geometry.pad_x = dst_rect.x;
   geometry.pad_y = dst_rect.y;
+  // The source corner R maps to the oriented image's origin: where a
+  // coordinate R negates, the far edge.
+  const AxisMatrix r = axis_matrix(orientation);
+  geometry.crop_x = (r.xx < 0 || r.yx < 0) ? src_width : 0;
+  geometry.crop_y = (r.xy < 0 || r.yy < 0) ? src_height : 0;
   return geometry;
 }
 

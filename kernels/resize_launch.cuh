@@ -39,6 +39,9 @@ inline device::ResizeMapping resize_mapping(int src_width, int src_height, int d
   mapping.axes = device::resample_axes(src_width, src_height, mapping.rect.width,
                                        mapping.rect.height, params.interpolation, params.antialias);
   mapping.float_intermediate = params.float_intermediate;
+  // Unrounded results match a float reference (cv2.resize of floats) only
+  // with its sample positions; the 8-bit path keeps its own.
+  mapping.axes.opencv_positions = params.float_intermediate;
   mapping.pad = make_float4(params.pad_value[0], params.pad_value[1], params.pad_value[2],
                             params.pad_value[3]);
   return mapping;
@@ -105,6 +108,19 @@ inline std::string resize_source_error(const Image &src, int dst_width, int dst_
       break;
     default:
       return "resize: unknown interpolation method";
+  }
+  switch (params.orientation) {
+    case Orientation::kIdentity:
+    case Orientation::kRotate90:
+    case Orientation::kRotate180:
+    case Orientation::kRotate270:
+    case Orientation::kFlipHorizontal:
+    case Orientation::kFlipVertical:
+    case Orientation::kTranspose:
+    case Orientation::kAntiTranspose:
+      break;
+    default:
+      return "resize: unknown orientation " + std::to_string(static_cast<int>(params.orientation));
   }
   if (params.antialias && params.interpolation != Interpolation::kBilinear &&
       params.interpolation != Interpolation::kBicubic) {
@@ -191,7 +207,8 @@ void with_sampler(Interpolation method, bool antialias, Launch &&launch) {
 // One of the readers with_resize_source() passes, chosen at run time: the
 // batched preprocess keeps one per item in its kernel parameters and
 // dispatches on the item's. A reader added to with_resize_source() must be
-// added to ResizeSource below too (set() refuses others at compile time).
+// added to ResizeSource below too, which holds each reader and its
+// OrientedSource (set() refuses others at compile time).
 template <class... Sources>
 class SourceVariant {
  public:
@@ -235,10 +252,13 @@ class SourceVariant {
   int index_ = 0;
 };
 
+template <class... Sources>
+using WithOriented = SourceVariant<Sources..., device::OrientedSource<Sources>...>;
+
 using ResizeSource =
-    SourceVariant<device::InterleavedRgbSource<true>, device::InterleavedRgbSource<false>,
-                  device::GraySource, device::Nv12Source, device::I420Source, device::Yuy2Source,
-                  device::P01xSource>;
+    WithOriented<device::InterleavedRgbSource<true>, device::InterleavedRgbSource<false>,
+                 device::GraySource, device::Nv12Source, device::I420Source, device::Yuy2Source,
+                 device::P01xSource>;
 
 // Calls launch(source) with the reader of `src` (a validated view): the
 // 32-bit reader for 4-byte formats whose view is 4-byte aligned, byte loads
@@ -284,6 +304,17 @@ cudaError_t with_resize_source(const Image &src, const Colorimetry &colorimetry,
                              device::yuv_to_rgb_matrix(colorimetry, bits_per_sample(src.format))});
   }
   return cudaErrorInvalidValue;
+}
+
+// with_resize_source() for a resample with `params`: the reader of `src`,
+// seen through params.orientation (device::OrientedSource) unless that is
+// the identity, which keeps the plain reader and its kernels.
+template <class Launch>
+cudaError_t with_oriented_source(const Image &src, const ResizeParams &params, Launch &&launch) {
+  return with_resize_source(src, params.source_colorimetry, [&](const auto &source) {
+    if (params.orientation == Orientation::kIdentity) return launch(source);
+    return launch(device::oriented(source, params.orientation));
+  });
 }
 
 }  // namespace cudaprep

@@ -227,6 +227,66 @@ struct Yuy2Source {
 };
 
 // ---------------------------------------------------------------------------
+// Orientation (resize.h's Orientation): a source seen flipped or rotated.
+// The samplers see the oriented image; only load()'s coordinates change.
+
+// Source pixel of oriented pixel (x, y):
+//   (x0 + x_from_x * x + x_from_y * y, y0 + y_from_x * x + y_from_y * y).
+struct OrientationMap {
+  int x0, x_from_x, x_from_y;
+  int y0, y_from_x, y_from_y;
+};
+
+CUDAPREP_HD OrientationMap orientation_map(Orientation orientation, int src_width, int src_height) {
+  const int last_x = src_width - 1;
+  const int last_y = src_height - 1;
+  switch (orientation) {
+    case Orientation::kRotate90:
+      return {0, 0, 1, last_y, -1, 0};
+    case Orientation::kRotate180:
+      return {last_x, -1, 0, last_y, 0, -1};
+    case Orientation::kRotate270:
+      return {last_x, 0, -1, 0, 1, 0};
+    case Orientation::kFlipHorizontal:
+      return {last_x, -1, 0, 0, 0, 1};
+    case Orientation::kFlipVertical:
+      return {0, 1, 0, last_y, 0, -1};
+    case Orientation::kTranspose:
+      return {0, 0, 1, 0, 1, 0};
+    case Orientation::kAntiTranspose:
+      return {last_x, 0, -1, last_y, -1, 0};
+    case Orientation::kIdentity:
+      break;
+  }
+  return {0, 1, 0, 0, 0, 1};
+}
+
+// `Source` as `orientation` shows it: width and height are the oriented
+// image's. Launches use the source itself for the identity.
+template <class Source>
+struct OrientedSource {
+  Source source;
+  OrientationMap map;
+  int width;
+  int height;
+
+  __device__ __forceinline__ Rgba load(int x, int y) const {
+    return source.load(map.x0 + map.x_from_x * x + map.x_from_y * y,
+                       map.y0 + map.y_from_x * x + map.y_from_y * y);
+  }
+};
+
+template <class Source>
+OrientedSource<Source> oriented(const Source &source, Orientation orientation) {
+  const bool swapped = swaps_axes(orientation);
+  return {source, orientation_map(orientation, source.width, source.height),
+          swapped ? source.height : source.width, swapped ? source.width : source.height};
+}
+
+template <class Source>
+struct is_high_bit_depth_source<OrientedSource<Source>> : is_high_bit_depth_source<Source> {};
+
+// ---------------------------------------------------------------------------
 // Samplers. Output pixel d of an axis resized from src_size to dst_size.
 
 // weight * value, each channel rounded once.
@@ -251,6 +311,15 @@ __device__ __forceinline__ int nearest_index(int d, double src_per_dst, int src_
 // source pixel i's centre is i (half-pixel centres, align_corners = false).
 __device__ __forceinline__ float centre_source_coordinate(int d, float src_per_dst) {
   return __fmaf_rn(static_cast<float>(d) + 0.5f, src_per_dst, -0.5f);
+}
+
+// OpenCV's sample position for float images (cv::resize, INTER_LINEAR and
+// INTER_CUBIC): (d + 0.5) * scale - 0.5 in double, scale = 1 / (dst / src)
+// in double, rounded once to float. The float intermediate uses it: a float
+// scale (centre_source_coordinate) is up to 6e-5 px off at d = 1000, which
+// bicubic's slope makes 0.02 of an 8-bit step.
+__device__ __forceinline__ float opencv_source_coordinate(int d, double src_per_dst) {
+  return __double2float_rn(__dadd_rn(__dmul_rn(static_cast<double>(d) + 0.5, src_per_dst), -0.5));
 }
 
 template <class Source>
@@ -490,9 +559,13 @@ __device__ __forceinline__ Rgba sample_antialiased(const Source &src, int x, int
 struct ResampleAxes {
   int src_width, src_height;
   int rect_width, rect_height;
-  float src_per_dst_x, src_per_dst_y;                   // src / rect
-  double nearest_src_per_dst_x, nearest_src_per_dst_y;  // OpenCV's 1 / (rect / src)
+  float src_per_dst_x, src_per_dst_y;  // src / rect
+  // OpenCV's scale 1 / (rect / src): its nearest index and its float positions.
+  double nearest_src_per_dst_x, nearest_src_per_dst_y;
   bool antialias;  // bilinear and bicubic: the antialiased samplers
+  // Bilinear and bicubic place samples at opencv_source_coordinate() (the
+  // float intermediate) instead of centre_source_coordinate().
+  bool opencv_positions;
   AntialiasAxis antialias_x, antialias_y;
 };
 
@@ -500,6 +573,7 @@ inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width,
                                   Interpolation method, bool antialias) {
   ResampleAxes axes;
   axes.antialias = antialias;
+  axes.opencv_positions = false;
   axes.antialias_x = antialias_axis(method, src_width, rect_width);
   axes.antialias_y = antialias_axis(method, src_height, rect_height);
   axes.src_width = src_width;
@@ -511,6 +585,17 @@ inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width,
   axes.nearest_src_per_dst_x = 1.0 / (static_cast<double>(rect_width) / src_width);
   axes.nearest_src_per_dst_y = 1.0 / (static_cast<double>(rect_height) / src_height);
   return axes;
+}
+
+// The source positions bilinear and bicubic sample for rectangle column x
+// and row y: the one place that maps an output pixel to a source position.
+__device__ __forceinline__ float sample_position_x(int x, const ResampleAxes &axes) {
+  return axes.opencv_positions ? opencv_source_coordinate(x, axes.nearest_src_per_dst_x)
+                               : centre_source_coordinate(x, axes.src_per_dst_x);
+}
+__device__ __forceinline__ float sample_position_y(int y, const ResampleAxes &axes) {
+  return axes.opencv_positions ? opencv_source_coordinate(y, axes.nearest_src_per_dst_y)
+                               : centre_source_coordinate(y, axes.src_per_dst_y);
 }
 
 // The resampled value of output pixel (x, y), counted from the rectangle's
@@ -525,14 +610,12 @@ __device__ __forceinline__ Rgba resample(const Source &src, int x, int y,
     if (axes.antialias) {
       return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y);
     }
-    return sample_bilinear(src, centre_source_coordinate(x, axes.src_per_dst_x),
-                           centre_source_coordinate(y, axes.src_per_dst_y));
+    return sample_bilinear(src, sample_position_x(x, axes), sample_position_y(y, axes));
   } else if constexpr (kMethod == Interpolation::kBicubic) {
     if (axes.antialias) {
       return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y);
     }
-    return sample_bicubic(src, centre_source_coordinate(x, axes.src_per_dst_x),
-                          centre_source_coordinate(y, axes.src_per_dst_y));
+    return sample_bicubic(src, sample_position_x(x, axes), sample_position_y(y, axes));
   } else {
     return sample_area(src, area_span(x, axes.src_width, axes.rect_width),
                        area_span(y, axes.src_height, axes.rect_height));

@@ -66,6 +66,9 @@ template <>
 struct converts_on_load<Yuy2Source> : std::true_type {};
 template <>
 struct converts_on_load<P01xSource> : std::true_type {};
+// A flipped or turned source converts as the source it reads.
+template <typename Source>
+struct converts_on_load<OrientedSource<Source>> : converts_on_load<Source> {};
 
 // A source's converted pixels in shared memory: rows x columns from
 // (first_column, first_row), read with the source's own coordinates.

@@ -54,30 +54,52 @@ class _CTensor(ctypes.Structure):
     ]
 
 
+# R of each GstVideoOrientationMethod value (identity, 90r, 180, 90l, horiz,
+# vert, ul-lr, ur-ll) as (xx, xy, yx, yy): R(x, y) = (xx x + xy y, yx x + yy y).
+_ORIENTATION_MATRICES = (
+    (1, 0, 0, 1), (0, -1, 1, 0), (-1, 0, 0, -1), (0, 1, -1, 0),
+    (-1, 0, 0, 1), (1, 0, 0, -1), (0, 1, 1, 0), (0, -1, -1, 0),
+)
+ORIENTATION_NAMES = ("identity", "90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll")
+
+
 class Geometry(ctypes.Structure):
-    """GstCudaPrepGeometry: out = (src - crop) * scale + pad, in continuous
-    pixel coordinates. to_source() maps a tensor point back to the frame."""
+    """GstCudaPrepGeometry: out = R(src - crop) * scale + pad, in continuous
+    pixel coordinates, R the flip or rotation `orientation` (a
+    GstVideoOrientationMethod value) as a signed swap of the axes.
+    to_source() maps a tensor point back to the frame."""
 
     _fields_ = [(name, ctypes.c_double)
                 for name in ("crop_x", "crop_y", "scale_x", "scale_y", "pad_x", "pad_y")]
+    _fields_.append(("orientation", ctypes.c_int))
+
+    def _matrix(self):
+        return _ORIENTATION_MATRICES[self.orientation]
 
     def to_source(self, x, y):
-        return ((x - self.pad_x) / self.scale_x + self.crop_x,
-                (y - self.pad_y) / self.scale_y + self.crop_y)
+        xx, xy, yx, yy = self._matrix()
+        rx = (x - self.pad_x) / self.scale_x
+        ry = (y - self.pad_y) / self.scale_y
+        # R is orthogonal: its inverse is its transpose.
+        return (xx * rx + yx * ry + self.crop_x, xy * rx + yy * ry + self.crop_y)
 
     def to_output(self, x, y):
-        return ((x - self.crop_x) * self.scale_x + self.pad_x,
-                (y - self.crop_y) * self.scale_y + self.pad_y)
+        xx, xy, yx, yy = self._matrix()
+        dx, dy = x - self.crop_x, y - self.crop_y
+        return ((xx * dx + xy * dy) * self.scale_x + self.pad_x,
+                (yx * dx + yy * dy) * self.scale_y + self.pad_y)
 
     def box_to_source(self, box):
-        """(x0, y0, x1, y1) in tensor pixels -> the same box in the frame."""
+        """(x0, y0, x1, y1) in tensor pixels -> the same box in the frame,
+        corners sorted (a flip or rotation exchanges them)."""
         x0, y0 = self.to_source(box[0], box[1])
         x1, y1 = self.to_source(box[2], box[3])
-        return (x0, y0, x1, y1)
+        return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
     def __repr__(self):
-        return ("Geometry(crop=(%g, %g), scale=(%g, %g), pad=(%g, %g))" %
-                (self.crop_x, self.crop_y, self.scale_x, self.scale_y, self.pad_x, self.pad_y))
+        return ("Geometry(crop=(%g, %g), scale=(%g, %g), pad=(%g, %g), orientation=%s)" %
+                (self.crop_x, self.crop_y, self.scale_x, self.scale_y, self.pad_x, self.pad_y,
+                 ORIENTATION_NAMES[self.orientation]))
 
 
 class Item:

@@ -162,6 +162,19 @@ class PipelineBinding(unittest.TestCase):
         self.assertAlmostEqual(x, 33.0)
         self.assertAlmostEqual(y, 200.0)
 
+    def test_rotated_geometry_maps_boxes_back(self):
+        # A 1920x1080 frame turned clockwise (90r) into 540x960: the source
+        # corner at the output's top-left is (0, 1080), scale 0.5.
+        geometry = cudaprep.Geometry(0.0, 1080.0, 0.5, 0.5, 0.0, 0.0, 1)
+        self.assertEqual(geometry.to_source(0.0, 0.0), (0.0, 1080.0))
+        self.assertEqual(geometry.to_source(540.0, 0.0), (0.0, 0.0))
+        self.assertEqual(geometry.box_to_source((10, 20, 110, 220)), (40.0, 860.0, 440.0, 1060.0))
+        for orientation in range(8):
+            geometry.orientation = orientation
+            x, y = geometry.to_output(*geometry.to_source(33.0, 200.0))
+            self.assertAlmostEqual(x, 33.0)
+            self.assertAlmostEqual(y, 200.0)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -27,6 +27,15 @@ int main(int argc, char **argv) {
   gdouble x = 0, y = 0;
   gst_cuda_prep_geometry_to_source(&geometry, 640.0, 512.0, &x, &y);
   CHECK(fabs(x - 1700.0) < 1e-9 && fabs(y - 1020.0) < 1e-9);
+  /* Turned clockwise (GST_VIDEO_ORIENTATION_90R = 1) from a 1920x1080
+   * frame: the frame's bottom-left corner is the output's origin. */
+  GstCudaPrepGeometry turned;
+  gst_cuda_prep_geometry_init_identity(&turned);
+  CHECK(turned.orientation == 0);
+  turned.crop_y = 1080.0;
+  turned.orientation = 1;
+  gst_cuda_prep_geometry_to_source(&turned, 1080.0, 0.0, &x, &y);
+  CHECK(fabs(x) < 1e-9 && fabs(y) < 1e-9);
 
   /* Metas on a plain buffer. */
   GstBuffer *buffer = gst_buffer_new_allocate(NULL, 64, NULL);

@@ -1,6 +1,7 @@
 // cudaresize: properties, caps maths (any size, the short-side rule, format
-// conversion, fixation, passthrough) and clear errors at caps time, all
-// without a GPU; on a GPU, upload ! cudaresize ! download and
+// conversion, fixation, passthrough, video-direction's swapped sizes and
+// auto's tags) and clear errors at caps time, all without a GPU; on a GPU,
+// upload ! cudaresize ! download and
 // upload ! cudacrop ! cudaresize ! download against the CPU reference
 // (cudaprep::ref) within +-1 per value, letterbox borders exact, and the
 // geometry meta mapping tensor points back to the source frame. The rows a
@@ -80,8 +81,8 @@ std::vector<int> pad_value_of(GstElement *resize) {
 TEST(ResizeProperties, AreDocumentedWithRangesAndDefaults) {
   GstElement *resize = gst_element_factory_make("cudaresize", nullptr);
   ASSERT_NE(resize, nullptr) << "cudaresize is not registered";
-  for (const char *name :
-       {"method", "add-borders", "pad-value", "letterbox-align", "short-side", "multiple-of"}) {
+  for (const char *name : {"method", "add-borders", "pad-value", "letterbox-align", "short-side",
+                           "multiple-of", "antialias", "float-intermediate", "video-direction"}) {
     GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(resize), name);
     ASSERT_NE(pspec, nullptr) << name;
     EXPECT_GT(strlen(g_param_spec_get_blurb(pspec)), 20u) << name;
@@ -153,6 +154,33 @@ TEST(ResizeProperties, PadValuesThatCannotWorkAreErrorsAtStart) {
     gst_element_set_state(resize, GST_STATE_NULL);
     gst_object_unref(resize);
   }
+}
+
+// video-direction is GstVideoDirection's property, with videoflip's values
+// and the identity as default; custom is refused at start.
+TEST(ResizeProperties, VideoDirectionIsTheInterfacesProperty) {
+  GstElement *resize = gst_element_factory_make("cudaresize", nullptr);
+  ASSERT_NE(resize, nullptr);
+  EXPECT_TRUE(GST_IS_VIDEO_DIRECTION(resize));
+  GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(resize), "video-direction");
+  ASSERT_NE(pspec, nullptr);
+  EXPECT_EQ(G_PARAM_SPEC_VALUE_TYPE(pspec), GST_TYPE_VIDEO_ORIENTATION_METHOD);
+  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_AUTO;
+  g_object_get(resize, "video-direction", &direction, nullptr);
+  EXPECT_EQ(direction, GST_VIDEO_ORIENTATION_IDENTITY);
+  gst_util_set_object_arg(G_OBJECT(resize), "video-direction", "ur-ll");
+  g_object_get(resize, "video-direction", &direction, nullptr);
+  EXPECT_EQ(direction, GST_VIDEO_ORIENTATION_UR_LL);
+  gst_object_unref(resize);
+  resize = gst_element_factory_make("cudaresize", nullptr);
+  gst_util_set_object_arg(G_OBJECT(resize), "video-direction", "custom");
+  GstStateChangeReturn ret = GST_STATE_CHANGE_SUCCESS;
+  const std::string error =
+      posted_error(resize, [&] { ret = gst_element_set_state(resize, GST_STATE_READY); });
+  EXPECT_EQ(ret, GST_STATE_CHANGE_FAILURE);
+  EXPECT_NE(error.find("video-direction=custom"), std::string::npos) << error;
+  gst_element_set_state(resize, GST_STATE_NULL);
+  gst_object_unref(resize);
 }
 
 // --- Caps -------------------------------------------------------------------
@@ -317,6 +345,87 @@ TEST(ResizeNegotiation, ShortSideRuleFixesTheSizeAndYuvBecomesRgb) {
   gst_object_unref(resize);
 }
 
+// A direction that turns by 90 degrees exchanges the sizes derived from the
+// input: the kept size, the short-side rule's (applied to the turned
+// frame); flips and 180 keep them. Both ways: an output size asks for the
+// turned input size first.
+TEST(ResizeNegotiation, TurningBy90DegreesSwapsTheDerivedSize) {
+  for (const char *direction : {"90r", "90l", "ul-lr", "ur-ll"}) {
+    SCOPED_TRACE(direction);
+    GstElement *resize = make_resize(std::string("video-direction=") + direction);
+    std::string output = negotiated_output(resize, caps_string("RGBA", 1920, 1080, true));
+    EXPECT_TRUE(caps_equal(output, caps_string("RGBA", 1080, 1920, true))) << output;
+    GstCaps *output_caps = gst_caps_from_string(caps_string("RGB", 640, 480, true).c_str());
+    GstCaps *upstream = GST_BASE_TRANSFORM_GET_CLASS(resize)->transform_caps(
+        GST_BASE_TRANSFORM(resize), GST_PAD_SRC, output_caps, nullptr);
+    gst_caps_unref(output_caps);
+    ASSERT_GT(gst_caps_get_size(upstream), 0u);
+    gint width = 0, height = 0;
+    const GstStructure *first = gst_caps_get_structure(upstream, 0);
+    EXPECT_TRUE(gst_structure_get_int(first, "width", &width) && width == 480)
+        << to_string(upstream);
+    EXPECT_TRUE(gst_structure_get_int(first, "height", &height) && height == 640)
+        << to_string(upstream);
+    gst_caps_unref(upstream);
+    gst_object_unref(resize);
+    resize = make_resize(std::string("short-side=518 multiple-of=14 video-direction=") + direction);
+    output = negotiated_output(resize, caps_string("NV12", 1920, 1080, true));
+    EXPECT_TRUE(caps_equal(output, caps_string("RGB", 518, 924, true))) << output;
+    gst_object_unref(resize);
+  }
+  for (const char *direction : {"identity", "180", "horiz", "vert"}) {
+    GstElement *resize = make_resize(std::string("video-direction=") + direction);
+    const std::string output = negotiated_output(resize, caps_string("RGBA", 1920, 1080, true));
+    EXPECT_TRUE(caps_equal(output, caps_string("RGBA", 1920, 1080, true)))
+        << direction << ": " << output;
+    gst_object_unref(resize);
+  }
+}
+
+// video-direction=auto takes the direction from image-orientation tags as
+// videoflip does: a stream tag over a global one, a stream tag without
+// orientation back to the global one, a global one without it the
+// identity, a new stream forgets them; an explicit direction ignores tags.
+TEST(ResizeNegotiation, AutoFollowsImageOrientationTags) {
+  GstElement *resize = make_resize("video-direction=auto");
+  const auto send = [&](GstEvent *event) {
+    GST_BASE_TRANSFORM_GET_CLASS(resize)->sink_event(GST_BASE_TRANSFORM(resize), event);
+  };
+  const auto send_tags = [&](GstTagScope scope, const char *orientation) {
+    GstTagList *tags = orientation != nullptr
+                           ? gst_tag_list_new(GST_TAG_IMAGE_ORIENTATION, orientation, nullptr)
+                           : gst_tag_list_new(GST_TAG_TITLE, "no orientation", nullptr);
+    gst_tag_list_set_scope(tags, scope);
+    send(gst_event_new_tag(tags));
+  };
+  const std::string input = caps_string("RGBA", 1920, 1080, true);
+  const std::string kept = input, turned = caps_string("RGBA", 1080, 1920, true);
+  const auto expect_output = [&](const std::string &expected, const char *step) {
+    const std::string output = negotiated_output(resize, input);
+    EXPECT_TRUE(caps_equal(output, expected)) << step << ": " << output;
+  };
+  send(gst_event_new_stream_start("first"));
+  expect_output(kept, "no tags");
+  send_tags(GST_TAG_SCOPE_GLOBAL, "rotate-90");
+  expect_output(turned, "global rotate-90");
+  send_tags(GST_TAG_SCOPE_STREAM, "flip-rotate-180");
+  expect_output(kept, "stream flip-rotate-180 over global rotate-90");
+  send_tags(GST_TAG_SCOPE_STREAM, nullptr);
+  expect_output(turned, "stream tag without orientation: the global one again");
+  send_tags(GST_TAG_SCOPE_GLOBAL, nullptr);
+  expect_output(kept, "global tag without orientation");
+  send_tags(GST_TAG_SCOPE_STREAM, "flip-rotate-270");
+  expect_output(turned, "stream flip-rotate-270");
+  send(gst_event_new_stream_start("first"));
+  expect_output(turned, "the same stream again");
+  send(gst_event_new_stream_start("second"));
+  expect_output(kept, "a new stream");
+  send_tags(GST_TAG_SCOPE_STREAM, "rotate-270");
+  gst_util_set_object_arg(G_OBJECT(resize), "video-direction", "180");
+  expect_output(kept, "an explicit direction");
+  gst_object_unref(resize);
+}
+
 // --- Errors -----------------------------------------------------------------
 
 // The caps event's way into the element (its sink_event), without starting
@@ -455,7 +564,15 @@ struct ResizeCase {
   cudaprep::Interpolation method;
   PixelRect image;      // where the source lands; 0x0 = the whole output
   uint8_t pad_rgba[4];  // the pad value the properties mean, as R,G,B,A
+  cudaprep::Orientation orientation = cudaprep::Orientation::kIdentity;  // video-direction's
 };
+
+// gtest names a failing case by this (its byte dump would read padding).
+void PrintTo(const ResizeCase &c, std::ostream *os) {
+  *os << c.name << " " << c.input_format << " " << c.width << "x" << c.height << " -> "
+      << c.output_format << " " << c.out_width << "x" << c.out_height << " (" << c.properties
+      << ")";
+}
 
 constexpr cudaprep::Colorimetry kBt601Limited{cudaprep::ColorMatrix::kBT601,
                                               cudaprep::ColorRange::kLimited};
@@ -486,26 +603,49 @@ HostFrame reference(const HostFrame &source, const ResizeCase &c) {
   params.interpolation = c.method;
   params.source_colorimetry = c.expected_colorimetry;
   params.dst_rect = image_rect(c);
+  params.orientation = c.orientation;
   std::memcpy(params.pad_value, c.pad_rgba, 4);
   const GstVideoInfo out_info = video_info(caps_string(c.output_format, c.out_width, c.out_height));
   return cudaprep::ref::resize_reference(source, pixel_format(out_info), c.out_width, c.out_height,
                                          params);
 }
 
+// Where the point (u, v) of a source_width x source_height window turned by
+// `orientation` lies in the window, in continuous coordinates: the
+// reference's pixel map (ref::oriented_source_pixel) extended to real
+// pixel coordinates (it is affine), at pixel centres.
+std::pair<double, double> unturned_point(cudaprep::Orientation orientation, int source_width,
+                                         int source_height, double u, double v) {
+  int x00, y00, x10, y10, x01, y01;
+  cudaprep::ref::oriented_source_pixel(orientation, source_width, source_height, 0, 0, &x00, &y00);
+  cudaprep::ref::oriented_source_pixel(orientation, source_width, source_height, 1, 0, &x10, &y10);
+  cudaprep::ref::oriented_source_pixel(orientation, source_width, source_height, 0, 1, &x01, &y01);
+  const double x = u - 0.5, y = v - 0.5;
+  return {x00 + (x10 - x00) * x + (x01 - x00) * y + 0.5,
+          y00 + (y10 - y00) * x + (y01 - y00) * y + 0.5};
+}
+
 // Checks that the geometry meta maps tensor points back to where the test
 // computes them: corners and centre of the image rectangle land on the
-// source window [left, left + source_width) x [top, top + source_height).
+// source window [left, left + source_width) x [top, top + source_height),
+// turned by `orientation`.
 void expect_geometry(GstBuffer *output, const PixelRect &image, double left, double top,
-                     double source_width, double source_height, const std::string &what) {
+                     int source_width, int source_height, const std::string &what,
+                     cudaprep::Orientation orientation = cudaprep::Orientation::kIdentity) {
   GstCudaPrepGeometryMeta *meta = gst_buffer_get_cuda_prep_geometry_meta(output);
   ASSERT_NE(meta, nullptr) << what << ": output has no geometry meta";
+  const bool swapped = cudaprep::swaps_axes(orientation);
+  const int turned_width = swapped ? source_height : source_width;
+  const int turned_height = swapped ? source_width : source_height;
   for (const auto &[fx, fy] :
        {std::pair{0.0, 0.0}, std::pair{1.0, 1.0}, std::pair{0.5, 0.5}, std::pair{0.25, 0.75}}) {
     double source_x = 0, source_y = 0;
     gst_cuda_prep_geometry_to_source(&meta->geometry, image.x + fx * image.width,
                                      image.y + fy * image.height, &source_x, &source_y);
-    EXPECT_NEAR(source_x, left + fx * source_width, 0.5) << what << " at fraction " << fx;
-    EXPECT_NEAR(source_y, top + fy * source_height, 0.5) << what << " at fraction " << fy;
+    const auto [expected_x, expected_y] = unturned_point(orientation, source_width, source_height,
+                                                         fx * turned_width, fy * turned_height);
+    EXPECT_NEAR(source_x, left + expected_x, 0.5) << what << " at fraction " << fx;
+    EXPECT_NEAR(source_y, top + expected_y, 0.5) << what << " at fraction " << fy;
   }
 }
 
@@ -532,7 +672,7 @@ TEST_P(ResizePixels, MatchTheCpuReference) {
     const std::string mismatch = compare(plane_bytes(output, out_info, 0), expected, image_rect(c));
     EXPECT_TRUE(mismatch.empty()) << c.name << " (" << input_caps(c) << " -> " << out_caps << ", "
                                   << c.properties << ", frame " << frame << "): " << mismatch;
-    expect_geometry(output, image_rect(c), 0, 0, c.width, c.height, c.name);
+    expect_geometry(output, image_rect(c), 0, 0, c.width, c.height, c.name, c.orientation);
     gst_buffer_unref(output);
   }
   gst_harness_teardown(harness);
@@ -768,6 +908,94 @@ std::vector<ResizeCase> resize_cases() {
                    Interpolation::kBicubic,
                    {},
                    {0, 0, 0, 255}});
+  // Every video-direction, shrinking a YUV and an RGB frame into the turned
+  // size; equal caps turned (never passed through); a turned letterbox; the
+  // short-side rule on the turned frame.
+  const char *const directions[] = {"identity", "90r",  "180",   "90l",
+                                    "horiz",    "vert", "ul-lr", "ur-ll"};
+  static std::vector<std::string> direction_properties;  // the cases keep pointers
+  direction_properties.reserve(3 * 8);
+  struct TurnedSource {
+    const char *name, *format;
+    int width, height;
+    const char *colorimetry;
+    cudaprep::Colorimetry expected;
+    const char *output;
+    int out_width, out_height;  // before turning
+    const char *method_name;
+    Interpolation method;
+  } const turned_sources[] = {
+      {"turned", "NV12", 334, 200, "bt709", kBt709Limited, "RGB", 160, 96, "bicubic",
+       Interpolation::kBicubic},
+      {"turned", "RGBA", 47, 31, nullptr, {}, "BGRx", 30, 20, "area", Interpolation::kArea},
+      {"turned_same_caps",
+       "RGBA",
+       48,
+       48,
+       nullptr,
+       {},
+       "RGBA",
+       48,
+       48,
+       "nearest",
+       Interpolation::kNearest},
+  };
+  for (int d = 0; d < 8; ++d) {
+    const auto orientation = static_cast<cudaprep::Orientation>(d);
+    const bool swapped = cudaprep::swaps_axes(orientation);
+    for (const TurnedSource &source : turned_sources) {
+      // The identity passes equal caps through (ResizePassthrough).
+      if (d == 0 && source.width == source.out_width && source.height == source.out_height)
+        continue;
+      direction_properties.push_back(std::string("method=") + source.method_name +
+                                     " video-direction=" + directions[d]);
+      ResizeCase turned{source.name,
+                        source.format,
+                        source.width,
+                        source.height,
+                        source.colorimetry,
+                        source.expected,
+                        source.output,
+                        swapped ? source.out_height : source.out_width,
+                        swapped ? source.out_width : source.out_height,
+                        direction_properties.back().c_str(),
+                        source.method,
+                        {},
+                        {0, 0, 0, 255}};
+      turned.orientation = orientation;
+      cases.push_back(turned);
+    }
+  }
+  ResizeCase letterbox{"turned_letterbox",
+                       "NV12",
+                       320,
+                       180,
+                       "bt709",
+                       kBt709Limited,
+                       "RGB",
+                       96,
+                       96,
+                       "video-direction=90l add-borders=true pad-value=<114>",
+                       Interpolation::kBilinear,
+                       {21, 0, 54, 96},
+                       {114, 114, 114, 255}};
+  letterbox.orientation = cudaprep::Orientation::kRotate270;
+  cases.push_back(letterbox);
+  ResizeCase rule{"turned_short_side",
+                  "NV12",
+                  1920,
+                  1080,
+                  "bt709",
+                  kBt709Limited,
+                  "RGB",
+                  518,
+                  924,
+                  "method=bicubic short-side=518 multiple-of=14 video-direction=ur-ll",
+                  Interpolation::kBicubic,
+                  {},
+                  {0, 0, 0, 255}};
+  rule.orientation = cudaprep::Orientation::kAntiTranspose;
+  cases.push_back(rule);
   return cases;
 }
 
@@ -781,6 +1009,38 @@ std::string case_name(const ::testing::TestParamInfo<ResizeCase> &info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ResizePixels, ::testing::ValuesIn(resize_cases()), case_name);
+
+// Setting a direction while frames pass through between equal caps turns
+// the next frame (passthrough ends without new caps); back to the identity,
+// frames are copied unchanged.
+TEST(ResizePassthrough, ADirectionSetWhilePlayingTurnsTheNextFrame) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  const GstVideoInfo info = video_info(caps);
+  GstHarness *harness =
+      gst_harness_new_parse("cudaframeupload ! cudaresize name=resize ! cudaframedownload");
+  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
+  ASSERT_NE(resize, nullptr);
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  gst_harness_set_sink_caps_str(harness, caps.c_str());
+  std::mt19937 rng(4);
+  for (const char *direction : {"identity", "180", "horiz", "identity"}) {
+    SCOPED_TRACE(direction);
+    gst_util_set_object_arg(G_OBJECT(resize), "video-direction", direction);
+    GstVideoOrientationMethod method = GST_VIDEO_ORIENTATION_IDENTITY;
+    g_object_get(resize, "video-direction", &method, nullptr);
+    GstBuffer *input = random_frame(info, rng);
+    const HostFrame turned =
+        cudaprep::ref::orient(host_frame(input, info), static_cast<cudaprep::Orientation>(method));
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+    GstBuffer *output = gst_harness_pull(harness);
+    ASSERT_NE(output, nullptr);
+    EXPECT_EQ(plane_bytes(output, info, 0), turned.planes[0]);
+    gst_buffer_unref(output);
+  }
+  gst_object_unref(resize);
+  gst_harness_teardown(harness);
+}
 
 // What a pad saw of the device frame going through it.
 struct FrameSeen {

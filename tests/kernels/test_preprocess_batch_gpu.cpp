@@ -6,7 +6,8 @@
 // different value, a missed element, a write into a slot no item names or
 // past the end all show.
 // Cases: items of every source format, size, pitch, crop offset, letterbox,
-// pad, colorimetry and normalisation mixed in one batch, in shuffled slots
+// pad, colorimetry, normalisation and orientation (NHWC batches: all eight)
+// mixed in one batch, in shuffled slots
 // with empty slots between; every method x dtype x layout x channel order;
 // more items than one launch carries; camera-sized batches (W1 x 8, 64
 // regions of one frame). The checker's refusals are CPU tests.
@@ -41,7 +42,8 @@ std::string describe(const PreprocessItem &item) {
   const PixelRect &rect = item.resize_params.dst_rect;
   out << pixel_format_name(item.src.format) << " " << item.src.width << "x" << item.src.height
       << " pitch " << item.src.planes[0].pitch_bytes << " -> slot " << item.batch_index << " rect "
-      << rect.width << "x" << rect.height << " at " << rect.x << "," << rect.y;
+      << rect.width << "x" << rect.height << " at " << rect.x << "," << rect.y << ", "
+      << orientation_name(item.resize_params.orientation);
   return out.str();
 }
 
@@ -160,10 +162,16 @@ TEST_F(PreprocessBatchGpu, MixedItemsEqualSingleItemPreprocessForEverySetting) {
                                  frame.height - top - 2);
             item.resize_params.interpolation = method;
             item.resize_params.source_colorimetry = colorimetries[i % 3];
+            // NHWC batches turn their items, each its own way (all eight).
+            if (layout == TensorLayout::kNHWC)
+              item.resize_params.orientation = static_cast<Orientation>((i + 1) % 8);
+            const bool swapped = swaps_axes(item.resize_params.orientation);
             if (i % 2 == 0) {
               std::string error;
-              ASSERT_TRUE(letterbox_rect(item.src.width, item.src.height, kOutWidth, kOutHeight,
-                                         LetterboxOptions{}, &item.resize_params.dst_rect, &error))
+              ASSERT_TRUE(letterbox_rect(swapped ? item.src.height : item.src.width,
+                                         swapped ? item.src.width : item.src.height, kOutWidth,
+                                         kOutHeight, LetterboxOptions{},
+                                         &item.resize_params.dst_rect, &error))
                   << error;
               const uint8_t pad[4] = {static_cast<uint8_t>(10 * i), 200, 33, 7};
               std::copy(pad, pad + 4, item.resize_params.pad_value);

@@ -10,6 +10,7 @@
 
 #include "cudaprep/copy.h"
 #include "cudaprep/resize_geometry.h"
+#include "reference/resize_ref.h"
 
 namespace cudaprep {
 namespace {
@@ -224,6 +225,98 @@ TEST(ResizeFrameGeometry, ComposesWithAnUpstreamCrop) {
   composed.to_source(out_x, out_y, &src_x, &src_y);
   EXPECT_NEAR(500.0, src_x, 1e-9);
   EXPECT_NEAR(340.0, src_y, 1e-9);
+}
+
+// A turned resize's geometry agrees with the kernels' definition of the
+// turn (resize.h, written out in ref::oriented_source_pixel): source pixel
+// (sx, sy)'s centre lands on the centre of the output pixel that holds it
+// at scale 1, and on the scaled centre otherwise; points round-trip.
+TEST(ResizeFrameGeometry, TurnedResizeMapsPixelsWhereTheKernelsPutThem) {
+  for (int o = 0; o <= static_cast<int>(Orientation::kAntiTranspose); ++o) {
+    const Orientation orientation = static_cast<Orientation>(o);
+    SCOPED_TRACE(orientation_name(orientation));
+    const int src_width = 97, src_height = 41;
+    const bool swapped = swaps_axes(orientation);
+    const int turned_width = swapped ? src_height : src_width;
+    const int turned_height = swapped ? src_width : src_height;
+    const PixelRect rect = letterbox(turned_width, turned_height, 320, 320);
+    const FrameGeometry unscaled = resize_frame_geometry(
+        src_width, src_height, PixelRect{0, 0, turned_width, turned_height}, orientation);
+    const FrameGeometry scaled = resize_frame_geometry(src_width, src_height, rect, orientation);
+    for (int y = 0; y < turned_height; y += 5) {
+      for (int x = 0; x < turned_width; x += 3) {
+        int sx = 0, sy = 0;
+        ref::oriented_source_pixel(orientation, src_width, src_height, x, y, &sx, &sy);
+        double out_x, out_y;
+        unscaled.to_output(sx + 0.5, sy + 0.5, &out_x, &out_y);
+        ASSERT_NEAR(x + 0.5, out_x, 1e-9) << "source pixel " << sx << ", " << sy;
+        ASSERT_NEAR(y + 0.5, out_y, 1e-9) << "source pixel " << sx << ", " << sy;
+        scaled.to_output(sx + 0.5, sy + 0.5, &out_x, &out_y);
+        ASSERT_NEAR(rect.x + (x + 0.5) * rect.width / turned_width, out_x, 1e-9);
+        ASSERT_NEAR(rect.y + (y + 0.5) * rect.height / turned_height, out_y, 1e-9);
+        double back_x, back_y;
+        scaled.to_source(out_x, out_y, &back_x, &back_y);
+        ASSERT_NEAR(sx + 0.5, back_x, 1e-9);
+        ASSERT_NEAR(sy + 0.5, back_y, 1e-9);
+      }
+    }
+  }
+}
+
+// then() composes turns, crops, scales and pads: crop -> turned letterbox
+// -> crop -> another turn equals applying the four in sequence, for every
+// pair of orientations, and compose() is the group's product.
+TEST(ResizeFrameGeometry, ComposesTurnsCropsAndScales) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> coordinate(0.0, 700.0);
+  for (int first = 0; first <= 7; ++first) {
+    for (int second = 0; second <= 7; ++second) {
+      const Orientation a = static_cast<Orientation>(first), b = static_cast<Orientation>(second);
+      SCOPED_TRACE(std::string(orientation_name(a)) + " then " + orientation_name(b));
+      FrameGeometry crop;
+      crop.crop_x = 100;
+      crop.crop_y = 40;
+      const bool swapped_a = swaps_axes(a);
+      const PixelRect rect = letterbox(swapped_a ? 600 : 800, swapped_a ? 800 : 600, 320, 320);
+      const FrameGeometry turn_a = resize_frame_geometry(800, 600, rect, a);
+      FrameGeometry crop_again;
+      crop_again.crop_x = 7;
+      crop_again.crop_y = 11;
+      const FrameGeometry turn_b = resize_frame_geometry(300, 290, PixelRect{5, 9, 150, 200}, b);
+      const FrameGeometry composed = crop.then(turn_a).then(crop_again).then(turn_b);
+      for (int i = 0; i < 20; ++i) {
+        const double x = coordinate(rng), y = coordinate(rng);
+        double px = x, py = y;
+        for (const FrameGeometry *step :
+             std::initializer_list<const FrameGeometry *>{&crop, &turn_a, &crop_again, &turn_b})
+          step->to_output(px, py, &px, &py);
+        double cx, cy;
+        composed.to_output(x, y, &cx, &cy);
+        ASSERT_NEAR(px, cx, 1e-9);
+        ASSERT_NEAR(py, cy, 1e-9);
+        double back_x, back_y;
+        composed.to_source(cx, cy, &back_x, &back_y);
+        ASSERT_NEAR(x, back_x, 1e-9);
+        ASSERT_NEAR(y, back_y, 1e-9);
+      }
+      // compose() against the table: turning a pixel by a, then by b.
+      const Orientation ab = compose(a, b);
+      for (int y = 0; y < 4; ++y) {
+        for (int x = 0; x < 5; ++x) {
+          // The a-turned 6x4 image, turned by b: its pixel (x, y).
+          const int aw = swaps_axes(a) ? 4 : 6, ah = swaps_axes(a) ? 6 : 4;
+          const int bw = swaps_axes(b) ? ah : aw, bh = swaps_axes(b) ? aw : ah;
+          if (x >= bw || y >= bh) continue;
+          int mx, my, sx, sy, direct_x, direct_y;
+          ref::oriented_source_pixel(b, aw, ah, x, y, &mx, &my);
+          ref::oriented_source_pixel(a, 6, 4, mx, my, &sx, &sy);
+          ref::oriented_source_pixel(ab, 6, 4, x, y, &direct_x, &direct_y);
+          ASSERT_EQ(sx, direct_x) << "pixel " << x << ", " << y;
+          ASSERT_EQ(sy, direct_y) << "pixel " << x << ", " << y;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

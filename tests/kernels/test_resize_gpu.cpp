@@ -2,7 +2,8 @@
 // within +-1 per 8-bit value: every source format x destination format x
 // interpolation, sizes up/down/odd/1-pixel, sources that are crops of a
 // larger oddly-pitched allocation, letterbox padding, and no write outside
-// the destination view (poisoned before each run). Failures name the
+// the destination view (poisoned before each run); flips and rotations bit
+// for bit the resize of the source turned on the CPU. Failures name the
 // formats, method, sizes and the first bad pixel.
 #include <gtest/gtest.h>
 
@@ -99,7 +100,8 @@ void fill_random(HostFrame *frame, unsigned seed) {
 }
 
 // A source view: a crop at an offset (even for subsampled chroma) of a
-// larger frame whose pitch is row bytes + 13, so rows start unaligned.
+// larger frame whose pitch is row bytes + 13, so rows start unaligned
+// (+ 14 for 16-bit samples, which must stay 2-byte aligned).
 struct SourceView {
   HostFrame visible;  // what the view shows, for the reference
   Image device;
@@ -108,8 +110,9 @@ struct SourceView {
 void make_source_view(PixelFormat format, int width, int height, unsigned seed,
                       DeviceAllocations *allocations, SourceView *source) {
   const ViewOffset offset{is_chroma_subsampled(format) ? 4 : 3, 2};
+  const bool sixteen_bit = bits_per_sample(format) > 8;
   HostFrame parent(format, width + offset.left + 5, height + offset.top + 3,
-                   /*extra_pitch_bytes=*/13);
+                   /*extra_pitch_bytes=*/sixteen_bit ? 14 : 13);
   fill_random(&parent, seed);
   source->visible = window(parent, offset, width, height);
   upload_view(parent, offset, width, height, allocations, &source->device);
@@ -375,6 +378,131 @@ TEST_F(ResizeGpu, OneToOneIsExact) {
   }
 }
 
+const Orientation kOrientations[] = {
+    Orientation::kIdentity,  Orientation::kRotate90,       Orientation::kRotate180,
+    Orientation::kRotate270, Orientation::kFlipHorizontal, Orientation::kFlipVertical,
+    Orientation::kTranspose, Orientation::kAntiTranspose,
+};
+
+// resize(src, params) into a fresh width x height destination of
+// `dst_format`, copied back (the whole view).
+HostFrame resized_on_gpu(const Image &src, PixelFormat dst_format, int width, int height,
+                         const ResizeParams &params, cudaStream_t stream) {
+  DeviceAllocations allocations;
+  DestinationView destination;
+  make_destination_view(dst_format, width, height, &allocations, &destination);
+  EXPECT_EQ("", resize_params_error(src, destination.device, params));
+  EXPECT_EQ(cudaSuccess, resize(src, destination.device, params, stream));
+  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
+  EXPECT_EQ(cudaSuccess, cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
+                                    destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+  return window(destination.parent, ViewOffset{kGuardPixels, kGuardPixels}, width, height);
+}
+
+struct MethodCase {
+  Interpolation method;
+  bool antialias;
+};
+const MethodCase kAllSamplers[] = {
+    {Interpolation::kNearest, false}, {Interpolation::kBilinear, false},
+    {Interpolation::kBicubic, false}, {Interpolation::kArea, false},
+    {Interpolation::kBilinear, true}, {Interpolation::kBicubic, true},
+};
+
+// A flip or rotation is the resize of the source oriented on the CPU
+// (ref::orient, checked against cv::rotate/cv::flip), bit for bit: every
+// orientation x every sampler (antialiased too) x RGB, RGBA (32-bit loads),
+// GRAY8, NV12 and P010 views (odd pitch, offset), down and up, into a
+// letterbox rectangle of the oriented aspect ratio; and within 1 of the
+// CPU reference of the whole (decode, orient, resample, pad).
+TEST_F(ResizeGpu, OrientedIsTheResizeOfTheOrientedSourceBitForBit) {
+  const SizePair sizes[] = {{38, 26, 41, 41}, {38, 26, 90, 70}};
+  Comparison stats;
+  int cases = 0;
+  for (const PixelFormat format : {PixelFormat::kRGB, PixelFormat::kRGBA, PixelFormat::kGRAY8,
+                                   PixelFormat::kNV12, PixelFormat::kP010}) {
+    for (const SizePair &size : sizes) {
+      DeviceAllocations allocations;
+      SourceView source;
+      make_source_view(format, size.src_width, size.src_height, 77u + static_cast<unsigned>(format),
+                       &allocations, &source);
+      ASSERT_FALSE(HasFatalFailure());
+      for (const Orientation orientation : kOrientations) {
+        const HostFrame turned = ref::orient(source.visible, orientation);
+        ASSERT_FALSE(HasFatalFailure());
+        Image turned_view;
+        upload_view(turned, ViewOffset{}, turned.width, turned.height, &allocations, &turned_view);
+        ASSERT_FALSE(HasFatalFailure());
+        for (const MethodCase &sampler : kAllSamplers) {
+          ResizeParams params;
+          params.interpolation = sampler.method;
+          params.antialias = sampler.antialias;
+          params.pad_value[0] = 114;
+          std::string error;
+          ASSERT_TRUE(letterbox_rect(turned.width, turned.height, size.dst_width, size.dst_height,
+                                     LetterboxOptions{}, &params.dst_rect, &error))
+              << error;
+          std::ostringstream what;
+          what << pixel_format_name(format) << " " << size.src_width << "x" << size.src_height
+               << " " << orientation_name(orientation) << " -> " << size.dst_width << "x"
+               << size.dst_height << " " << interpolation_name(sampler.method)
+               << (sampler.antialias ? " antialiased" : "");
+          SCOPED_TRACE(what.str());
+          ResizeParams oriented_params = params;
+          oriented_params.orientation = orientation;
+          const HostFrame oriented =
+              resized_on_gpu(source.device, PixelFormat::kRGB, size.dst_width, size.dst_height,
+                             oriented_params, stream_);
+          const HostFrame expected = resized_on_gpu(turned_view, PixelFormat::kRGB, size.dst_width,
+                                                    size.dst_height, params, stream_);
+          ASSERT_FALSE(HasFatalFailure());
+          ASSERT_EQ(expected.planes[0], oriented.planes[0]);
+          ++cases;
+          if (format == PixelFormat::kP010) continue;  // 8-bit references only
+          const HostFrame reference = ref::resize_reference(
+              source.visible, PixelFormat::kRGB, size.dst_width, size.dst_height, oriented_params);
+          for (size_t i = 0; i < reference.planes[0].size(); ++i) {
+            const int diff = std::abs(int(reference.planes[0][i]) - int(oriented.planes[0][i]));
+            ASSERT_LE(diff, 1) << "byte " << i << ": GPU " << int(oriented.planes[0][i])
+                               << ", reference " << int(reference.planes[0][i]);
+            ++stats.values;
+            if (diff == 1) ++stats.off_by_one;
+          }
+        }
+      }
+    }
+  }
+  std::printf(
+      "[ orientations ] %d cases bit for bit; %lld values against the reference, %lld off "
+      "by one\n",
+      cases, stats.values, stats.off_by_one);
+}
+
+// Turned at its own size (no resampling), every method gives the oriented
+// source itself: the CPU definition, byte for byte.
+TEST_F(ResizeGpu, OrientationAloneEqualsTheDefinition) {
+  for (const PixelFormat format : {PixelFormat::kRGB, PixelFormat::kBGRA, PixelFormat::kGRAY8}) {
+    DeviceAllocations allocations;
+    SourceView source;
+    make_source_view(format, 45, 27, 9, &allocations, &source);
+    ASSERT_FALSE(HasFatalFailure());
+    for (const Orientation orientation : kOrientations) {
+      const HostFrame expected = ref::orient(source.visible, orientation);
+      for (const Interpolation method : kMethods) {
+        ResizeParams params;
+        params.interpolation = method;
+        params.orientation = orientation;
+        const HostFrame actual =
+            resized_on_gpu(source.device, format, expected.width, expected.height, params, stream_);
+        ASSERT_FALSE(HasFatalFailure());
+        ASSERT_EQ(expected.planes[0], actual.planes[0])
+            << pixel_format_name(format) << " " << orientation_name(orientation) << " "
+            << interpolation_name(method);
+      }
+    }
+  }
+}
+
 // --- Validation: no GPU needed, nothing is launched ------------------------
 
 // Antialiased bilinear and bicubic (the torchvision/PIL definition) against
@@ -455,6 +583,9 @@ TEST(ResizeValidation, ImpossibleInputsAreRejectedWithReasons) {
   params = ResizeParams{};
   params.float_intermediate = true;
   expect_rejected(src, dst, params, "float_intermediate is for preprocess()");
+  params = ResizeParams{};
+  params.orientation = static_cast<Orientation>(8);
+  expect_rejected(src, dst, params, "unknown orientation 8");
 }
 
 TEST(ResizeValidation, FormatSupport) {

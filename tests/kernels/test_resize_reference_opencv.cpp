@@ -1,6 +1,8 @@
 // The CPU references of resize and colour conversion against OpenCV, which
 // defines the expected behaviour (cv::resize, cv::cvtColor), within +-1 on
-// 8-bit data. No GPU: runs in CI.
+// 8-bit data; flips and rotations against cv::rotate/cv::flip/cv::transpose
+// and the float path's sample positions against cv::resize of doubles. No
+// GPU: runs in CI.
 #include <gtest/gtest.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -412,6 +414,150 @@ TEST(LetterboxVsOpenCV, ResizeIntoRectangleThenPad) {
   cv::copyMakeBorder(scaled, opencv, 18, 64 - 27 - 18, 0, 0, cv::BORDER_CONSTANT,
                      cv::Scalar(pad[0], pad[1], pad[2]));
   EXPECT_TRUE(bytes_near(opencv, as_mat(ours, 3), 1, "letterbox 97x41 -> 64x64"));
+}
+
+// `frame` decoded to RGBA on the 8-bit scale (BT.601 limited for YUV).
+ref::RgbaImage decoded_image(const HostFrame &frame) {
+  ref::RgbaImage image;
+  image.width = frame.width;
+  image.height = frame.height;
+  image.pixels = ref::decode_to_rgba(frame, Colorimetry{});
+  return image;
+}
+
+const Orientation kOrientations[] = {
+    Orientation::kIdentity,  Orientation::kRotate90,       Orientation::kRotate180,
+    Orientation::kRotate270, Orientation::kFlipHorizontal, Orientation::kFlipVertical,
+    Orientation::kTranspose, Orientation::kAntiTranspose,
+};
+
+// OpenCV's own functions for each orientation (ur-ll has none: it is the
+// transpose turned by 180 degrees).
+cv::Mat opencv_oriented(const cv::Mat &src, Orientation orientation) {
+  cv::Mat out;
+  switch (orientation) {
+    case Orientation::kIdentity:
+      out = src.clone();
+      break;
+    case Orientation::kRotate90:
+      cv::rotate(src, out, cv::ROTATE_90_CLOCKWISE);
+      break;
+    case Orientation::kRotate180:
+      cv::rotate(src, out, cv::ROTATE_180);
+      break;
+    case Orientation::kRotate270:
+      cv::rotate(src, out, cv::ROTATE_90_COUNTERCLOCKWISE);
+      break;
+    case Orientation::kFlipHorizontal:
+      cv::flip(src, out, 1);
+      break;
+    case Orientation::kFlipVertical:
+      cv::flip(src, out, 0);
+      break;
+    case Orientation::kTranspose:
+      cv::transpose(src, out);
+      break;
+    case Orientation::kAntiTranspose: {
+      cv::Mat transposed;
+      cv::transpose(src, transposed);
+      cv::flip(transposed, out, -1);
+      break;
+    }
+  }
+  return out;
+}
+
+// The reference's orientation (written from resize.h's table) moves the
+// pixels exactly as cv::rotate, cv::flip and cv::transpose do.
+TEST(OrientVsOpenCV, EveryOrientationEqualsOpenCVsBitForBit) {
+  for (const SizeCase &size :
+       {SizeCase{7, 5, 0, 0}, SizeCase{1, 9, 0, 0}, SizeCase{64, 48, 0, 0}}) {
+    HostFrame src(PixelFormat::kRGB, size.src_width, size.src_height, /*extra_pitch_bytes=*/3);
+    fill_random(&src, 5u * size.src_width + size.src_height);
+    const ref::RgbaImage decoded = decoded_image(src);
+    for (const Orientation orientation : kOrientations) {
+      SCOPED_TRACE(std::string(orientation_name(orientation)) + " " + describe(size));
+      const cv::Mat expected = opencv_oriented(as_mat(src, 3), orientation);
+      HostFrame oriented = ref::orient(src, orientation);
+      ASSERT_EQ(expected.cols, oriented.width);
+      ASSERT_EQ(expected.rows, oriented.height);
+      EXPECT_TRUE(bytes_near(expected, as_mat(oriented, 3), 0, "frame"));
+      // The RgbaImage version, on the decoded pixels.
+      const ref::RgbaImage image = ref::orient(decoded, orientation);
+      ASSERT_EQ(expected.cols, image.width);
+      for (int y = 0; y < expected.rows; ++y) {
+        for (int x = 0; x < expected.cols; ++x) {
+          const cv::Vec3b pixel = expected.at<cv::Vec3b>(y, x);
+          ASSERT_EQ(pixel[0], image.at(x, y).r) << "x " << x << " y " << y;
+          ASSERT_EQ(pixel[2], image.at(x, y).b) << "x " << x << " y " << y;
+        }
+      }
+    }
+  }
+}
+
+// 4:2:0 frames orient plane by plane: decoding the oriented NV12 frame
+// gives the oriented decoded image, so chroma moved with its luma.
+TEST(OrientReference, Nv12PlanesOrientWithTheirPixels) {
+  HostFrame src(PixelFormat::kNV12, 10, 6);
+  fill_random(&src, 3);
+  const ref::RgbaImage decoded = decoded_image(src);
+  for (const Orientation orientation : kOrientations) {
+    SCOPED_TRACE(orientation_name(orientation));
+    const HostFrame oriented = ref::orient(src, orientation);
+    const ref::RgbaImage expected = ref::orient(decoded, orientation);
+    const std::vector<ref::RgbaPixel> actual = ref::decode_to_rgba(oriented, Colorimetry{});
+    ASSERT_EQ(expected.pixels.size(), actual.size());
+    for (size_t i = 0; i < actual.size(); ++i) {
+      ASSERT_EQ(expected.pixels[i].r, actual[i].r) << i;
+      ASSERT_EQ(expected.pixels[i].g, actual[i].g) << i;
+      ASSERT_EQ(expected.pixels[i].b, actual[i].b) << i;
+    }
+  }
+}
+
+// cv2.resize of a float64 image (Depth-Anything resizes img / 255.0):
+// sample positions rounded to float as SamplePositions::kOpenCvFloat says,
+// weights in float. The reference with those positions is within 1e-3 of
+// an 8-bit step of it (2.4e-4 measured: cv2's float weights); exact
+// positions are 0.02 off (the gap the float intermediate closes by using
+// OpenCV's positions).
+TEST(FloatResizeVsOpenCV, OpenCvFloatPositionsMatchCv2ResizeOfDoubles) {
+  HostFrame src(PixelFormat::kRGB, 1280, 720);
+  fill_random(&src, 29);
+  const ref::RgbaImage decoded = decoded_image(src);
+  cv::Mat unit;  // img / 255.0
+  as_mat(src, 3).convertTo(unit, CV_64FC3, 1.0 / 255.0);
+  for (const Interpolation method : {Interpolation::kBicubic, Interpolation::kBilinear}) {
+    for (const SizeCase &size : {SizeCase{1280, 720, 924, 518}, SizeCase{1280, 720, 1701, 997}}) {
+      SCOPED_TRACE(std::string(interpolation_name(method)) + " " + describe(size));
+      cv::Mat opencv;
+      cv::resize(unit, opencv, cv::Size(size.dst_width, size.dst_height), 0, 0,
+                 opencv_flag(method));
+      double worst[2] = {0.0, 0.0};  // kOpenCvFloat, kExact; in 8-bit steps
+      for (const ref::SamplePositions positions :
+           {ref::SamplePositions::kOpenCvFloat, ref::SamplePositions::kExact}) {
+        const ref::RgbaImage ours =
+            ref::resample(decoded, size.dst_width, size.dst_height, method, false, positions);
+        double &bound = worst[positions == ref::SamplePositions::kExact];
+        for (int y = 0; y < size.dst_height; ++y) {
+          for (int x = 0; x < size.dst_width; ++x) {
+            const cv::Vec3d expected = opencv.at<cv::Vec3d>(y, x);
+            const ref::RgbaPixel &pixel = ours.at(x, y);
+            for (const auto &[value, wanted] :
+                 {std::pair{pixel.r, expected[0]}, {pixel.g, expected[1]}, {pixel.b, expected[2]}})
+              bound = std::max(bound, std::fabs(value - wanted * 255.0));
+          }
+        }
+      }
+      std::printf("[ %s %s ] from cv2.resize of doubles: OpenCV positions %.2g steps, exact %.2g\n",
+                  interpolation_name(method), describe(size).c_str(), worst[0], worst[1]);
+      EXPECT_LE(worst[0], 1e-3);
+      if (method == Interpolation::kBicubic) {
+        EXPECT_GT(worst[1], 5e-3);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -97,10 +97,11 @@ class ResizeTileGpu : public test::GpuStreamTest {
  protected:
   // Runs one case on `view` and checks bits and block counts.
   void run_case(const Image &view, const Geometry &geometry, Interpolation method,
-                Capacity capacity_mode) {
+                Capacity capacity_mode, Orientation orientation = Orientation::kIdentity) {
     ResizeParams params;
     params.interpolation = method;
     params.antialias = true;
+    params.orientation = orientation;
     params.dst_rect = geometry.rect;
     params.pad_value[0] = 114;
     params.source_colorimetry = Colorimetry{ColorMatrix::kBT709, ColorRange::kLimited};
@@ -111,7 +112,7 @@ class ResizeTileGpu : public test::GpuStreamTest {
                               std::to_string(view.width) + "x" + std::to_string(view.height) +
                               " -> " + std::to_string(width) + "x" + std::to_string(height) + " " +
                               interpolation_name(method) + " antialiased" + ", capacity " +
-                              capacity_name(capacity_mode);
+                              capacity_name(capacity_mode) + ", " + orientation_name(orientation);
     DeviceAllocations allocations;
     const size_t pixels = static_cast<size_t>(width) * height;
     uint8_t *tiled = nullptr, *per_pixel = nullptr, *counts = nullptr;
@@ -122,23 +123,24 @@ class ResizeTileGpu : public test::GpuStreamTest {
     CUDA_ASSERT_OK(cudaMemsetAsync(per_pixel, 0xfe, pixels * sizeof(Rgba), stream_));
     CUDA_ASSERT_OK(cudaMemsetAsync(counts, 0, sizeof(BlockCounts), stream_));
     TileCapacity capacity;
-    const cudaError_t err =
-        with_resize_source(view, params.source_colorimetry, [&](const auto &source) {
-          using Source = std::decay_t<decltype(source)>;
-          const device::ResizeMapping mapping =
-              resize_mapping(source.width, source.height, width, height, params);
-          capacity = tile_capacity<Source>(mapping.axes);
-          if (capacity_mode == Capacity::kUnstaged) capacity.columns = 0;
-          if (capacity_mode == Capacity::kTooSmall) capacity = TileCapacity{1, 0};
-          const LaunchShape shape = launch_shape_2d(width, height, 1);
-          with_interpolation(method, [&](auto kind) {
-            tiled_and_per_pixel<decltype(kind)::value>
-                <<<shape.grid, shape.block, tile_shared_bytes(capacity), stream_>>>(
-                    source, mapping, capacity, width, height, reinterpret_cast<Rgba *>(tiled),
-                    reinterpret_cast<Rgba *>(per_pixel), reinterpret_cast<BlockCounts *>(counts));
-          });
-          return cudaGetLastError();
-        });
+    const auto launch = [&](const auto &source) {
+      using Source = std::decay_t<decltype(source)>;
+      const device::ResizeMapping mapping =
+          resize_mapping(source.width, source.height, width, height, params);
+      capacity = tile_capacity<Source>(mapping.axes);
+      if (capacity_mode == Capacity::kUnstaged) capacity.columns = 0;
+      if (capacity_mode == Capacity::kTooSmall) capacity = TileCapacity{1, 0};
+      const LaunchShape shape = launch_shape_2d(width, height, 1);
+      with_interpolation(method, [&](auto kind) {
+        tiled_and_per_pixel<decltype(kind)::value>
+            <<<shape.grid, shape.block, tile_shared_bytes(capacity), stream_>>>(
+                source, mapping, capacity, width, height, reinterpret_cast<Rgba *>(tiled),
+                reinterpret_cast<Rgba *>(per_pixel), reinterpret_cast<BlockCounts *>(counts));
+      });
+      return cudaGetLastError();
+    };
+    // A turned source is tiled in its own (turned) coordinates.
+    const cudaError_t err = with_oriented_source(view, params, launch);
     CUDA_ASSERT_OK(err);
     std::vector<Rgba> tiled_values(pixels), per_pixel_values(pixels);
     BlockCounts block_counts;
@@ -217,6 +219,22 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
           run_case(view, geometry, method, capacity);
           if (HasFatalFailure()) return;
         }
+      }
+    }
+  }
+  // Turned sources (an axis swap, a mirror along both): tiled and staged in
+  // the turned coordinates, equal to their per-pixel samples.
+  for (const PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kNV12, PixelFormat::kP010}) {
+    for (const Orientation orientation : {Orientation::kRotate90, Orientation::kAntiTranspose}) {
+      DeviceAllocations allocations;
+      Image frame;
+      make_random_frame(format, 644, 364, 0, seed++, &allocations, &frame);
+      if (HasFatalFailure()) return;
+      const Image view = sub_image(frame, 4, 4, 636, 356);
+      for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+        run_case(view, Geometry{636, 356, 4, 4, 150, 227, {}}, method, Capacity::kLaunch,
+                 orientation);
+        if (HasFatalFailure()) return;
       }
     }
   }

@@ -1,6 +1,7 @@
 // The whole preprocessing of two real model inputs, element by element on
 // the GPU, against a CPU reference of the same preprocessing written from
-// the definitions (tests/reference): YOLO-style letterbox and Depth-Anything.
+// the definitions (tests/reference): YOLO-style letterbox and Depth-Anything,
+// straight and turned (video-direction), fused and element by element.
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -33,6 +34,7 @@ struct ModelInput {
   int width, height;  // the tensor's
   float mean[3], std[3];
   bool fuse;  // cudatensorize's property: one kernel, or every element's own
+  Orientation orientation = Orientation::kIdentity;  // cudaresize's video-direction
 };
 
 // Runs 1920x1080 NV12 BT.709 frames through cudaframeupload and `input`'s
@@ -72,17 +74,22 @@ void check_model_input(const ModelInput &input) {
 
   int width = input.width, height = input.height;
   std::string error;
+  // The turned frame is what is sized and letterboxed.
+  const bool swapped = swaps_axes(input.orientation);
+  const int turned_width = swapped ? 1080 : 1920, turned_height = swapped ? 1920 : 1080;
   if (input.short_side > 0) {
-    ASSERT_TRUE(short_side_multiple_size(1920, 1080, input.short_side, 14, &width, &height, &error))
+    ASSERT_TRUE(short_side_multiple_size(turned_width, turned_height, input.short_side, 14, &width,
+                                         &height, &error))
         << error;
   }
   ResizeParams resize;
   resize.interpolation = input.method;
+  resize.orientation = input.orientation;
   resize.source_colorimetry = {ColorMatrix::kBT709, ColorRange::kLimited};
   for (int c = 0; c < 3; ++c) resize.pad_value[c] = 114;
   if (input.letterbox) {
-    ASSERT_TRUE(
-        letterbox_rect(1920, 1080, width, height, LetterboxOptions{}, &resize.dst_rect, &error))
+    ASSERT_TRUE(letterbox_rect(turned_width, turned_height, width, height, LetterboxOptions{},
+                               &resize.dst_rect, &error))
         << error;
   }
   NormalizeParams normalize;
@@ -173,6 +180,47 @@ ModelInput depth_anything_input(bool fuse) {
           {0.485f, 0.456f, 0.406f},
           {0.229f, 0.224f, 0.225f},
           fuse};
+}
+
+// A portrait camera mounted sideways: its frames turned clockwise, then
+// letterboxed for YOLO.
+ModelInput turned_yolo_input(bool fuse) {
+  ModelInput input = yolo_input(fuse);
+  input.name = "YOLO letterbox, turned 90r";
+  input.elements =
+      "cudaresize method=bicubic video-direction=90r add-borders=true "
+      "pad-value=\"<114,114,114>\" ! "
+      "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! "
+      "cudanormalize ! cudatensorize name=tensorize layout=nchw dtype=float32";
+  input.method = Interpolation::kBicubic;
+  input.orientation = Orientation::kRotate90;
+  return input;
+}
+
+// Depth-Anything's size rule on a frame mirrored over its anti-diagonal.
+ModelInput turned_depth_anything_input(bool fuse) {
+  ModelInput input = depth_anything_input(fuse);
+  input.name = "Depth-Anything, turned ur-ll";
+  input.elements =
+      "cudaresize method=bicubic short-side=518 multiple-of=14 video-direction=ur-ll ! "
+      "video/x-raw(memory:CUDAPitched),format=RGB ! "
+      "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
+      "cudatensorize name=tensorize layout=nchw dtype=float32";
+  input.orientation = Orientation::kAntiTranspose;
+  return input;
+}
+
+TEST(FullChain, TurnedYoloInputFused) {
+  check_model_input(turned_yolo_input(true));
+}
+TEST(FullChain, TurnedYoloInputElementByElement) {
+  check_model_input(turned_yolo_input(false));
+}
+TEST(FullChain, TurnedDepthAnythingInputFused) {
+  check_model_input(turned_depth_anything_input(true));
+}
+TEST(FullChain, TurnedDepthAnythingInputElementByElement) {
+  check_model_input(turned_depth_anything_input(false));
 }
 
 TEST(FullChain, YoloLetterboxInputFused) {

@@ -1,11 +1,13 @@
 // gst_cuda_prep_tensor_box_to_source(): boxes drawn on source frames, mapped
 // into tensor pixels through the item's geometry (FrameGeometry::to_output,
 // the forward definition) and back through the helper, land within half a
-// pixel of where they started; parts in the letterbox pad or past the frame
-// are clipped; unfilled items and boxes wholly in the pad give FALSE.
+// pixel of where they started, through every video-direction too; parts
+// in the letterbox pad or past the frame are clipped; unfilled items and
+// boxes wholly in the pad give FALSE.
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 
 #include "cudaprep/resize_geometry.h"
 #include "gstcudaprepbox.h"
@@ -77,6 +79,65 @@ TEST(Box, RoundTripWithinHalfAPixel) {
     EXPECT_NEAR(sy1, bottom, 0.5);
   }
   gst_buffer_unref(buffer);
+}
+
+// Through every video-direction (a crop, then a turned letterbox into the
+// 640x640 tensor): boxes drawn on the frame, carried into the tensor by the
+// forward definition (corners sorted, as a detector reports them), come
+// back to the same box, corners sorted, within the rounding of whole
+// tensor pixels; the geometry survives the public C struct.
+TEST(Box, MapsBackThroughEveryDirection) {
+  for (int o = 0; o <= static_cast<int>(cudaprep::Orientation::kAntiTranspose); ++o) {
+    const auto orientation = static_cast<cudaprep::Orientation>(o);
+    SCOPED_TRACE(cudaprep::orientation_name(orientation));
+    cudaprep::FrameGeometry crop;
+    crop.crop_x = 64;
+    crop.crop_y = 36;
+    const int crop_width = 1792, crop_height = 1008;
+    const bool swapped = cudaprep::swaps_axes(orientation);
+    cudaprep::PixelRect rect;
+    std::string error;
+    ASSERT_TRUE(cudaprep::letterbox_rect(swapped ? crop_height : crop_width,
+                                         swapped ? crop_width : crop_height, 640, 640,
+                                         cudaprep::LetterboxOptions{}, &rect, &error));
+    const cudaprep::FrameGeometry geometry =
+        crop.then(cudaprep::resize_frame_geometry(crop_width, crop_height, rect, orientation));
+    GstBuffer *buffer = tensor_buffer(geometry, 2, 1);
+    const GstCudaPrepTensor *tensor = gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0];
+    EXPECT_EQ(tensor->items[0].geometry.orientation, o);
+    std::mt19937 rng(o);
+    std::uniform_real_distribution<double> x(70, 1800), y(40, 1000), size(4, 200);
+    for (int i = 0; i < 200; ++i) {
+      const double left = x(rng), top = y(rng);
+      const double right = std::min(1850.0, left + size(rng)),
+                   bottom = std::min(1040.0, top + size(rng));
+      double ax, ay, bx, by;
+      geometry.to_output(left, top, &ax, &ay);
+      geometry.to_output(right, bottom, &bx, &by);
+      double sx0, sy0, sx1, sy1;
+      ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(
+          tensor, 0, std::round(std::min(ax, bx)), std::round(std::min(ay, by)),
+          std::round(std::max(ax, bx)), std::round(std::max(ay, by)), 1920, 1080, &sx0, &sy0, &sx1,
+          &sy1));
+      // Half a tensor pixel, in source pixels along each source axis.
+      const double tolerance_x = 0.5 / (swapped ? geometry.scale_y : geometry.scale_x) + 1e-9;
+      const double tolerance_y = 0.5 / (swapped ? geometry.scale_x : geometry.scale_y) + 1e-9;
+      EXPECT_NEAR(sx0, left, tolerance_x);
+      EXPECT_NEAR(sy0, top, tolerance_y);
+      EXPECT_NEAR(sx1, right, tolerance_x);
+      EXPECT_NEAR(sy1, bottom, tolerance_y);
+    }
+    // The tensor's top-left pixel of the image is the turned crop's corner.
+    double sx0, sy0, sx1, sy1;
+    ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(tensor, 0, rect.x, rect.y, rect.x + 1,
+                                                   rect.y + 1, 1920, 1080, &sx0, &sy0, &sx1, &sy1));
+    const cudaprep::AxisMatrix r = cudaprep::axis_matrix(orientation);
+    const double corner_x = (r.xx < 0 || r.yx < 0) ? 64 + crop_width : 64;
+    const double corner_y = (r.xy < 0 || r.yy < 0) ? 36 + crop_height : 36;
+    EXPECT_NEAR(corner_x, corner_x == 64 ? sx0 : sx1, 1e-6);
+    EXPECT_NEAR(corner_y, corner_y == 36 ? sy0 : sy1, 1e-6);
+    gst_buffer_unref(buffer);
+  }
 }
 
 TEST(Box, ClipsToTheActiveAreaAndRefusesWhatIsOutside) {

@@ -15,6 +15,7 @@ namespace {
 // the centre: 640x384 content, 128 rows of padding above.
 GstCudaPrepGeometry letterbox_geometry() {
   GstCudaPrepGeometry geometry;
+  gst_cuda_prep_geometry_init_identity(&geometry);  // every field, orientation too
   geometry.crop_x = 100.0;
   geometry.crop_y = 60.0;
   geometry.scale_x = 640.0 / 1600.0;

@@ -1,7 +1,10 @@
 #include "reference/resize_ref.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace cudaprep::ref {
 namespace {
@@ -24,12 +27,16 @@ Taps nearest_taps(int d, int src_size, int dst_size) {
 }
 
 // Source position of output pixel d's centre, with pixel i centred at i.
-double centre_position(int d, int src_size, int dst_size) {
+double centre_position(int d, int src_size, int dst_size, SamplePositions positions) {
+  if (positions == SamplePositions::kOpenCvFloat) {
+    const double scale = 1.0 / (static_cast<double>(dst_size) / src_size);
+    return static_cast<float>((d + 0.5) * scale - 0.5);
+  }
   return (d + 0.5) * src_size / dst_size - 0.5;
 }
 
-Taps linear_taps(int d, int src_size, int dst_size) {
-  const double position = centre_position(d, src_size, dst_size);
+Taps linear_taps(int d, int src_size, int dst_size, SamplePositions positions) {
+  const double position = centre_position(d, src_size, dst_size, positions);
   const int left = static_cast<int>(std::floor(position));
   const double right_weight = position - left;
   return {{clamp_to(left, src_size), 1.0 - right_weight},
@@ -45,8 +52,8 @@ double keys_kernel(double distance) {
   return 0.0;
 }
 
-Taps cubic_taps(int d, int src_size, int dst_size) {
-  const double position = centre_position(d, src_size, dst_size);
+Taps cubic_taps(int d, int src_size, int dst_size, SamplePositions positions) {
+  const double position = centre_position(d, src_size, dst_size, positions);
   const int base = static_cast<int>(std::floor(position));
   Taps taps;
   for (int index = base - 1; index <= base + 2; ++index) {
@@ -67,14 +74,15 @@ Taps area_taps(int d, int src_size, int dst_size) {
   return taps;
 }
 
-Taps opencv_taps(Interpolation interpolation, int d, int src_size, int dst_size) {
+Taps opencv_taps(Interpolation interpolation, int d, int src_size, int dst_size,
+                 SamplePositions positions) {
   switch (interpolation) {
     case Interpolation::kNearest:
       return nearest_taps(d, src_size, dst_size);
     case Interpolation::kBilinear:
-      return linear_taps(d, src_size, dst_size);
+      return linear_taps(d, src_size, dst_size, positions);
     case Interpolation::kBicubic:
-      return cubic_taps(d, src_size, dst_size);
+      return cubic_taps(d, src_size, dst_size, positions);
     case Interpolation::kArea:
       return area_taps(d, src_size, dst_size);
   }
@@ -114,24 +122,101 @@ Taps antialias_taps(Interpolation interpolation, int d, int src_size, int dst_si
   return taps;
 }
 
-Taps taps_for(Interpolation interpolation, bool antialias, int d, int src_size, int dst_size) {
+Taps taps_for(Interpolation interpolation, bool antialias, int d, int src_size, int dst_size,
+              SamplePositions positions) {
   if (antialias) return antialias_taps(interpolation, d, src_size, dst_size);
-  return opencv_taps(interpolation, d, src_size, dst_size);
+  return opencv_taps(interpolation, d, src_size, dst_size, positions);
 }
 
 }  // namespace
 
+void oriented_source_pixel(Orientation orientation, int src_width, int src_height, int x, int y,
+                           int *src_x, int *src_y) {
+  const int w = src_width, h = src_height;
+  switch (orientation) {
+    case Orientation::kIdentity:
+      *src_x = x, *src_y = y;
+      return;
+    case Orientation::kRotate90:
+      *src_x = y, *src_y = h - 1 - x;
+      return;
+    case Orientation::kRotate180:
+      *src_x = w - 1 - x, *src_y = h - 1 - y;
+      return;
+    case Orientation::kRotate270:
+      *src_x = w - 1 - y, *src_y = x;
+      return;
+    case Orientation::kFlipHorizontal:
+      *src_x = w - 1 - x, *src_y = y;
+      return;
+    case Orientation::kFlipVertical:
+      *src_x = x, *src_y = h - 1 - y;
+      return;
+    case Orientation::kTranspose:
+      *src_x = y, *src_y = x;
+      return;
+    case Orientation::kAntiTranspose:
+      *src_x = w - 1 - y, *src_y = h - 1 - x;
+      return;
+  }
+  ADD_FAILURE() << "unknown orientation " << static_cast<int>(orientation);
+  *src_x = *src_y = 0;
+}
+
+RgbaImage orient(const RgbaImage &src, Orientation orientation) {
+  RgbaImage dst;
+  dst.width = swaps_axes(orientation) ? src.height : src.width;
+  dst.height = swaps_axes(orientation) ? src.width : src.height;
+  dst.pixels.resize(src.pixels.size());
+  for (int y = 0; y < dst.height; ++y) {
+    for (int x = 0; x < dst.width; ++x) {
+      int src_x = 0, src_y = 0;
+      oriented_source_pixel(orientation, src.width, src.height, x, y, &src_x, &src_y);
+      dst.pixels[static_cast<size_t>(y) * dst.width + x] = src.at(src_x, src_y);
+    }
+  }
+  return dst;
+}
+
+HostFrame orient(const HostFrame &src, Orientation orientation) {
+  const FormatInfo &info = format_info(src.format);
+  const bool swapped = swaps_axes(orientation);
+  HostFrame dst(src.format, swapped ? src.height : src.width, swapped ? src.width : src.height);
+  for (int plane = 0; plane < info.num_planes; ++plane) {
+    const PlaneLayout layout = info.planes[plane];
+    // A plane whose units are single pixels of a grid `columns` x `rows`.
+    const int divisor = layout.height_divisor;
+    const bool one_pixel_units = layout.pixels_per_unit == divisor;
+    EXPECT_TRUE(one_pixel_units && src.width % divisor == 0 && src.height % divisor == 0)
+        << pixel_format_name(src.format) << " " << src.width << "x" << src.height
+        << ": the reference orients whole pixel units of even 4:2:0 frames and packed formats";
+    if (!one_pixel_units) return dst;
+    const int columns = src.width / divisor, rows = src.height / divisor;
+    const int dst_columns = swapped ? rows : columns, dst_rows = swapped ? columns : rows;
+    for (int y = 0; y < dst_rows; ++y) {
+      for (int x = 0; x < dst_columns; ++x) {
+        int src_x = 0, src_y = 0;
+        oriented_source_pixel(orientation, columns, rows, x, y, &src_x, &src_y);
+        std::memcpy(dst.row(plane, y) + static_cast<size_t>(x) * layout.unit_bytes,
+                    src.row(plane, src_y) + static_cast<size_t>(src_x) * layout.unit_bytes,
+                    layout.unit_bytes);
+      }
+    }
+  }
+  return dst;
+}
+
 RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpolation interpolation,
-                   bool antialias) {
+                   bool antialias, SamplePositions positions) {
   std::vector<Taps> column_taps(dst_width);
   for (int x = 0; x < dst_width; ++x)
-    column_taps[x] = taps_for(interpolation, antialias, x, src.width, dst_width);
+    column_taps[x] = taps_for(interpolation, antialias, x, src.width, dst_width, positions);
   RgbaImage dst;
   dst.width = dst_width;
   dst.height = dst_height;
   dst.pixels.resize(static_cast<size_t>(dst_width) * dst_height);
   for (int y = 0; y < dst_height; ++y) {
-    const Taps row_taps = taps_for(interpolation, antialias, y, src.height, dst_height);
+    const Taps row_taps = taps_for(interpolation, antialias, y, src.height, dst_height, positions);
     for (int x = 0; x < dst_width; ++x) {
       RgbaPixel sum{0.0, 0.0, 0.0, 0.0};
       for (const Tap &row : row_taps) {
@@ -160,8 +245,8 @@ HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst
   decoded.width = src.width;
   decoded.height = src.height;
   decoded.pixels = decode_to_rgba(src, params.source_colorimetry);
-  const RgbaImage scaled =
-      resample(decoded, rect.width, rect.height, params.interpolation, params.antialias);
+  const RgbaImage scaled = resample(orient(decoded, params.orientation), rect.width, rect.height,
+                                    params.interpolation, params.antialias);
 
   const RgbaPixel pad{double(params.pad_value[0]), double(params.pad_value[1]),
                       double(params.pad_value[2]), double(params.pad_value[3])};

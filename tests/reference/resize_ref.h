@@ -18,6 +18,28 @@ struct RgbaImage {
   const RgbaPixel &at(int x, int y) const { return pixels[static_cast<size_t>(y) * width + x]; }
 };
 
+// Where bilinear and bicubic place output pixel d's sample: kExact at
+// (d + 0.5) * src / dst - 0.5 in double; kOpenCvFloat as cv::resize does
+// for float images (and the float intermediate, resize_ops.cuh), at
+// (d + 0.5) * (1 / (dst / src)) - 0.5 computed in double and rounded to
+// float. Weights are then computed in double either way.
+enum class SamplePositions { kExact, kOpenCvFloat };
+
+// The source pixel (*src_x, *src_y) that pixel (x, y) of a src_width x
+// src_height image oriented by `orientation` holds, from resize.h's table.
+void oriented_source_pixel(Orientation orientation, int src_width, int src_height, int x, int y,
+                           int *src_x, int *src_y);
+
+// `src` as `orientation` shows it: height x width for the rotations by 90
+// and 270 and the diagonal flips.
+RgbaImage orient(const RgbaImage &src, Orientation orientation);
+
+// The same on a frame, plane by plane, each pixel unit moved whole: the
+// packed formats, GRAY8, and 4:2:0 (NV12, I420, P01x) of even width and
+// height, whose chroma planes are oriented as half-size images (a 2x2
+// block stays one block). Fails the test for YUY2 or odd 4:2:0 sizes.
+HostFrame orient(const HostFrame &src, Orientation orientation);
+
 // `src` resampled to dst_width x dst_height:
 //   kNearest   OpenCV INTER_NEAREST: index floor(d * (1 / (dst / src))) in
 //              double, capped at src - 1.
@@ -28,10 +50,10 @@ struct RgbaImage {
 // With `antialias` (bilinear, bicubic): PIL's and torchvision's antialiased
 // definition, the filter widened by the downscale factor (see resize.h).
 RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpolation interpolation,
-                   bool antialias = false);
+                   bool antialias = false, SamplePositions positions = SamplePositions::kExact);
 
-// The whole of resize(): decode `src`, resample into params.dst_rect (the
-// whole destination when 0x0), pad the rest, encode as `dst_format`.
+// The whole of resize(): decode `src`, orient it by params.orientation, resample into
+// params.dst_rect (the whole destination when 0x0), pad the rest, encode as `dst_format`.
 HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst_width,
                            int dst_height, const ResizeParams &params);
 

@@ -48,6 +48,12 @@
 // passes and uses fixed-point weights, so it is within 1 of this; torchvision
 // on float tensors equals it to float rounding.
 //
+// With ResizeParams::orientation the source is flipped or rotated first
+// (geometry.h's table, whole pixels): the result is the resize of the
+// oriented source, bit for bit, with every method, antialias, letterbox and
+// format (4:2:0 chroma moves with its luma). The samplers read the oriented
+// image through its coordinates; nothing is copied.
+//
 // Sampling happens on RGB values that are clamped but not rounded, so the
 // result is within 1 of "cvtColor to RGB, then cv::resize". One deliberate
 // difference: OpenCV reads limited-range luma codes below 16 as 16; we apply
@@ -60,6 +66,7 @@
 #include <string>
 
 #include "cudaprep/color.h"
+#include "cudaprep/geometry.h"
 #include "cudaprep/image.h"
 
 namespace cudaprep {
@@ -107,9 +114,14 @@ struct ResizeParams {
   // preprocess() only: normalise the resampled value as it is, unrounded
   // and unclamped (bicubic overshoot kept), as a reference that resizes
   // floats does (Depth-Anything's cv2.resize(img / 255.0, INTER_CUBIC),
-  // torchvision on float tensors). resize() refuses it: its destination is
-  // 8-bit.
+  // torchvision on float tensors). Bilinear and bicubic then place their
+  // samples as cv::resize does for float images: (d + 0.5) * (1 / (dst /
+  // src)) - 0.5 in double, rounded to float (the 8-bit path keeps its float
+  // fma). resize() refuses it: its destination is 8-bit.
   bool float_intermediate = false;
+  // The flip or rotation applied to the source first (above): dst_rect
+  // receives the oriented source, H x W for rotations by 90 and 270.
+  Orientation orientation = Orientation::kIdentity;
 };
 
 // Formats resize() reads: all of PixelFormat.

@@ -48,10 +48,13 @@ bool letterbox_rect(int src_width, int src_height, int dst_width, int dst_height
 bool short_side_multiple_size(int src_width, int src_height, int short_side, int multiple_of,
                               int *out_width, int *out_height, std::string *error);
 
-// The mapping a resize of a src_width x src_height image into `dst_rect`
-// applies: scale = dst_rect size / source size per axis, pad = dst_rect's
-// origin, no crop. Compose an upstream crop with crop_geometry.then(this).
-FrameGeometry resize_frame_geometry(int src_width, int src_height, const PixelRect &dst_rect);
+// The mapping a resize of a src_width x src_height image, oriented by
+// `orientation`, into `dst_rect` applies: scale = dst_rect size / oriented
+// size per axis, pad = dst_rect's origin, crop = the source corner that
+// lands at the rectangle's top-left (0, 0 without orientation). Compose an
+// upstream crop with crop_geometry.then(this).
+FrameGeometry resize_frame_geometry(int src_width, int src_height, const PixelRect &dst_rect,
+                                    Orientation orientation = Orientation::kIdentity);
 
 // The rows of a src_height-tall source that a resize into rect_height rows
 // reads with a nonzero weight, computed with the kernels' own arithmetic
