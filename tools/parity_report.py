@@ -418,6 +418,20 @@ def synthetic_frames(count, width, height, seed=0):
     return frames
 
 
+def cached_synthetic_frames(count, width, height, folder=None):
+    """synthetic_frames (seeded by the size), kept in `folder` as .npy when
+    given: a 4K frame takes seconds to make."""
+    if not folder:
+        return synthetic_frames(count, width, height, seed=width * height)
+    path = os.path.join(folder, "parity-frames-%dx%dx%d.npy" % (count, width, height))
+    if os.path.exists(path):
+        return list(np.load(path))
+    frames = synthetic_frames(count, width, height, seed=width * height)
+    os.makedirs(folder, exist_ok=True)
+    np.save(path, np.stack(frames))
+    return frames
+
+
 def load_images(paths):
     from PIL import Image
     frames = [np.asarray(Image.open(p).convert("RGB")) for p in paths]
@@ -447,9 +461,13 @@ def launch_description(pipeline, raw_path, width, height):
             "cudatensorsink name=parity_sink consumer=application sync=false")
 
 
+class PipelineError(Exception):
+    pass
+
+
 def run_pipeline(frames, pipeline, workdir):
     """Each frame through the real elements; the tensors, downloaded, as
-    CHW float64 arrays."""
+    CHW float64 arrays. PipelineError when it fails."""
     cudaprep = _import_cudaprep()
     height, width = frames[0].shape[:2]
     raw = os.path.join(workdir, "frames.rgb")
@@ -463,13 +481,15 @@ def run_pipeline(frames, pipeline, workdir):
             for tensor in running.sink("parity_sink"):
                 with tensor:
                     if len(tensor.shape) != 4 or tensor.shape[0] != 1 or tensor.layout != "NCHW":
-                        sys.exit("the pipeline's tensor is %s %s; the report needs NCHW with "
-                                 "batch size 1" % (tensor.layout, tensor.shape))
+                        raise PipelineError("the pipeline's tensor is %s %s; the report needs "
+                                            "NCHW with batch size 1" % (tensor.layout,
+                                                                        tensor.shape))
                     tensors.append(np.from_dlpack(tensor.download())[0].astype(np.float64))
     except (RuntimeError, ValueError) as error:
-        sys.exit("the pipeline failed: %s\n  %s" % (error, description))
+        raise PipelineError("the pipeline failed: %s\n    %s" % (error, description))
     if len(tensors) != len(frames):
-        sys.exit("the pipeline gave %d tensors for %d frames" % (len(tensors), len(frames)))
+        raise PipelineError("the pipeline gave %d tensors for %d frames" % (len(tensors),
+                                                                          len(frames)))
     return tensors
 
 
@@ -533,6 +553,8 @@ def make_parser():
                         help="synthetic frame sizes, WxH (default 1920x1080)")
     parser.add_argument("--frames", type=int, default=2, help="synthetic frames per size")
     parser.add_argument("--images", nargs="+", help="frames from image files instead")
+    parser.add_argument("--frame-cache", metavar="FOLDER",
+                        help="keep the synthetic frames there and reuse them")
     parser.add_argument("--method", choices=METHODS, help="cudaresize method (default: the "
                         "reference's; also the opencv reference's INTER_ flag)")
     parser.add_argument("--antialias", choices=("on", "off"),
@@ -587,7 +609,8 @@ def main(argv=None):
     if args.images:
         frame_sets.append(load_images(args.images))
     else:
-        frame_sets = [synthetic_frames(args.frames, w, h, seed=w * h) for w, h in args.size]
+        frame_sets = [cached_synthetic_frames(args.frames, w, h, args.frame_cache)
+                      for w, h in args.size]
     print("unit: 8-bit steps, |ours - ref| * std * 255 (one input level through the "
           "normalisation)")
     if any(n.startswith("torchvision") for n in args.references):
@@ -601,15 +624,18 @@ def main(argv=None):
             reference = REFERENCES[name]
             settings = settings_for(reference, args)
             pipeline = pipeline_for(reference, args)
-            with tempfile.TemporaryDirectory() as workdir:
-                tensors = run_pipeline(frames, pipeline, workdir)
-            try:
-                per_frame, (dmax, dmean, dp99), note = compare(reference, settings, frames,
-                                                               tensors)
-            except ValueError as error:
-                sys.exit("%s: %s" % (name, error))
             print(f"\n{name}, {len(frames)} frames {width}x{height}")
             print(f"  pipeline: {pipeline}")
+            try:
+                with tempfile.TemporaryDirectory() as workdir:
+                    tensors = run_pipeline(frames, pipeline, workdir)
+                per_frame, (dmax, dmean, dp99), note = compare(reference, settings, frames,
+                                                               tensors)
+            except (PipelineError, ValueError) as error:
+                print(f"  FAILED: {error}")
+                failed = True
+                rows.append((name, f"{width}x{height}", settings, None, None, None))
+                continue
             if note:
                 print("  NOTE: " + note)
             for index, difference in enumerate(per_frame):
@@ -622,16 +648,19 @@ def main(argv=None):
                 failed |= over
                 verdict = "  OVER TARGET" if over else "  within target"
             print(f"  all: max {dmax:.4f}  mean {dmean:.4f}  p99 {dp99:.4f} steps{verdict}")
-            rows.append((name, f"{width}x{height}", settings, dmax, dmean, dp99, verdict))
-    print("\n| reference | frames | method | antialias | float intermediate | max | mean | p99 |")
-    print("|---|---|---|---|---|---:|---:|---:|")
-    for name, size, s, dmax, dmean, dp99, verdict in rows:
-        custom = args.pipeline is not None
+            rows.append((name, f"{width}x{height}", settings, dmax, dmean, dp99))
+    print("\n| reference | frames | method | antialias | float intermediate | fused | max | "
+          "mean | p99 |")
+    print("|---|---|---|---|---|---|---:|---:|---:|")
+    custom = args.pipeline is not None
+    for name, size, s, dmax, dmean, dp99 in rows:
+        figures = ("failed | | |" if dmax is None else
+                   f"{dmax:.4f} | {dmean:.4f} | {dp99:.4f} |")
         print(f"| {name} | {len(frame_sets[0])}x {size} | "
               f"{'custom' if custom else s['method']} | "
               f"{'' if custom else _bool(s['antialias'])} | "
               f"{'' if custom else _bool(s['float_intermediate'])} | "
-              f"{dmax:.4f} | {dmean:.4f} | {dp99:.4f} |")
+              f"{'' if custom else _bool(s['fuse'])} | {figures}")
     return 1 if failed else 0
 
 

@@ -228,6 +228,17 @@ class References(unittest.TestCase):
                     self.assertLess(pr.steps(ours, theirs, pr.IMAGENET_STD).max(), 1e-4,
                                     (mode, float_input))
 
+    def test_frame_cache_gives_the_same_frames(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as folder:
+            made = pr.cached_synthetic_frames(2, 64, 36, folder)
+            self.assertEqual(len(os.listdir(folder)), 1)
+            again = pr.cached_synthetic_frames(2, 64, 36, folder)
+        direct = pr.synthetic_frames(2, 64, 36, seed=64 * 36)
+        for a, b, c in zip(made, again, direct):
+            np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(a, c)
+
     def test_synthetic_frames_are_deterministic_and_barely_clipped(self):
         first = pr.synthetic_frames(2, 160, 90, seed=9)
         again = pr.synthetic_frames(2, 160, 90, seed=9)
