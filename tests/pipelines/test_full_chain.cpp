@@ -33,6 +33,9 @@ struct ModelInput {
   int width, height;  // the tensor's
   float mean[3], std[3];
   bool fuse;  // cudatensorize's property: one kernel, or every element's own
+  // cudaresize float-intermediate: the fused kernel normalises the unrounded
+  // sample, which differs from the 8-bit reference by up to half a step.
+  bool float_intermediate = false;
 };
 
 // Runs 1920x1080 NV12 BT.709 frames through cudaframeupload and `input`'s
@@ -136,7 +139,12 @@ void check_model_input(const ModelInput &input) {
         << first_beyond % plane / width << ", x " << first_beyond % width << ") is "
         << (first_beyond < actual.size() ? actual[first_beyond] : 0.0f) << ", reference "
         << (first_beyond < expected.size() ? expected[first_beyond] : 0.0f);
-    EXPECT_LE(off, expected.size() / 50) << input.name << ": too many elements off by one step";
+    if (input.float_intermediate) {
+      // Unrounded samples rarely land on the reference's 8-bit levels.
+      EXPECT_GT(off, expected.size() / 2) << input.name << ": the samples look rounded";
+    } else {
+      EXPECT_LE(off, expected.size() / 50) << input.name << ": too many elements off by one step";
+    }
   }
   EXPECT_EQ(fused_frames, input.fuse ? 2 : 0)
       << input.name
@@ -175,6 +183,16 @@ ModelInput depth_anything_input(bool fuse) {
           fuse};
 }
 
+// float-intermediate through the real elements: every frame runs fused (the
+// element used to refuse its own settings from the first frame on).
+ModelInput depth_anything_float_input() {
+  ModelInput input = depth_anything_input(true);
+  input.name = "Depth-Anything, float intermediate";
+  input.elements.replace(0, std::strlen("cudaresize"), "cudaresize float-intermediate=true");
+  input.float_intermediate = true;
+  return input;
+}
+
 TEST(FullChain, YoloLetterboxInputFused) {
   check_model_input(yolo_input(true));
 }
@@ -186,6 +204,9 @@ TEST(FullChain, DepthAnythingInputFused) {
 }
 TEST(FullChain, DepthAnythingInputElementByElement) {
   check_model_input(depth_anything_input(false));
+}
+TEST(FullChain, DepthAnythingInputFloatIntermediate) {
+  check_model_input(depth_anything_float_input());
 }
 
 }  // namespace
