@@ -486,7 +486,7 @@ def run_pipeline(frames, pipeline, workdir):
                                                                         tensor.shape))
                     tensors.append(np.from_dlpack(tensor.download())[0].astype(np.float64))
     except (RuntimeError, ValueError) as error:
-        raise PipelineError("the pipeline failed: %s\n    %s" % (error, description))
+        raise PipelineError("%s\n    %s" % (error, description))
     if len(tensors) != len(frames):
         raise PipelineError("the pipeline gave %d tensors for %d frames" % (len(tensors),
                                                                           len(frames)))
