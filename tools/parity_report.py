@@ -221,8 +221,9 @@ def ref_torchvision(frame, mode, float_input, device, backend="auto"):
     # torchvision's resize_image, written out: uint8 stays uint8 where it
     # uses torch's uint8 kernel (on the CPU: bicubic, and bilinear with
     # AVX2 or AVX512), else float, clamp (bicubic), round, back to uint8.
-    # On an AVX512 machine torchvision 0.26 gave PIL's figures for uint8
-    # bilinear, the uint8 kernel's; this path is within a step of it.
+    # AVX512 is inferred: on the GPU machine's CPU torchvision 0.26 gave
+    # PIL's figures for uint8 bilinear (the uint8 kernel's) while an
+    # AVX2-only test here took the float path. Within a step of torchvision.
     import torch.nn.functional as F
     x = image if not float_input else image.float() / 255.0
     uint8_kernel = (not float_input and x.device.type == "cpu" and
