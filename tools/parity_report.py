@@ -3,9 +3,11 @@
 trained with, on the same frames, in 8-bit steps.
 
     tools/parity_report.py REFERENCE [REFERENCE ...] [--size WxH ...] [--frames N]
-        [--images a.png ...] [--method M] [--antialias on|off]
-        [--float-intermediate on|off] [--fuse on|off] [--pipeline "..."]
-        [--reference-device cpu|cuda] [--max-target S] [--mean-target S]
+        [--images a.png ...] [--frame-cache DIR] [--method M] [--antialias on|off]
+        [--float-intermediate on|off] [--fuse on|off] [--out WxH] [--pipeline "..."]
+        [--reference-device cpu|cuda] [--reference-backend auto|torchvision|torch|numpy]
+        [--max-target S] [--mean-target S]
+    tools/parity_report.py --list
 
 REFERENCE (--list prints them with their default pipelines):
     torchvision-bilinear, torchvision-bicubic
