@@ -5,7 +5,9 @@
 // whole chain in one kernel), which is also checked to write the chain's
 // bytes. CUDA events, warm-up, medians and spread; the bandwidth roofline
 // from a measured device copy.
-//   bench_kernels [iterations]
+//   bench_kernels [iterations] [name-prefix]
+// (name-prefix, e.g. "W5": only the workloads whose name starts with it,
+// and no regions unless it is "64 regions")
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -473,6 +475,8 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
 
 int main(int argc, char **argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 200;
+  const std::string only = argc > 2 ? argv[2] : "";
+  auto selected = [&](const std::string &name) { return name.rfind(only, 0) == 0; };
   CHECK(cudaSetDevice(0));
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -501,21 +505,21 @@ int main(int argc, char **argv) {
     }
     return wl;
   };
+  auto run_selected = [&](const Workload &wl) {
+    if (selected(wl.name)) run(wl, stream, iterations, bandwidth);
+  };
   for (PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kNV12}) {
     const char *format_name = format == PixelFormat::kRGBA ? "RGBA" : "NV12";
-    run(workload(std::string("W1 detector ") + format_name, format, 1920, 1080, {}, 640, 640, 0,
-                 true, Interpolation::kBilinear, zero, one, DataType::kFloat32),
-        stream, iterations, bandwidth);
-    run(workload(std::string("W2 depth ") + format_name, format, 1920, 1080, {}, 0, 0, 518, false,
-                 Interpolation::kBicubic, imagenet_mean, imagenet_std, DataType::kFloat32),
-        stream, iterations, bandwidth);
-    run(workload(std::string("W3 classifier crop ") + format_name, format, 1920, 1080,
-                 {700, 300, 512, 512}, 224, 224, 0, false, Interpolation::kBilinear, imagenet_mean,
-                 imagenet_std, DataType::kFloat16),
-        stream, iterations, bandwidth);
-    run(workload(std::string("W4 4K ") + format_name, format, 3840, 2160, {}, 640, 640, 0, true,
-                 Interpolation::kBilinear, zero, one, DataType::kFloat32),
-        stream, iterations, bandwidth);
+    run_selected(workload(std::string("W1 detector ") + format_name, format, 1920, 1080, {}, 640,
+                          640, 0, true, Interpolation::kBilinear, zero, one, DataType::kFloat32));
+    run_selected(workload(std::string("W2 depth ") + format_name, format, 1920, 1080, {}, 0, 0, 518,
+                          false, Interpolation::kBicubic, imagenet_mean, imagenet_std,
+                          DataType::kFloat32));
+    run_selected(workload(std::string("W3 classifier crop ") + format_name, format, 1920, 1080,
+                          {700, 300, 512, 512}, 224, 224, 0, false, Interpolation::kBilinear,
+                          imagenet_mean, imagenet_std, DataType::kFloat16));
+    run_selected(workload(std::string("W4 4K ") + format_name, format, 3840, 2160, {}, 640, 640, 0,
+                          true, Interpolation::kBilinear, zero, one, DataType::kFloat32));
   }
   // W5: torchvision's classifier transform, Resize(256) of 1080p and 4K,
   // OpenCV's sampling beside the antialiased one.
@@ -530,12 +534,12 @@ int main(int argc, char **argv) {
                      DataType::kFloat32);
         wl.multiple_of = 1;
         wl.antialias = antialias;
-        run(wl, stream, iterations, bandwidth);
+        run_selected(wl);
       }
     }
   }
   for (PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kNV12})
-    run_regions(format, stream, iterations, bandwidth);
+    if (selected("64 regions")) run_regions(format, stream, iterations, bandwidth);
   CHECK(cudaStreamDestroy(stream));
   return 0;
 }

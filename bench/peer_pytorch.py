@@ -3,17 +3,24 @@ way a user would in PyTorch on the GPU (interpolate + pad + normalise +
 layout), timed with CUDA events (median of many runs after warm-up), with
 the input already on the device and uploaded from pinned host memory.
 
-    python3 bench/peer_pytorch.py [iterations]
+    python3 bench/peer_pytorch.py [iterations] [--only PREFIX]
 
-Prints one line per workload; bench/RESULTS.md puts them next to ours.
+Prints one line per workload (--only: those whose name starts with PREFIX,
+e.g. W5); bench/RESULTS.md puts them next to ours. W5 adds interpolate
+alone on the float NCHW frame (torch's own antialiased resampling, the
+format conversion and normalisation left out).
 """
+import argparse
 import statistics
-import sys
 
 import torch
 import torch.nn.functional as F
 
-ITERATIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+_parser = argparse.ArgumentParser(description="PyTorch peer of bench_kernels")
+_parser.add_argument("iterations", type=int, nargs="?", default=200)
+_parser.add_argument("--only", default="", help="run the workloads whose name starts with this")
+ARGS = _parser.parse_args()
+ITERATIONS = ARGS.iterations
 DEVICE = torch.device("cuda")
 IMAGENET_MEAN = torch.tensor([0.485, 0.456, 0.406], device=DEVICE).view(1, 3, 1, 1)
 IMAGENET_STD = torch.tensor([0.229, 0.224, 0.225], device=DEVICE).view(1, 3, 1, 1)
@@ -78,6 +85,21 @@ def w5(mode, antialias):
     return transform
 
 
+def w5_interpolate_only(mode):
+    """F.interpolate(antialias=True) alone, on the frame already float NCHW."""
+    prepared = {}
+
+    def transform(frame, fmt):
+        key = frame.data_ptr()
+        if key not in prepared:
+            prepared[key] = to_rgb_nchw(frame, fmt).contiguous()
+        x = prepared[key]
+        _, _, h, w = x.shape
+        size = (256, int(256 * w / h)) if h <= w else (int(256 * h / w), 256)
+        return F.interpolate(x, size=size, mode=mode, align_corners=False, antialias=True)
+    return transform
+
+
 def make_frame(fmt, width, height):
     shape = (height, width, 4) if fmt == "RGBA" else (height * 3 // 2, width)
     return torch.randint(0, 256, shape, dtype=torch.uint8)
@@ -115,12 +137,20 @@ def main():
             for antialias in (False, True):
                 label = f"W5 {fmt} {height}p {mode}{' aa' if antialias else ''}"
                 cases.append((label, fmt, width, height, w5(mode, antialias)))
+            cases.append((f"W5 {fmt} {height}p {mode} aa interpolate only", fmt, width, height,
+                          w5_interpolate_only(mode)))
     for name, fmt, width, height, workload in cases:
+        if not name.startswith(ARGS.only):
+            continue
         host = make_frame(fmt, width, height).pin_memory()
         device = host.to(DEVICE)
         on_device = median_us(lambda: workload(device, fmt), ITERATIONS)
+        if name.endswith("interpolate only"):
+            print(f"{name:40s} on device {on_device:8.1f} us")
+            continue
         uploaded = median_us(lambda: workload(host.to(DEVICE, non_blocking=True), fmt), ITERATIONS)
-        print(f"{name:28s} on device {on_device:8.1f} us   uploaded from pinned host {uploaded:8.1f} us")
+        print(f"{name:40s} on device {on_device:8.1f} us   uploaded from pinned host "
+              f"{uploaded:8.1f} us")
 
 
 if __name__ == "__main__":

@@ -330,7 +330,9 @@ static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in
                                   out_height, options, &params->dst_rect, reason))
       return false;
   }
-  // The float intermediate is the fused kernel's; resize() itself refuses it.
+  // The float intermediate is the fused kernel's; resize() itself refuses it,
+  // so it is checked off (params may hold the last call's value).
+  params->float_intermediate = false;
   *reason = cudaprep::resize_params_error(frame_shape(in_info), frame_shape(out_info), *params);
   params->float_intermediate = settings.float_intermediate;
   return reason->empty();
