@@ -997,9 +997,10 @@ static gboolean gst_cuda_batch_decide_allocation(GstAggregator *agg, GstQuery *q
                                               cudaprep::tensor_span_bytes(self->priv->desc));
 }
 
+// GstAggregator has no flush of its own to chain up to (its vfunc is NULL).
 static GstFlowReturn gst_cuda_batch_flush(GstAggregator *agg) {
   drop_items(GST_CUDA_BATCH(agg));
-  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->flush(agg);
+  return GST_FLOW_OK;
 }
 
 static gboolean gst_cuda_batch_start(GstAggregator *agg) {
