@@ -304,17 +304,26 @@ static void gst_cuda_batch_pad_init(GstCudaBatchPad *pad) {
   pad->settings = new PadSettings();
 }
 
-// What a pad's static regions read of each source frame: their bounding
-// box, its origin rounded down to even so that chroma-subsampled frames can
-// be copied by it (the region protocol carries one rectangle). The chain's
-// cudanormalize and cudaresize, leaving their work here, hand it on to the
-// upload, which checks it against the frame. ROI metas are per frame, so
-// frames of region-source=roi-meta are uploaded whole.
+// What a pad's regions read of each source frame, announced upstream in
+// its allocation answer; FALSE for whole-frame items (whose chain reads what
+// its own elements announce). Static regions: their bounding box, origin
+// rounded down to even so that chroma-subsampled frames can be copied by it
+// (the region protocol carries one rectangle). ROI metas differ per frame
+// and may lie anywhere: the whole frame, whatever its size (a rectangle no
+// frame fits, so the upload copies whole frames). The chain's cudanormalize
+// and cudaresize, leaving their work here, hand it on in place of what they
+// would read themselves (cudaresize's rows of a whole-frame downscale), and
+// the upload checks it against the frame.
 static gboolean regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion *region) {
   const PadSettings settings = get_pad_settings(pad);
-  if (settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_PROPERTY || settings.regions.empty() ||
+  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_FRAME ||
       !pad_settings_error(pad, settings).empty())
     return FALSE;
+  *region = GstCudaPrepRegion{};
+  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_ROI_META) {
+    region->rect = cudaprep::PixelRect{0, 0, G_MAXINT, G_MAXINT};
+    return TRUE;
+  }
   gint64 left = G_MAXINT, top = G_MAXINT, right = 0, bottom = 0;
   for (const cudaprep::PixelRect &rect : settings.regions) {
     left = std::min<gint64>(left, rect.x);
@@ -324,7 +333,6 @@ static gboolean regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion *region) {
   }
   left &= ~static_cast<gint64>(1);
   top &= ~static_cast<gint64>(1);
-  *region = GstCudaPrepRegion{};
   region->rect =
       cudaprep::PixelRect{static_cast<gint>(left), static_cast<gint>(top),
                           static_cast<gint>(right - left), static_cast<gint>(bottom - top)};

@@ -538,20 +538,22 @@ TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
 
 // The allocation answer of a pad with static regions names their bounding
 // box, origin rounded down to even (chroma-subsampled uploads copy by it);
-// whole-frame and roi-meta pads name none.
+// a roi-meta pad names a rectangle no frame fits (every pixel may be read:
+// the chain's cudaresize must not announce its own rows, the upload copies
+// whole frames); a whole-frame pad names none.
 TEST(BatchRegionsCpu, AllocationAnswerCarriesTheStaticRegionsBoundingBox) {
   GstElement *batch = gst_element_factory_make("cudabatch", nullptr);
   GstPad *pad = request_sink_pad(batch);
   GstCaps *caps = gst_caps_from_string(
       "application/x-cudaprep-planar(memory:CUDAPitched),dtype=float32,channels=3,"
       "channel-order=RGB,width=32,height=32,framerate=30/1");
-  const auto announced = [&](GstCudaPrepRegion *region) {
+  const auto announced = [&](GstCudaPrepRegion *region, gint bound = 4096) {
     // The element's answer itself: an aggregator queues serialized queries
     // for its streaming thread, which a stopped element does not run.
     GstQuery *query = gst_query_new_allocation(caps, TRUE);
     EXPECT_TRUE(GST_AGGREGATOR_GET_CLASS(batch)->sink_query(GST_AGGREGATOR(batch),
                                                             GST_AGGREGATOR_PAD(pad), query));
-    const gboolean found = gst_cuda_prep_query_find_region(query, 4096, 4096, region);
+    const gboolean found = gst_cuda_prep_query_find_region(query, bound, bound, region);
     gst_query_unref(query);
     return found;
   };
@@ -567,7 +569,11 @@ TEST(BatchRegionsCpu, AllocationAnswerCarriesTheStaticRegionsBoundingBox) {
   EXPECT_EQ(region.rows.period, 0);
   gst_util_set_object_arg(G_OBJECT(pad), "regions", "<>");
   gst_util_set_object_arg(G_OBJECT(pad), "region-source", "roi-meta");
-  EXPECT_FALSE(announced(&region)) << "ROI metas are per frame: whole frames";
+  EXPECT_FALSE(announced(&region)) << "no frame holds what roi-meta pads read";
+  ASSERT_TRUE(announced(&region, G_MAXINT));
+  EXPECT_EQ(region.rect.x, 0);
+  EXPECT_EQ(region.rect.width, G_MAXINT);
+  EXPECT_EQ(region.rect.height, G_MAXINT);
   gst_caps_unref(caps);
   gst_element_release_request_pad(batch, pad);
   gst_object_unref(pad);
