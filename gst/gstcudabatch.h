@@ -19,6 +19,13 @@ typedef enum {
   GST_CUDA_BATCH_SOURCE_POLICY_LATEST,  // its newest frame; older queued ones are dropped
 } GstCudaBatchSourcePolicy;
 
+// Where a sink pad's batch items come from (the pad's `region-source`).
+typedef enum {
+  GST_CUDA_BATCH_REGION_SOURCE_FRAME,     // one item per frame: the whole frame
+  GST_CUDA_BATCH_REGION_SOURCE_PROPERTY,  // one item per rectangle of the pad's `regions`
+  GST_CUDA_BATCH_REGION_SOURCE_ROI_META,  // one per GstVideoRegionOfInterestMeta on the frame
+} GstCudaBatchRegionSource;
+
 // The tensor id of cudabatch's output.
 #define GST_CUDA_BATCH_TENSOR_ID "image"
 

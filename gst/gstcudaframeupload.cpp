@@ -323,6 +323,15 @@ static gboolean gst_cuda_frame_upload_propose_allocation(GstBaseTransform *trans
   return TRUE;
 }
 
+// The upload copies pixels 1:1, so regions of interest (an application's or
+// a detector's, for cudabatch region-source=roi-meta) stay where they are.
+static gboolean gst_cuda_frame_upload_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf,
+                                                     GstMeta *meta, GstBuffer *inbuf) {
+  if (meta->info->api == GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) return TRUE;
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
+      ->transform_meta(trans, outbuf, meta, inbuf);
+}
+
 static gboolean gst_cuda_frame_upload_stop(GstBaseTransform *trans) {
   const gint device_id =
       gst_cuda_prep_base_transform_get_device_id(GST_CUDA_PREP_BASE_TRANSFORM(trans));
@@ -358,6 +367,7 @@ static void gst_cuda_frame_upload_class_init(GstCudaFrameUploadClass *klass) {
   trans_class->stop = gst_cuda_frame_upload_stop;
   trans_class->propose_allocation = gst_cuda_frame_upload_propose_allocation;
   trans_class->decide_allocation = gst_cuda_frame_upload_decide_allocation;
+  trans_class->transform_meta = gst_cuda_frame_upload_transform_meta;
   base_class->set_info = gst_cuda_frame_upload_set_info;
   base_class->process = gst_cuda_frame_upload_process;
   base_class->plan_output = gst_cuda_frame_upload_plan_output;

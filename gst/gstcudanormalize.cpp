@@ -432,6 +432,7 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
   base_class->settings_error = gst_cuda_normalize_settings_error;
   base_class->set_info = gst_cuda_normalize_set_info;
   base_class->accepts_pending = gst_cuda_normalize_accepts_pending;
+  base_class->hands_input_to_pending = TRUE;
   base_class->plan_output = gst_cuda_normalize_plan_output;
   base_class->annotate_output = gst_cuda_normalize_annotate_output;
   base_class->output_block_size = gst_cuda_normalize_output_block_size;

@@ -203,6 +203,20 @@ static gboolean gst_cuda_prep_base_transform_set_caps(GstBaseTransform *trans, G
                          gst_cuda_prep_base_transform_get_out_info(self));
 }
 
+// The region a downstream that runs this element's work pending announced,
+// when this element hands it its input frame untouched. Checked against the
+// frame by the upload: the caps here may describe the result, not the
+// source the buffers hold.
+static gboolean forwards_downstream_region(GstCudaPrepBaseTransform *self, GstQuery *decide_query,
+                                           GstCudaPrepRegion *region) {
+  auto *klass = GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(self);
+  return klass->hands_input_to_pending &&
+         gst_query_find_allocation_meta(decide_query, GST_CUDA_PREP_PENDING_META_API_TYPE,
+                                        nullptr) &&
+         (klass->accepts_pending == nullptr || klass->accepts_pending(self)) &&
+         gst_cuda_prep_query_find_region(decide_query, G_MAXINT, G_MAXINT, region);
+}
+
 // Offers upstream a pool of device frames on this element's device, and
 // says what the element reads (region) and takes (pending work).
 static gboolean gst_cuda_prep_base_transform_propose_allocation(GstBaseTransform *trans,
@@ -219,8 +233,9 @@ static gboolean gst_cuda_prep_base_transform_propose_allocation(GstBaseTransform
   gst_query_parse_allocation(query, &caps, nullptr);
   GstVideoInfo info;
   GstCudaPrepRegion region;
-  if (klass->region_read != nullptr && caps != nullptr && gst_video_info_from_caps(&info, caps) &&
-      klass->region_read(self, &info, &region))
+  if (forwards_downstream_region(self, decide_query, &region) ||
+      (klass->region_read != nullptr && caps != nullptr && gst_video_info_from_caps(&info, caps) &&
+       klass->region_read(self, &info, &region)))
     gst_cuda_prep_query_add_region(query, &region);
   if (klass->accepts_pending != nullptr && klass->accepts_pending(self))
     gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);

@@ -94,6 +94,13 @@ struct _GstCudaPrepBaseTransformClass {
   // GstCudaPrepPendingMeta. Optional: no.
   gboolean (*accepts_pending)(GstCudaPrepBaseTransform *self);
 
+  // TRUE for elements that hand their input frame on untouched when
+  // downstream runs pending work (cudaresize, cudanormalize where it
+  // accepts_pending): a region such a downstream announces (cudabatch's
+  // regions) is then a region of this element's input too, and is announced
+  // upstream in place of region_read's.
+  gboolean hands_input_to_pending;
+
   // Bytes of each output buffer when the output is not video (planar
   // frames, tensors): the base then gives the element a pool of such blocks.
   gsize (*output_block_size)(GstCudaPrepBaseTransform *self);

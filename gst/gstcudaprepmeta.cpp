@@ -47,6 +47,9 @@ gboolean pending_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
   new (&pending->resize) cudaprep::ResizeParams();
   pending->has_normalize = FALSE;
   new (&pending->normalize) cudaprep::NormalizeParams();
+  pending->letterbox = FALSE;
+  new (&pending->letterbox_options) cudaprep::LetterboxOptions();
+  gst_cuda_prep_geometry_init_identity(&pending->source_geometry);
   return TRUE;
 }
 
@@ -61,6 +64,9 @@ gboolean pending_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *, GQu
   copy->resize = source->resize;
   copy->has_normalize = source->has_normalize;
   copy->normalize = source->normalize;
+  copy->letterbox = source->letterbox;
+  copy->letterbox_options = source->letterbox_options;
+  copy->source_geometry = source->source_geometry;
   return TRUE;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cudaprep/geometry.h"
 #include "cudaprep/resize.h"
+#include "cudaprep/resize_geometry.h"
 #include "cudaprep/tensor.h"
 #include "gstcudaprepmeta.h"
 
@@ -49,6 +50,14 @@ typedef struct {
   cudaprep::ResizeParams resize;  // into the caps' size; identity when !has_resize
   gboolean has_normalize;
   cudaprep::NormalizeParams normalize;
+  // How the resize fits a picture into the caps' size (letterbox with these
+  // options, or stretched), so that a reader resizing parts of the source
+  // (cudabatch's regions) fits each part as cudaresize fits the frame.
+  gboolean letterbox;
+  cudaprep::LetterboxOptions letterbox_options;
+  // The held source frame's mapping from the original frame: its geometry
+  // before the pending resize was composed onto the buffer's geometry meta.
+  GstCudaPrepGeometry source_geometry;
 } GstCudaPrepPendingMeta;
 
 #define GST_CUDA_PREP_PENDING_META_API_TYPE (gst_cuda_prep_pending_meta_api_get_type())

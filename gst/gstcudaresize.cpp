@@ -304,6 +304,14 @@ static cudaprep::Image frame_shape(const GstVideoInfo *info) {
   return image;
 }
 
+static cudaprep::LetterboxOptions letterbox_options(const ResizeSettings &settings) {
+  cudaprep::LetterboxOptions options;
+  options.align = settings.letterbox_align == GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT
+                      ? cudaprep::LetterboxAlign::kTopLeft
+                      : cudaprep::LetterboxAlign::kCenter;
+  return options;
+}
+
 // The kernel parameters for the current settings and negotiated frames.
 static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in_info,
                           const GstVideoInfo *out_info, const cudaprep::Colorimetry &colorimetry,
@@ -320,14 +328,11 @@ static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in
   pad_rgba(settings, params->pad_value);
   params->dst_rect = cudaprep::PixelRect{0, 0, out_width, out_height};
   if (settings.add_borders) {
-    cudaprep::LetterboxOptions options;
-    options.align = settings.letterbox_align == GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT
-                        ? cudaprep::LetterboxAlign::kTopLeft
-                        : cudaprep::LetterboxAlign::kCenter;
     // The oriented input is what keeps its aspect ratio.
     if (!cudaprep::letterbox_rect(settings.swaps_size() ? in_height : in_width,
                                   settings.swaps_size() ? in_width : in_height, out_width,
-                                  out_height, options, &params->dst_rect, reason))
+                                  out_height, letterbox_options(settings), &params->dst_rect,
+                                  reason))
       return false;
   }
   // The float intermediate is the fused kernel's; resize() itself refuses it,
@@ -642,16 +647,27 @@ static GstCudaPrepOutputPlan gst_cuda_resize_plan_output(GstCudaPrepBaseTransfor
 
 static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
                                                 GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
-  GstCudaResizePrivate *priv = GST_CUDA_RESIZE(base)->priv;
+  auto *self = GST_CUDA_RESIZE(base);
+  GstCudaResizePrivate *priv = self->priv;
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
+  GstCudaPrepGeometry source_geometry;
+  const GstCudaPrepGeometryMeta *in_geometry = gst_buffer_get_cuda_prep_geometry_meta(inbuf);
+  if (in_geometry != nullptr)
+    source_geometry = in_geometry->geometry;
+  else
+    gst_cuda_prep_geometry_init_identity(&source_geometry);
   gst_cuda_prep_buffer_chain_geometry(
       inbuf, outbuf,
       cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
                                       priv->params.dst_rect, priv->params.orientation));
   if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE) {
+    const ResizeSettings settings = get_settings(self);
     GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);
     pending->has_resize = TRUE;
     pending->resize = priv->params;
+    pending->letterbox = settings.add_borders;
+    pending->letterbox_options = letterbox_options(settings);
+    pending->source_geometry = source_geometry;
   }
   return TRUE;
 }
@@ -949,6 +965,7 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   base_class->process = gst_cuda_resize_process;
   base_class->region_read = gst_cuda_resize_region_read;
   trans_class->sink_event = gst_cuda_resize_sink_event;
+  base_class->hands_input_to_pending = TRUE;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN,

@@ -7,13 +7,27 @@
 //    and PTS of every item; EOS on one source does not stall the others; a
 //    live source that stops leaves a partial batch after batch-timeout, and
 //    the latency includes that wait; new caps upstream mid-batch lose and
-//    duplicate no frame.
+//    duplicate no frame; a flush mid-batch drops the partial batch and
+//    every later frame comes out once with its PTS.
+//  - Regions (CPU): pad properties region-source, regions (parsed from
+//    gst-launch's sink_N:: syntax), roi-type; settings that cannot work
+//    are errors naming the pad at start; the allocation answer carries the
+//    static regions' bounding box.
+//  - Regions (GPU): 20 regions of interest on one frame give 20 items, each
+//    equal (bit-exact, same geometry) to cudacrop + the same chain with
+//    cudatensorize; static regions likewise, with the upload copying only
+//    their bounding box; a frame's regions spill over batches (8, 8, 4)
+//    with the right counts, PTS and ids; a frame with no region gives no
+//    item; a box maps back through a region item within half a pixel.
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/base/gstaggregator.h>
+#include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -23,7 +37,9 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
+#include "gstcudaprepbox.h"
 #include "gstcudaprepmeta.h"
+#include "gstcudaprepregion.h"
 
 namespace {
 
@@ -40,10 +56,14 @@ const Source kSources[] = {
     {"NV12", 160, 90}, {"RGBA", 128, 128}, {"I420", 100, 60}, {"YUY2", 90, 70}};
 
 // The chain each source runs through before the batch (or, for the
-// reference, before cudatensorize batch-size=1).
-std::string chain(const std::string &appsrc_name, const std::string &caps) {
+// reference, before cudatensorize batch-size=1), its upload named
+// <appsrc_name>_up; `crop` (cudacrop's properties) crops after the upload.
+std::string chain(const std::string &appsrc_name, const std::string &caps,
+                  const std::string &crop = "") {
   return "appsrc name=" + appsrc_name + " format=time caps=\"" + caps +
-         "\" ! cudaframeupload ! cudaresize method=bilinear add-borders=true ! "
+         "\" ! cudaframeupload name=" + appsrc_name + "_up ! " +
+         (crop.empty() ? "" : "cudacrop " + crop + " ! ") +
+         "cudaresize method=bilinear add-borders=true ! "
          "video/x-raw(memory:CUDAPitched),width=" +
          std::to_string(kOutWidth) + ",height=" + std::to_string(kOutHeight) +
          ",format=RGB ! cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\"";
@@ -53,6 +73,8 @@ struct Item {
   int source;
   GstClockTime pts;
   std::vector<guint8> bytes;
+  int region;
+  GstCudaPrepGeometry geometry;
 };
 
 struct Batch {
@@ -68,8 +90,10 @@ GstBuffer *frame_at(const std::string &caps, std::mt19937 &rng, GstClockTime pts
   return buffer;
 }
 
-// The batches `sink` receives until EOS (10 s at most).
-std::vector<Batch> pull_batches(GstElement *sink) {
+// The batches `sink` receives until EOS (10 s at most); `inspect` sees
+// each tensor first.
+std::vector<Batch> pull_batches(
+    GstElement *sink, const std::function<void(const GstCudaPrepTensor *)> &inspect = {}) {
   std::vector<Batch> batches;
   while (GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND)) {
     GstBuffer *buffer = gst_sample_get_buffer(sample);
@@ -80,14 +104,16 @@ std::vector<Batch> pull_batches(GstElement *sink) {
       break;
     }
     const GstCudaPrepTensor *tensor = meta->tensors[0];
+    if (inspect) inspect(tensor);
     const std::vector<guint8> bytes = tensor_bytes(buffer);
     const size_t item_bytes = bytes.size() / tensor->batch_size;
     Batch batch{GST_BUFFER_PTS(buffer), tensor->batch_size, tensor->batch_filled, {}};
     for (size_t i = 0; i < tensor->batch_filled; ++i) {
-      EXPECT_EQ(tensor->items[i].region_id, GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME);
-      batch.items.push_back(Item{tensor->items[i].source_index, tensor->items[i].pts,
-                                 std::vector<guint8>(bytes.begin() + i * item_bytes,
-                                                     bytes.begin() + (i + 1) * item_bytes)});
+      const GstCudaPrepTensorItem &item = tensor->items[i];
+      batch.items.push_back(Item{
+          item.source_index, item.pts,
+          std::vector<guint8>(bytes.begin() + i * item_bytes, bytes.begin() + (i + 1) * item_bytes),
+          item.region_id, item.geometry});
     }
     // Slots no frame fills are zeros.
     for (size_t i = tensor->batch_filled * item_bytes; i < bytes.size(); ++i) {
@@ -108,16 +134,17 @@ GstElement *by_name(GstElement *pipeline, const std::string &name) {
   return element;
 }
 
-// Item bytes of `caps` frames through the chain into cudatensorize
-// batch-size=1, one per frame, in order.
-std::vector<std::vector<guint8>> single_stream_items(const std::string &caps,
-                                                     const std::vector<GstBuffer *> &frames) {
+// Items of `caps` frames through the chain (after cudacrop `crop`, if set)
+// into cudatensorize batch-size=1, one per frame, in order.
+std::vector<Item> single_stream_items(const std::string &caps,
+                                      const std::vector<GstBuffer *> &frames,
+                                      const std::string &crop = "") {
   const std::string description =
-      chain("src", caps) + " ! cudatensorize batch-size=1 ! appsink name=out sync=false";
+      chain("src", caps, crop) + " ! cudatensorize batch-size=1 ! appsink name=out sync=false";
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
   EXPECT_EQ(error, nullptr) << (error ? error->message : "");
-  std::vector<std::vector<guint8>> items;
+  std::vector<Item> items;
   if (pipeline == nullptr) return items;
   EXPECT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
   for (GstBuffer *frame : frames)
@@ -125,7 +152,7 @@ std::vector<std::vector<guint8>> single_stream_items(const std::string &caps,
               GST_FLOW_OK);
   gst_app_src_end_of_stream(GST_APP_SRC(by_name(pipeline, "src")));
   for (const Batch &batch : pull_batches(by_name(pipeline, "out")))
-    for (const Item &item : batch.items) items.push_back(item.bytes);
+    for (const Item &item : batch.items) items.push_back(item);
   gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_object_unref(pipeline);
   return items;
@@ -180,7 +207,7 @@ TEST(BatchGpu, FourSourcesEqualTheirSingleStreamTensors) {
   std::mt19937 rng(3);
   constexpr int kFrames = 3;
   std::vector<std::vector<GstBuffer *>> frames(4);
-  std::vector<std::vector<std::vector<guint8>>> expected(4);
+  std::vector<std::vector<Item>> expected(4);
   for (size_t i = 0; i < 4; ++i) {
     for (int f = 0; f < kFrames; ++f)
       frames[i].push_back(frame_at(caps[i], rng, f * 33 * GST_MSECOND));
@@ -209,7 +236,8 @@ TEST(BatchGpu, FourSourcesEqualTheirSingleStreamTensors) {
           << "source " << item.source << " frame at " << item.pts << " twice";
       const int f = static_cast<int>(item.pts / (33 * GST_MSECOND));
       ASSERT_LT(f, kFrames);
-      const size_t at = first_difference(item.bytes, expected[item.source][f]);
+      EXPECT_EQ(item.region, GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME);
+      const size_t at = first_difference(item.bytes, expected[item.source][f].bytes);
       EXPECT_EQ(at, SIZE_MAX) << kSources[item.source].format << " frame " << f
                               << " differs from its single-stream tensor at byte " << at;
     }
@@ -271,8 +299,8 @@ TEST(BatchGpu, UpstreamRenegotiationMidBatchLosesNoFrame) {
                                     frame_at(first_caps, rng, 33 * GST_MSECOND)};
   std::vector<GstBuffer *> second = {frame_at(second_caps, rng, 66 * GST_MSECOND),
                                      frame_at(second_caps, rng, 99 * GST_MSECOND)};
-  std::vector<std::vector<guint8>> expected = single_stream_items(first_caps, first);
-  for (auto &bytes : single_stream_items(second_caps, second)) expected.push_back(bytes);
+  std::vector<Item> expected = single_stream_items(first_caps, first);
+  for (const Item &item : single_stream_items(second_caps, second)) expected.push_back(item);
   ASSERT_EQ(expected.size(), 4u);
   const std::string description = "cudabatch name=b batch-size=4 ! appsink name=out sync=false " +
                                   chain("src", first_caps) + " ! b.sink_0";
@@ -294,7 +322,7 @@ TEST(BatchGpu, UpstreamRenegotiationMidBatchLosesNoFrame) {
   ASSERT_EQ(items.size(), 4u) << "no frame lost or duplicated";
   for (size_t f = 0; f < items.size(); ++f) {
     EXPECT_EQ(items[f]->pts, f * 33 * GST_MSECOND);
-    EXPECT_EQ(first_difference(items[f]->bytes, expected[f]), SIZE_MAX) << "frame " << f;
+    EXPECT_EQ(first_difference(items[f]->bytes, expected[f].bytes), SIZE_MAX) << "frame " << f;
   }
   gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_object_unref(pipeline);
@@ -349,6 +377,530 @@ TEST(BatchGpu, LiveSourcesThatStopLeaveAPartialBatchAfterTheTimeout) {
   gst_object_unref(src);
   gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_object_unref(pipeline);
+}
+
+// A cudabatch flushed while it holds part of a batch: the partial batch is
+// dropped, and every frame pushed after the flush comes out exactly once,
+// in order, with its PTS (items and batch).
+TEST(BatchGpu, FlushMidBatchLosesAndDuplicatesNoLaterFrame) {
+  CUDAPREP_REQUIRE_GPU();
+  GstHarness *harness =
+      gst_harness_new_parse("cudaframeupload ! cudanormalize ! cudabatch batch-size=4");
+  const std::string caps = caps_string("RGBA", 16, 8);
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  std::mt19937 rng(17);
+  const auto push = [&](int first, int count) {
+    for (int f = first; f < first + count; ++f)
+      ASSERT_EQ(gst_harness_push(harness, frame_at(caps, rng, f * 33 * GST_MSECOND)), GST_FLOW_OK);
+  };
+  const auto item_pts = [](GstBuffer *buffer) {
+    std::vector<GstClockTime> pts;
+    const GstCudaPrepTensor *tensor = gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0];
+    for (gsize i = 0; i < tensor->batch_filled; ++i) pts.push_back(tensor->items[i].pts);
+    return pts;
+  };
+  const auto pts_range = [](int first, int count) {
+    std::vector<GstClockTime> pts;
+    for (int f = first; f < first + count; ++f) pts.push_back(f * 33 * GST_MSECOND);
+    return pts;
+  };
+  push(0, 6);  // a batch of 0..3; 4 and 5 wait
+  GstBuffer *first = gst_harness_pull(harness);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(item_pts(first), pts_range(0, 4));
+  gst_buffer_unref(first);
+
+  EXPECT_TRUE(gst_harness_push_event(harness, gst_event_new_flush_start()));
+  EXPECT_TRUE(gst_harness_push_event(harness, gst_event_new_flush_stop(TRUE)));
+  GstSegment segment;
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  EXPECT_TRUE(gst_harness_push_event(harness, gst_event_new_segment(&segment)));
+  push(10, 8);
+  for (int batch = 0; batch < 2; ++batch) {
+    GstBuffer *buffer = gst_harness_pull(harness);
+    ASSERT_NE(buffer, nullptr) << "batch " << batch << " after the flush";
+    EXPECT_EQ(item_pts(buffer), pts_range(10 + 4 * batch, 4))
+        << "frames 4 and 5 were flushed; every later one once, in order";
+    EXPECT_EQ(GST_BUFFER_PTS(buffer), (10 + 4 * batch) * 33 * GST_MSECOND);
+    gst_buffer_unref(buffer);
+  }
+  EXPECT_TRUE(gst_harness_push_event(harness, gst_event_new_eos()));
+  GstEvent *event = nullptr;
+  while ((event = gst_harness_pull_event(harness)) != nullptr &&
+         GST_EVENT_TYPE(event) != GST_EVENT_EOS)
+    gst_event_unref(event);
+  ASSERT_NE(event, nullptr) << "EOS arrives";
+  gst_event_unref(event);
+  EXPECT_EQ(gst_harness_try_pull(harness), nullptr) << "nothing from before the flush";
+  gst_harness_teardown(harness);
+}
+
+// --- Regions ------------------------------------------------------------------
+
+GstPad *request_sink_pad(GstElement *batch) {
+  GstPad *pad = gst_element_request_pad_simple(batch, "sink_%u");
+  EXPECT_NE(pad, nullptr);
+  return pad;
+}
+
+TEST(BatchRegionsCpu, PadPropertiesDefaultsAndGstLaunchSyntax) {
+  GstElement *batch = gst_element_factory_make("cudabatch", nullptr);
+  ASSERT_NE(batch, nullptr);
+  GstPad *pad = request_sink_pad(batch);
+  gint source = -1;
+  gchar *roi_type = nullptr;
+  GValue regions = G_VALUE_INIT;
+  g_value_init(&regions, GST_TYPE_ARRAY);
+  g_object_get(pad, "region-source", &source, "roi-type", &roi_type, nullptr);
+  g_object_get_property(G_OBJECT(pad), "regions", &regions);
+  EXPECT_EQ(source, 0) << "whole frames by default";
+  EXPECT_EQ(roi_type, nullptr);
+  EXPECT_EQ(gst_value_array_get_size(&regions), 0u);
+  g_value_unset(&regions);
+  for (const char *name : {"region-source", "regions", "roi-type"}) {
+    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(pad), name);
+    ASSERT_NE(spec, nullptr) << name;
+    EXPECT_GT(strlen(g_param_spec_get_blurb(spec)), 20u) << name << " has a blurb";
+  }
+  // Through the element, as gst-launch sets them (sink_0::...).
+  gst_util_set_object_arg(G_OBJECT(pad), "regions", "<<3,5,10,20>,<0,1,2,3>>");
+  gst_child_proxy_set(GST_CHILD_PROXY(batch), "sink_0::roi-type", "car", nullptr);
+  g_value_init(&regions, GST_TYPE_ARRAY);
+  g_object_get_property(G_OBJECT(pad), "regions", &regions);
+  const int expected[2][4] = {{3, 5, 10, 20}, {0, 1, 2, 3}};
+  ASSERT_EQ(gst_value_array_get_size(&regions), 2u);
+  for (guint i = 0; i < 2; ++i) {
+    const GValue *rect = gst_value_array_get_value(&regions, i);
+    ASSERT_EQ(gst_value_array_get_size(rect), 4u);
+    for (guint n = 0; n < 4; ++n)
+      EXPECT_EQ(g_value_get_int(gst_value_array_get_value(rect, n)), expected[i][n]);
+  }
+  g_value_unset(&regions);
+  g_object_get(pad, "roi-type", &roi_type, nullptr);
+  EXPECT_STREQ(roi_type, "car");
+  g_free(roi_type);
+  gst_element_release_request_pad(batch, pad);
+  gst_object_unref(pad);
+  gst_object_unref(batch);
+
+  // A launch line sets a request pad's properties once the pad exists.
+  GError *error = nullptr;
+  GstElement *bin = gst_parse_launch(
+      "cudabatch name=b sink_0::region-source=regions sink_0::regions=\"<<1,2,30,40>>\"", &error);
+  ASSERT_EQ(error, nullptr) << error->message;
+  GstElement *parsed = GST_IS_BIN(bin) ? by_name(bin, "b") : bin;
+  GstPad *sink_0 = request_sink_pad(parsed);
+  g_object_get(sink_0, "region-source", &source, nullptr);
+  EXPECT_EQ(source, 1) << "region-source=regions";
+  g_value_init(&regions, GST_TYPE_ARRAY);
+  g_object_get_property(G_OBJECT(sink_0), "regions", &regions);
+  ASSERT_EQ(gst_value_array_get_size(&regions), 1u);
+  const GValue *rect = gst_value_array_get_value(&regions, 0);
+  EXPECT_EQ(g_value_get_int(gst_value_array_get_value(rect, 2)), 30);
+  g_value_unset(&regions);
+  gst_element_release_request_pad(parsed, sink_0);
+  gst_object_unref(sink_0);
+  gst_object_unref(bin);
+}
+
+// Settings that cannot work stop the element at READY -> PAUSED with an
+// error naming the pad and what to change; no GPU is needed to see them.
+TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
+  struct Case {
+    const char *region_source, *regions, *roi_type, *expected;
+  };
+  const Case cases[] = {
+      {"regions", "<<0,0,0,10>>", nullptr, "regions entry 0"},
+      {"regions", "<<0,0,4>>", nullptr, "not <x, y, width, height>"},
+      {"regions", "<<-2,0,4,4>>", nullptr, "x, y >= 0"},
+      {"regions", "<>", nullptr, "regions property is empty"},
+      {"frame", "<<0,0,4,4>>", nullptr, "region-source is not regions"},
+      {"regions", "<<0,0,4,4>>", "car", "roi-type is set"},
+  };
+  for (const Case &c : cases) {
+    GstElement *batch = gst_element_factory_make("cudabatch", nullptr);
+    GstPad *pad = request_sink_pad(batch);
+    gst_util_set_object_arg(G_OBJECT(pad), "region-source", c.region_source);
+    gst_util_set_object_arg(G_OBJECT(pad), "regions", c.regions);
+    if (c.roi_type != nullptr) g_object_set(pad, "roi-type", c.roi_type, nullptr);
+    GstStateChangeReturn result = GST_STATE_CHANGE_SUCCESS;
+    const std::string message =
+        posted_error(batch, [&] { result = gst_element_set_state(batch, GST_STATE_PAUSED); });
+    EXPECT_EQ(result, GST_STATE_CHANGE_FAILURE) << c.regions;
+    EXPECT_NE(message.find("sink_0"), std::string::npos) << message;
+    EXPECT_NE(message.find(c.expected), std::string::npos) << message;
+    gst_element_set_state(batch, GST_STATE_NULL);
+    gst_element_release_request_pad(batch, pad);
+    gst_object_unref(pad);
+    gst_object_unref(batch);
+  }
+}
+
+// The allocation answer of a pad with static regions names their bounding
+// box, origin rounded down to even (chroma-subsampled uploads copy by it);
+// a roi-meta pad names a rectangle no frame fits (every pixel may be read:
+// the chain's cudaresize must not announce its own rows, the upload copies
+// whole frames); a whole-frame pad names none.
+TEST(BatchRegionsCpu, AllocationAnswerCarriesTheStaticRegionsBoundingBox) {
+  GstElement *batch = gst_element_factory_make("cudabatch", nullptr);
+  GstPad *pad = request_sink_pad(batch);
+  GstCaps *caps = gst_caps_from_string(
+      "application/x-cudaprep-planar(memory:CUDAPitched),dtype=float32,channels=3,"
+      "channel-order=RGB,width=32,height=32,framerate=30/1");
+  const auto announced = [&](GstCudaPrepRegion *region, gint bound = 4096) {
+    // The element's answer itself: an aggregator queues serialized queries
+    // for its streaming thread, which a stopped element does not run.
+    GstQuery *query = gst_query_new_allocation(caps, TRUE);
+    EXPECT_TRUE(GST_AGGREGATOR_GET_CLASS(batch)->sink_query(GST_AGGREGATOR(batch),
+                                                            GST_AGGREGATOR_PAD(pad), query));
+    const gboolean found = gst_cuda_prep_query_find_region(query, bound, bound, region);
+    gst_query_unref(query);
+    return found;
+  };
+  GstCudaPrepRegion region;
+  EXPECT_FALSE(announced(&region)) << "whole frames: no region";
+  gst_util_set_object_arg(G_OBJECT(pad), "region-source", "regions");
+  gst_util_set_object_arg(G_OBJECT(pad), "regions", "<<3,5,10,20>,<100,7,11,2>>");
+  ASSERT_TRUE(announced(&region));
+  EXPECT_EQ(region.rect.x, 2);
+  EXPECT_EQ(region.rect.y, 4);
+  EXPECT_EQ(region.rect.x + region.rect.width, 111);
+  EXPECT_EQ(region.rect.y + region.rect.height, 25);
+  EXPECT_EQ(region.rows.period, 0);
+  gst_util_set_object_arg(G_OBJECT(pad), "regions", "<>");
+  gst_util_set_object_arg(G_OBJECT(pad), "region-source", "roi-meta");
+  EXPECT_FALSE(announced(&region)) << "no frame holds what roi-meta pads read";
+  ASSERT_TRUE(announced(&region, G_MAXINT));
+  EXPECT_EQ(region.rect.x, 0);
+  EXPECT_EQ(region.rect.width, G_MAXINT);
+  EXPECT_EQ(region.rect.height, G_MAXINT);
+  gst_caps_unref(caps);
+  gst_element_release_request_pad(batch, pad);
+  gst_object_unref(pad);
+  gst_object_unref(batch);
+}
+
+struct Region {
+  int x, y, width, height, id;
+};
+
+// The batches of `frames` (their regions of interest attached, for
+// roi-meta) through the chain into one cudabatch of `batch_size` whose pad
+// has `pad_properties` (sink_0::...); `upload_probe` watches the upload's
+// output.
+std::vector<Batch> run_regions(const std::string &caps, const std::vector<GstBuffer *> &frames,
+                               guint batch_size, const std::string &pad_properties,
+                               const std::function<void(const GstCudaPrepTensor *)> &inspect = {},
+                               GstPadProbeCallback upload_probe = nullptr,
+                               gpointer probe_data = nullptr) {
+  const std::string description = "cudabatch name=b batch-size=" + std::to_string(batch_size) +
+                                  " " + pad_properties + " ! appsink name=out sync=false " +
+                                  chain("src", caps) + " ! b.sink_0";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  EXPECT_EQ(error, nullptr) << (error ? error->message : "");
+  if (pipeline == nullptr) return {};
+  if (upload_probe != nullptr) {
+    GstPad *src = gst_element_get_static_pad(by_name(pipeline, "src_up"), "src");
+    gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, upload_probe, probe_data, nullptr);
+    gst_object_unref(src);
+  }
+  EXPECT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  for (GstBuffer *frame : frames)
+    EXPECT_EQ(gst_app_src_push_buffer(GST_APP_SRC(by_name(pipeline, "src")), gst_buffer_ref(frame)),
+              GST_FLOW_OK);
+  gst_app_src_end_of_stream(GST_APP_SRC(by_name(pipeline, "src")));
+  std::vector<Batch> batches = pull_batches(by_name(pipeline, "out"), inspect);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return batches;
+}
+
+void attach_regions(GstBuffer *frame, const std::vector<Region> &regions) {
+  for (const Region &r : regions) {
+    GstVideoRegionOfInterestMeta *meta =
+        gst_buffer_add_video_region_of_interest_meta(frame, "object", r.x, r.y, r.width, r.height);
+    meta->id = r.id;
+  }
+}
+
+// `count` regions of a width x height frame, ids from `first_id`: odd and
+// even origins, tiny and large ones, some reaching past the right or bottom
+// edge (the element clips them).
+std::vector<Region> random_regions(int count, int width, int height, int first_id,
+                                   std::mt19937 &rng) {
+  std::vector<Region> regions;
+  for (int i = 0; i < count; ++i) {
+    const int x = std::uniform_int_distribution<int>(0, width - 1)(rng);
+    const int y = std::uniform_int_distribution<int>(0, height - 1)(rng);
+    const int max_side = i % 4 == 0 ? 3 : width;
+    const int w = std::uniform_int_distribution<int>(1, max_side)(rng);
+    const int h = std::uniform_int_distribution<int>(1, i % 4 == 0 ? 3 : height)(rng);
+    regions.push_back(Region{x, y, w, h, first_id + i});
+  }
+  return regions;
+}
+
+// The item a region should give: its rectangle clipped to the frame,
+// through cudacrop and the same chain into cudatensorize.
+Item cropped_reference(const std::string &caps, GstBuffer *frame, const Region &r, int width,
+                       int height) {
+  const int w = std::min(r.x + r.width, width) - r.x;
+  const int h = std::min(r.y + r.height, height) - r.y;
+  const std::string crop = "x=" + std::to_string(r.x) + " y=" + std::to_string(r.y) +
+                           " width=" + std::to_string(w) + " height=" + std::to_string(h);
+  std::vector<Item> items = single_stream_items(caps, {frame}, crop);
+  EXPECT_EQ(items.size(), 1u) << crop;
+  return items.empty() ? Item{} : items[0];
+}
+
+void expect_same_geometry(const GstCudaPrepGeometry &actual, const GstCudaPrepGeometry &expected,
+                          int id) {
+  EXPECT_NEAR(actual.crop_x, expected.crop_x, 1e-9) << "region " << id;
+  EXPECT_NEAR(actual.crop_y, expected.crop_y, 1e-9) << "region " << id;
+  EXPECT_NEAR(actual.scale_x, expected.scale_x, 1e-12) << "region " << id;
+  EXPECT_NEAR(actual.scale_y, expected.scale_y, 1e-12) << "region " << id;
+  EXPECT_NEAR(actual.pad_x, expected.pad_x, 1e-9) << "region " << id;
+  EXPECT_NEAR(actual.pad_y, expected.pad_y, 1e-9) << "region " << id;
+}
+
+// 20 regions of interest on one NV12 frame (and one wholly outside it)
+// give 20 items, each the bytes and geometry of cudacrop of that region
+// through the same letterboxing chain, with the meta's id.
+TEST(BatchRegionsGpu, TwentyRoiMetasEqualCudacropAndTheSameChain) {
+  CUDAPREP_REQUIRE_GPU();
+  constexpr int kWidth = 320, kHeight = 180;
+  const std::string caps = caps_string("NV12", kWidth, kHeight);
+  std::mt19937 rng(21);
+  GstBuffer *frame = frame_at(caps, rng, 0);
+  std::vector<Region> regions = random_regions(20, kWidth, kHeight, 100, rng);
+  std::vector<Region> attached = regions;
+  attached.push_back(Region{kWidth + 5, 10, 20, 20, 999});  // outside: no item
+  attach_regions(frame, attached);
+  const std::vector<Batch> batches =
+      run_regions(caps, {frame}, 32, "sink_0::region-source=roi-meta");
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(batches[0].filled, 20u);
+  EXPECT_EQ(batches[0].pts, 0u);
+  std::map<int, const Item *> by_id;
+  for (const Item &item : batches[0].items) {
+    EXPECT_TRUE(by_id.emplace(item.region, &item).second) << "region " << item.region << " twice";
+    EXPECT_EQ(item.source, 0);
+    EXPECT_EQ(item.pts, 0u);
+  }
+  for (const Region &r : regions) {
+    ASSERT_EQ(by_id.count(r.id), 1u) << "region " << r.id;
+    const Item expected = cropped_reference(caps, frame, r, kWidth, kHeight);
+    const Item &actual = *by_id[r.id];
+    EXPECT_EQ(first_difference(actual.bytes, expected.bytes), SIZE_MAX)
+        << "region " << r.id << " <" << r.x << "," << r.y << "," << r.width << "," << r.height
+        << "> differs from cudacrop + the chain";
+    expect_same_geometry(actual.geometry, expected.geometry, r.id);
+  }
+  gst_buffer_unref(frame);
+}
+
+struct RegionMetaSeen {
+  int frames = 0;
+  cudaprep::PixelRect rect{};
+};
+
+GstPadProbeReturn record_region_meta(GstPad *, GstPadProbeInfo *info, gpointer data) {
+  auto *seen = static_cast<RegionMetaSeen *>(data);
+  const GstCudaPrepRegionMeta *meta =
+      gst_buffer_get_cuda_prep_region_meta(GST_PAD_PROBE_INFO_BUFFER(info));
+  if (meta != nullptr) {
+    ++seen->frames;
+    seen->rect = meta->region.rect;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+// Static regions on two RGBA frames: ids 0..5 in order on each frame, each
+// equal to cudacrop + the chain; the upload copied only their bounding box.
+TEST(BatchRegionsGpu, StaticRegionsEqualCudacropAndTheUploadCopiesTheirBoundingBox) {
+  CUDAPREP_REQUIRE_GPU();
+  constexpr int kWidth = 200, kHeight = 120;
+  const std::string caps = caps_string("RGBA", kWidth, kHeight);
+  const std::vector<Region> regions = {{3, 5, 40, 30, 0}, {50, 9, 17, 60, 1}, {120, 40, 79, 71, 2},
+                                       {7, 80, 1, 1, 3},  {60, 60, 33, 8, 4}, {11, 13, 90, 50, 5}};
+  std::string property = "sink_0::region-source=regions sink_0::regions=\"<";
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const Region &r = regions[i];
+    property += (i ? ",<" : "<") + std::to_string(r.x) + "," + std::to_string(r.y) + "," +
+                std::to_string(r.width) + "," + std::to_string(r.height) + ">";
+  }
+  property += ">\"";
+  std::mt19937 rng(23);
+  std::vector<GstBuffer *> frames = {frame_at(caps, rng, 0), frame_at(caps, rng, 33 * GST_MSECOND)};
+  RegionMetaSeen seen;
+  const std::vector<Batch> batches =
+      run_regions(caps, frames, 16, property, {}, record_region_meta, &seen);
+  ASSERT_EQ(batches.size(), 1u);
+  ASSERT_EQ(batches[0].filled, 12u);
+  for (size_t f = 0; f < frames.size(); ++f) {
+    for (size_t i = 0; i < regions.size(); ++i) {
+      const Item &actual = batches[0].items[f * regions.size() + i];
+      EXPECT_EQ(actual.region, static_cast<int>(i));
+      EXPECT_EQ(actual.pts, f * 33 * GST_MSECOND);
+      const Item expected = cropped_reference(caps, frames[f], regions[i], kWidth, kHeight);
+      EXPECT_EQ(first_difference(actual.bytes, expected.bytes), SIZE_MAX)
+          << "frame " << f << " region " << i;
+      expect_same_geometry(actual.geometry, expected.geometry, static_cast<int>(i));
+    }
+  }
+  EXPECT_EQ(seen.frames, 2) << "both frames uploaded in part";
+  EXPECT_EQ(seen.rect.x, 2);
+  EXPECT_EQ(seen.rect.y, 4);
+  EXPECT_EQ(seen.rect.x + seen.rect.width, 199);
+  EXPECT_EQ(seen.rect.y + seen.rect.height, 111);
+  for (GstBuffer *frame : frames) gst_buffer_unref(frame);
+}
+
+// 20 regions with batch-size 8 leave as 8, 8 and 4 items (the last at EOS),
+// all of the frame's PTS; a second frame's regions fill the rest of the
+// third batch. Every region once, in meta order, each equal to the item of
+// a batch large enough to hold them all.
+TEST(BatchRegionsGpu, RegionsSpillIntoTheNextBatches) {
+  CUDAPREP_REQUIRE_GPU();
+  constexpr int kWidth = 160, kHeight = 90;
+  const std::string caps = caps_string("I420", kWidth, kHeight);
+  std::mt19937 rng(25);
+  GstBuffer *first = frame_at(caps, rng, 0);
+  GstBuffer *second = frame_at(caps, rng, 33 * GST_MSECOND);
+  attach_regions(first, random_regions(20, kWidth, kHeight, 0, rng));
+  attach_regions(second, random_regions(5, kWidth, kHeight, 20, rng));
+
+  std::vector<Batch> batches = run_regions(caps, {first}, 8, "sink_0::region-source=roi-meta");
+  ASSERT_EQ(batches.size(), 3u);
+  const size_t counts[] = {8, 8, 4};
+  int next_id = 0;
+  for (size_t b = 0; b < 3; ++b) {
+    EXPECT_EQ(batches[b].size, 8u);
+    EXPECT_EQ(batches[b].filled, counts[b]) << "batch " << b;
+    EXPECT_EQ(batches[b].pts, 0u) << "batch " << b << " holds the frame at 0";
+    for (const Item &item : batches[b].items) {
+      EXPECT_EQ(item.region, next_id++) << "in meta order, each once";
+      EXPECT_EQ(item.pts, 0u);
+    }
+  }
+  EXPECT_EQ(next_id, 20);
+
+  const std::vector<Batch> whole =
+      run_regions(caps, {first, second}, 32, "sink_0::region-source=roi-meta");
+  ASSERT_EQ(whole.size(), 1u);
+  ASSERT_EQ(whole[0].filled, 25u);
+  batches = run_regions(caps, {first, second}, 8, "sink_0::region-source=roi-meta");
+  ASSERT_EQ(batches.size(), 4u);
+  const size_t spilled_counts[] = {8, 8, 8, 1};
+  const GstClockTime batch_pts[] = {0, 0, 0, 33 * GST_MSECOND};
+  size_t index = 0;
+  for (size_t b = 0; b < 4; ++b) {
+    EXPECT_EQ(batches[b].filled, spilled_counts[b]) << "batch " << b;
+    EXPECT_EQ(batches[b].pts, batch_pts[b]) << "batch " << b << ": its first item's frame";
+    for (const Item &item : batches[b].items) {
+      const Item &expected = whole[0].items[index++];
+      EXPECT_EQ(item.region, expected.region);
+      EXPECT_EQ(item.pts, item.region < 20 ? 0 : 33 * GST_MSECOND);
+      EXPECT_EQ(first_difference(item.bytes, expected.bytes), SIZE_MAX) << "region " << item.region;
+    }
+  }
+  EXPECT_EQ(index, 25u);
+  gst_buffer_unref(first);
+  gst_buffer_unref(second);
+}
+
+// region-source=roi-meta: a frame with no region gives no item, and a
+// stream of such frames gives no batch at all.
+TEST(BatchRegionsGpu, AFrameWithNoRegionGivesNoItem) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  std::mt19937 rng(27);
+  std::vector<GstBuffer *> frames;
+  for (int f = 0; f < 3; ++f) frames.push_back(frame_at(caps, rng, f * 33 * GST_MSECOND));
+  attach_regions(frames[0], {{0, 0, 10, 10, 1}, {5, 5, 20, 20, 2}});
+  attach_regions(frames[2], {{30, 20, 30, 20, 3}});
+  std::vector<Batch> batches = run_regions(caps, frames, 4, "sink_0::region-source=roi-meta");
+  ASSERT_EQ(batches.size(), 1u);
+  ASSERT_EQ(batches[0].filled, 3u);
+  EXPECT_EQ(batches[0].items[0].pts, 0u);
+  EXPECT_EQ(batches[0].items[1].pts, 0u);
+  EXPECT_EQ(batches[0].items[2].pts, 66 * GST_MSECOND) << "the frame at 33 ms gave nothing";
+  EXPECT_EQ(batches[0].items[2].region, 3);
+  batches = run_regions(caps, {frames[1]}, 4, "sink_0::region-source=roi-meta");
+  EXPECT_TRUE(batches.empty()) << "frames without regions: no batch at all";
+  // roi-type: only the metas of that type.
+  GstBuffer *faces = frame_at(caps, rng, 0);
+  GstVideoRegionOfInterestMeta *face =
+      gst_buffer_add_video_region_of_interest_meta(faces, "face", 1, 1, 8, 8);
+  face->id = 7;
+  attach_regions(faces, {{20, 20, 8, 8, 8}});  // roi_type "object"
+  batches = run_regions(caps, {faces}, 4, "sink_0::region-source=roi-meta sink_0::roi-type=face");
+  ASSERT_EQ(batches.size(), 1u);
+  ASSERT_EQ(batches[0].filled, 1u);
+  EXPECT_EQ(batches[0].items[0].region, 7);
+  batches = run_regions(caps, {faces}, 4, "sink_0::region-source=roi-meta sink_0::roi-type=car");
+  EXPECT_TRUE(batches.empty()) << "no region of that type: no batch";
+  gst_buffer_unref(faces);
+  for (GstBuffer *frame : frames) gst_buffer_unref(frame);
+}
+
+// A box drawn on the source frame inside a region, mapped into the region
+// item's tensor pixels by the item's geometry (the forward definition) and
+// back through gst_cuda_prep_tensor_box_to_source(), lands within half a
+// pixel; the item's geometry is the crop and letterbox of its region.
+TEST(BatchRegionsGpu, BoxRoundTripThroughARegionItem) {
+  CUDAPREP_REQUIRE_GPU();
+  constexpr int kWidth = 320, kHeight = 180;
+  const std::string caps = caps_string("RGBA", kWidth, kHeight);
+  std::mt19937 rng(29);
+  GstBuffer *frame = frame_at(caps, rng, 0);
+  const Region region{41, 30, 150, 80, 5};  // wider than the 96x64 item: pad above and below
+  attach_regions(frame, {region});
+  int checked = 0;
+  run_regions(caps, {frame}, 2, "sink_0::region-source=roi-meta",
+              [&](const GstCudaPrepTensor *tensor) {
+                ASSERT_EQ(tensor->batch_filled, 1u);
+                const GstCudaPrepGeometry &g = tensor->items[0].geometry;
+                EXPECT_DOUBLE_EQ(g.crop_x, 41.0);
+                EXPECT_DOUBLE_EQ(g.crop_y, 30.0);
+                EXPECT_DOUBLE_EQ(g.scale_x, 96.0 / 150.0);
+                EXPECT_GT(g.pad_y, 0.0) << "letterboxed vertically";
+                std::uniform_real_distribution<double> x(41, 191), y(30, 110);
+                for (int i = 0; i < 200; ++i) {
+                  const double x0 = x(rng), y0 = y(rng);
+                  const double x1 = std::min(191.0, x0 + 20), y1 = std::min(110.0, y0 + 15);
+                  double tx0, ty0, tx1, ty1, sx0, sy0, sx1, sy1;
+                  gst_cuda_prep_geometry_to_output(&g, x0, y0, &tx0, &ty0);
+                  gst_cuda_prep_geometry_to_output(&g, x1, y1, &tx1, &ty1);
+                  ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(
+                      tensor, 0, tx0, ty0, tx1, ty1, kWidth, kHeight, &sx0, &sy0, &sx1, &sy1));
+                  EXPECT_NEAR(sx0, x0, 0.5);
+                  EXPECT_NEAR(sy0, y0, 0.5);
+                  EXPECT_NEAR(sx1, x1, 0.5);
+                  EXPECT_NEAR(sy1, y1, 0.5);
+                  ++checked;
+                }
+                // A box in the letterbox pad above the region maps to nothing.
+                EXPECT_FALSE(gst_cuda_prep_tensor_box_to_source(tensor, 0, 10, 0, 20, g.pad_y - 1,
+                                                                kWidth, kHeight, nullptr, nullptr,
+                                                                nullptr, nullptr));
+              });
+  EXPECT_EQ(checked, 200);
+  gst_buffer_unref(frame);
+}
+
+// A static region that does not fit the source frame is an error naming
+// it and the frame's size.
+TEST(BatchRegionsGpu, AStaticRegionPastTheFrameIsAnError) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string message = pipeline_error(
+      "cudabatch name=b sink_0::region-source=regions sink_0::regions=\"<<60,0,10,10>>\" ! "
+      "fakesink videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+      "cudaframeupload ! cudaresize ! video/x-raw(memory:CUDAPitched),width=32,height=32,"
+      "format=RGB ! cudanormalize ! b.sink_0");
+  EXPECT_NE(message.find("region 0 <60,0,10,10> does not fit the 64x48"), std::string::npos)
+      << message;
 }
 
 }  // namespace

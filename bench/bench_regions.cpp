@@ -1,0 +1,284 @@
+// Benchmark (c) of issue 13: the regions of one frame into one classifier
+// batch. R regions (default 64, detector-like boxes of 32 to 400 pixels) of
+// each 1920x1080 frame are cropped, resized (bilinear, stretched) to
+// 224x224 and normalised with ImageNet's mean/std into one float32 NCHW
+// batch of R items by cudabatch, in one preprocess_batch() launch.
+//  - kernel: GPU time of that launch on a device frame (CUDA events around
+//    repeated launches of the items cudabatch builds for those regions),
+//    per region, next to one preprocess() launch per region; the issue's
+//    target is <= 1 us per region.
+//  - pipeline: pinned frames through appsrc ! cudaframeupload ! cudaresize !
+//    cudanormalize ! cudabatch ! cudatensorsink, the consumer waiting on each
+//    tensor's ready event; regions from GstVideoRegionOfInterestMeta (the
+//    upload copies whole frames) and from the pad's static regions (the
+//    upload copies their bounding box): regions/s and host CPU per region.
+// CV-CUDA's per-sample path (the issue's peer) is not run here.
+//   bench_regions [frames] [NV12|RGBA] [regions]
+#include <cuda_runtime_api.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cpu_time.h"
+#include "cudaprep/preprocess.h"
+#include "cudaprep/preprocess_batch.h"
+#include "gstcudaprepmemory.h"
+#include "gstcudatensorsink.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kWidth = 1920, kHeight = 1080, kSide = 224;
+const float kMean[3] = {0.485f, 0.456f, 0.406f}, kStd[3] = {0.229f, 0.224f, 0.225f};
+
+#define CHECK_CUDA(call)                                                             \
+  do {                                                                               \
+    const cudaError_t check_cuda_error = (call);                                     \
+    if (check_cuda_error != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(check_cuda_error)); \
+      std::exit(1);                                                                  \
+    }                                                                                \
+  } while (0)
+
+struct Box {
+  int x, y, width, height;
+};
+
+// Detector-like boxes: sides of 32 to 400 pixels anywhere in the frame,
+// origins even (as cudabatch aligns them for 4:2:0 frames).
+std::vector<Box> detections(int count) {
+  std::mt19937 rng(64);
+  std::uniform_int_distribution<int> side(32, 400);
+  std::vector<Box> boxes;
+  for (int i = 0; i < count; ++i) {
+    const int w = side(rng), h = side(rng);
+    const int x = std::uniform_int_distribution<int>(0, kWidth - w)(rng) & ~1;
+    const int y = std::uniform_int_distribution<int>(0, kHeight - h)(rng) & ~1;
+    boxes.push_back(Box{x, y, w, h});
+  }
+  return boxes;
+}
+
+// GPU microseconds of one preprocess_batch() launch over the boxes of one
+// device frame, and of one preprocess() launch per box, averaged.
+void time_kernel(cudaprep::PixelFormat format, const std::vector<Box> &boxes) {
+  cudaprep::Image frame;
+  frame.format = format;
+  frame.width = kWidth;
+  frame.height = kHeight;
+  const bool nv12 = format == cudaprep::PixelFormat::kNV12;
+  const size_t row_bytes = nv12 ? kWidth : 4 * kWidth;
+  const int rows = nv12 ? kHeight * 3 / 2 : kHeight;
+  guint8 *device = nullptr;
+  size_t pitch = 0;
+  CHECK_CUDA(cudaMallocPitch(reinterpret_cast<void **>(&device), &pitch, row_bytes, rows));
+  CHECK_CUDA(cudaMemset2D(device, pitch, 0x5a, row_bytes, rows));
+  frame.planes[0].data = device;
+  frame.planes[0].pitch_bytes = pitch;
+  if (nv12) {
+    frame.planes[1].data = device + pitch * kHeight;
+    frame.planes[1].pitch_bytes = pitch;
+  }
+  const int count = static_cast<int>(boxes.size());
+  const cudaprep::TensorDesc desc = cudaprep::make_contiguous_tensor_desc(
+      cudaprep::TensorLayout::kNCHW, count, 3, kSide, kSide, cudaprep::DataType::kFloat32);
+  void *tensor = nullptr;
+  CHECK_CUDA(cudaMalloc(&tensor, cudaprep::tensor_span_bytes(desc)));
+  std::vector<cudaprep::PreprocessItem> items(boxes.size());
+  size_t bytes_read = 0;
+  for (int i = 0; i < count; ++i) {
+    const Box &b = boxes[i];
+    items[i].src = cudaprep::sub_image(frame, b.x, b.y, b.width, b.height);
+    items[i].resize_params.source_colorimetry.matrix = cudaprep::ColorMatrix::kBT709;
+    std::copy(kMean, kMean + 3, items[i].normalize_params.mean);
+    std::copy(kStd, kStd + 3, items[i].normalize_params.std);
+    items[i].batch_index = i;
+    bytes_read += static_cast<size_t>(b.width) * b.height * (nv12 ? 3 : 8) / 2;
+  }
+  const std::string error = cudaprep::preprocess_batch_error(items.data(), count, tensor, desc);
+  if (!error.empty()) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    std::exit(1);
+  }
+  cudaStream_t stream;
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  const auto measure = [&](const char *what, int repeats, const auto &launch) {
+    for (int i = 0; i < 20; ++i) launch();
+    CHECK_CUDA(cudaEventRecord(start, stream));
+    for (int i = 0; i < repeats; ++i) launch();
+    CHECK_CUDA(cudaEventRecord(stop, stream));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    const double per_call_us = 1000.0 * ms / repeats;
+    std::printf("kernel %-22s %3d regions: %8.2f us per call, %6.3f us per region\n", what, count,
+                per_call_us, per_call_us / count);
+    return per_call_us / count;
+  };
+  const double batched = measure("preprocess_batch", 500, [&] {
+    CHECK_CUDA(cudaprep::preprocess_batch(items.data(), count, tensor, desc, stream));
+  });
+  measure("preprocess per region", 100, [&] {
+    for (const cudaprep::PreprocessItem &item : items)
+      CHECK_CUDA(cudaprep::preprocess(item.src, item.resize_params, item.normalize_params, tensor,
+                                      desc, item.batch_index, stream));
+  });
+  const double written = static_cast<double>(cudaprep::tensor_span_bytes(desc)) / count;
+  std::printf(
+      "kernel bytes per region: %.0f written (224x224x3 float32), %.0f of source in the box "
+      "(mean); %.0f GB/s written by the batched launch\n",
+      written, static_cast<double>(bytes_read) / count, written / (batched * 1e3));
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  CHECK_CUDA(cudaStreamDestroy(stream));
+  CHECK_CUDA(cudaFree(tensor));
+  CHECK_CUDA(cudaFree(device));
+}
+
+// Pushes `frames` pinned frames with `boxes` (as ROI metas, or as the pad's
+// static regions) through the chain into cudabatch and prints regions/s and
+// host CPU per region.
+void run_pipeline(const std::string &format, const std::vector<Box> &boxes, int frames,
+                  bool static_regions) {
+  const int count = static_cast<int>(boxes.size());
+  std::string pad = "sink_0::region-source=roi-meta";
+  if (static_regions) {
+    pad = "sink_0::region-source=regions sink_0::regions=\"<";
+    for (int i = 0; i < count; ++i) {
+      const Box &b = boxes[i];
+      pad += (i ? ",<" : "<") + std::to_string(b.x) + "," + std::to_string(b.y) + "," +
+             std::to_string(b.width) + "," + std::to_string(b.height) + ">";
+    }
+    pad += ">\"";
+  }
+  const std::string caps = "video/x-raw,format=" + format + ",width=" + std::to_string(kWidth) +
+                           ",height=" + std::to_string(kHeight) + ",framerate=30/1";
+  const std::string description =
+      "appsrc name=src format=time max-buffers=4 block=true caps=\"" + caps +
+      "\" ! cudaframeupload ! cudaresize method=bilinear ! "
+      "video/x-raw(memory:CUDAPitched),width=224,height=224,format=RGB ! "
+      "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
+      "cudabatch name=b batch-size=" +
+      std::to_string(count) + " " + pad + " ! cudatensorsink name=sink max-buffers=4 sync=false";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  if (pipeline == nullptr || error != nullptr) {
+    std::fprintf(stderr, "pipeline: %s\n", error != nullptr ? error->message : "?");
+    std::exit(1);
+  }
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  GstVideoInfo info;
+  GstCaps *parsed = gst_caps_from_string(caps.c_str());
+  gst_video_info_from_caps(&info, parsed);
+  gst_caps_unref(parsed);
+  // A ring of pinned frames of random bytes, each with the regions as a
+  // detector would attach them.
+  GstAllocator *pinned = gst_cuda_prep_host_allocator_get();
+  std::vector<GstBuffer *> ring;
+  std::mt19937 rng(1);
+  for (int i = 0; i < 8; ++i) {
+    GstBuffer *buffer = gst_buffer_new_allocate(pinned, info.size, nullptr);
+    GstMapInfo map;
+    gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+    for (gsize byte = 0; byte < map.size; ++byte) map.data[byte] = static_cast<guint8>(rng());
+    gst_buffer_unmap(buffer, &map);
+    if (!static_regions) {
+      for (int r = 0; r < count; ++r) {
+        const Box &b = boxes[r];
+        gst_buffer_add_video_region_of_interest_meta(buffer, "object", b.x, b.y, b.width, b.height)
+            ->id = r;
+      }
+    }
+    ring.push_back(buffer);
+  }
+  gst_object_unref(pinned);
+  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    std::fprintf(stderr, "could not start the pipeline\n");
+    std::exit(1);
+  }
+  // Steady state: the clock starts at the tenth tensor.
+  const int warmup = std::min(10, frames / 2);
+  Clock::time_point first, last;
+  double cpu_first = 0;
+  int tensors = 0, regions = 0;
+  std::thread consumer([&] {
+    while (GstSample *sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink))) {
+      const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+      cudaEventSynchronize(static_cast<cudaEvent_t>(tensor->ready_event));
+      if (tensors >= warmup) regions += static_cast<int>(tensor->batch_filled);
+      if (++tensors == warmup) {
+        first = Clock::now();
+        cpu_first = process_cpu_seconds();
+      }
+      last = Clock::now();
+      gst_sample_unref(sample);
+    }
+  });
+  for (int f = 0; f < frames; ++f) {
+    // A shallow copy shares the pinned memory and carries the ROI metas.
+    GstBuffer *frame = gst_buffer_copy(ring[f % ring.size()]);
+    GST_BUFFER_PTS(frame) = f * GST_SECOND / 30;
+    GST_BUFFER_DURATION(frame) = GST_SECOND / 30;
+    if (gst_app_src_push_buffer(GST_APP_SRC(src), frame) != GST_FLOW_OK) break;
+  }
+  gst_app_src_end_of_stream(GST_APP_SRC(src));
+  consumer.join();
+  const double cpu = process_cpu_seconds() - cpu_first;
+  GstMessage *message = gst_bus_pop_filtered(GST_ELEMENT_BUS(pipeline), GST_MESSAGE_ERROR);
+  if (message != nullptr) {
+    GError *err = nullptr;
+    gst_message_parse_error(message, &err, nullptr);
+    std::fprintf(stderr, "pipeline error: %s\n", err->message);
+    g_error_free(err);
+    gst_message_unref(message);
+  }
+  const double seconds = std::chrono::duration<double>(last - first).count();
+  std::printf(
+      "pipeline %-8s %s %d regions/frame: %d tensors, %.0f regions/s (%.1f frames/s), "
+      "%.2f us wall and %.2f us host CPU per region\n",
+      static_regions ? "static" : "roi-meta", format.c_str(), count, tensors, regions / seconds,
+      regions / seconds / count, 1e6 * seconds / regions, 1e6 * cpu / regions);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  for (GstBuffer *buffer : ring) gst_buffer_unref(buffer);
+  gst_object_unref(src);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  gst_init(&argc, &argv);
+  const int frames = argc > 1 ? std::atoi(argv[1]) : 1000;
+  const std::string format = argc > 2 ? argv[2] : "NV12";
+  const int count = argc > 3 ? std::atoi(argv[3]) : 64;
+  if (frames < 2 || (format != "NV12" && format != "RGBA") || count < 1 ||
+      count > cudaprep::kMaxPreprocessBatchItems) {
+    std::fprintf(stderr, "usage: %s [frames >= 2] [NV12|RGBA] [regions 1..%d]\n", argv[0],
+                 cudaprep::kMaxPreprocessBatchItems);
+    return 2;
+  }
+  // The consumer blocks on each tensor's ready event instead of spinning, so
+  // that the host CPU per region is the pipeline's own.
+  CHECK_CUDA(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
+  const std::vector<Box> boxes = detections(count);
+  time_kernel(format == "NV12" ? cudaprep::PixelFormat::kNV12 : cudaprep::PixelFormat::kRGBA,
+              boxes);
+  run_pipeline(format, boxes, frames, false);
+  run_pipeline(format, boxes, frames, true);
+  return 0;
+}
