@@ -57,13 +57,16 @@ const Source kSources[] = {
 
 // The chain each source runs through before the batch (or, for the
 // reference, before cudatensorize batch-size=1), its upload named
-// <appsrc_name>_up; `crop` (cudacrop's properties) crops after the upload.
+// <appsrc_name>_up; `crop` (cudacrop's properties) crops after the upload;
+// `direction` is cudaresize's video-direction (empty: its default).
 std::string chain(const std::string &appsrc_name, const std::string &caps,
-                  const std::string &crop = "") {
+                  const std::string &crop = "", const std::string &direction = "") {
   return "appsrc name=" + appsrc_name + " format=time caps=\"" + caps +
          "\" ! cudaframeupload name=" + appsrc_name + "_up ! " +
          (crop.empty() ? "" : "cudacrop " + crop + " ! ") +
-         "cudaresize method=bilinear add-borders=true ! "
+         "cudaresize method=bilinear add-borders=true " +
+         (direction.empty() ? "" : "video-direction=" + direction + " ") +
+         "! "
          "video/x-raw(memory:CUDAPitched),width=" +
          std::to_string(kOutWidth) + ",height=" + std::to_string(kOutHeight) +
          ",format=RGB ! cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\"";
@@ -138,9 +141,10 @@ GstElement *by_name(GstElement *pipeline, const std::string &name) {
 // into cudatensorize batch-size=1, one per frame, in order.
 std::vector<Item> single_stream_items(const std::string &caps,
                                       const std::vector<GstBuffer *> &frames,
-                                      const std::string &crop = "") {
-  const std::string description =
-      chain("src", caps, crop) + " ! cudatensorize batch-size=1 ! appsink name=out sync=false";
+                                      const std::string &crop = "",
+                                      const std::string &direction = "") {
+  const std::string description = chain("src", caps, crop, direction) +
+                                  " ! cudatensorize batch-size=1 ! appsink name=out sync=false";
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
   EXPECT_EQ(error, nullptr) << (error ? error->message : "");
@@ -592,10 +596,10 @@ std::vector<Batch> run_regions(const std::string &caps, const std::vector<GstBuf
                                guint batch_size, const std::string &pad_properties,
                                const std::function<void(const GstCudaPrepTensor *)> &inspect = {},
                                GstPadProbeCallback upload_probe = nullptr,
-                               gpointer probe_data = nullptr) {
+                               gpointer probe_data = nullptr, const std::string &direction = "") {
   const std::string description = "cudabatch name=b batch-size=" + std::to_string(batch_size) +
                                   " " + pad_properties + " ! appsink name=out sync=false " +
-                                  chain("src", caps) + " ! b.sink_0";
+                                  chain("src", caps, "", direction) + " ! b.sink_0";
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
   EXPECT_EQ(error, nullptr) << (error ? error->message : "");
@@ -644,12 +648,12 @@ std::vector<Region> random_regions(int count, int width, int height, int first_i
 // The item a region should give: its rectangle clipped to the frame,
 // through cudacrop and the same chain into cudatensorize.
 Item cropped_reference(const std::string &caps, GstBuffer *frame, const Region &r, int width,
-                       int height) {
+                       int height, const std::string &direction = "") {
   const int w = std::min(r.x + r.width, width) - r.x;
   const int h = std::min(r.y + r.height, height) - r.y;
   const std::string crop = "x=" + std::to_string(r.x) + " y=" + std::to_string(r.y) +
                            " width=" + std::to_string(w) + " height=" + std::to_string(h);
-  std::vector<Item> items = single_stream_items(caps, {frame}, crop);
+  std::vector<Item> items = single_stream_items(caps, {frame}, crop, direction);
   EXPECT_EQ(items.size(), 1u) << crop;
   return items.empty() ? Item{} : items[0];
 }
@@ -696,6 +700,36 @@ TEST(BatchRegionsGpu, TwentyRoiMetasEqualCudacropAndTheSameChain) {
         << "region " << r.id << " <" << r.x << "," << r.y << "," << r.width << "," << r.height
         << "> differs from cudacrop + the chain";
     expect_same_geometry(actual.geometry, expected.geometry, r.id);
+  }
+  gst_buffer_unref(frame);
+}
+
+// The pad's chain turns its frames (video-direction=90r, which swaps the
+// axes): each region item is its region turned and letterboxed, equal to
+// cudacrop + the same turned chain, geometry included.
+TEST(BatchRegionsGpu, RegionsFollowThePadsVideoDirection) {
+  CUDAPREP_REQUIRE_GPU();
+  constexpr int kWidth = 320, kHeight = 180;
+  const std::string caps = caps_string("NV12", kWidth, kHeight);
+  std::mt19937 rng(22);
+  GstBuffer *frame = frame_at(caps, rng, 0);
+  const std::vector<Region> regions = {
+      {10, 20, 120, 40, 1}, {200, 4, 30, 150, 2}, {0, 0, kWidth, kHeight, 3}, {57, 91, 9, 3, 4}};
+  attach_regions(frame, regions);
+  const std::vector<Batch> batches =
+      run_regions(caps, {frame}, 8, "sink_0::region-source=roi-meta", {}, nullptr, nullptr, "90r");
+  ASSERT_EQ(batches.size(), 1u);
+  ASSERT_EQ(batches[0].filled, regions.size());
+  std::map<int, const Item *> by_id;
+  for (const Item &item : batches[0].items) by_id.emplace(item.region, &item);
+  for (const Region &r : regions) {
+    ASSERT_EQ(by_id.count(r.id), 1u) << "region " << r.id;
+    const Item &actual = *by_id[r.id];
+    const Item expected = cropped_reference(caps, frame, r, kWidth, kHeight, "90r");
+    EXPECT_EQ(first_difference(actual.bytes, expected.bytes), SIZE_MAX)
+        << "region " << r.id << " differs from cudacrop + the turned chain";
+    expect_same_geometry(actual.geometry, expected.geometry, r.id);
+    EXPECT_EQ(actual.geometry.orientation, expected.geometry.orientation) << "region " << r.id;
   }
   gst_buffer_unref(frame);
 }
