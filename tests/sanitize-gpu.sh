@@ -3,7 +3,10 @@
 # tests/stage-for-gpu.sh): memcheck (with leak check) over every suite,
 # racecheck and synccheck over the kernel suites, initcheck over the suites
 # whose outputs are tensors. Logs go to ${OUT:-/tmp}; one line per run here.
-#   [JOBS=4] tests/sanitize-gpu.sh memcheck|kernels
+#   [JOBS=4] tests/sanitize-gpu.sh memcheck|kernels [SUITE ...]
+# SUITEs (e.g. crop resize_gpu) narrow a run to those of its suites, for a
+# machine that holds only some of the staged binaries; a SUITE that the tool
+# does not cover is an error.
 # JOBS runs go at once (one GPU serves them all; the sanitizers are
 # CPU-bound). Exits non-zero when any run fails: the sanitizer reports an
 # error, a leak or a hazard, a test fails, a suite runs no test (77: every
@@ -34,11 +37,17 @@ run_one() {  # tool suite [leak] [gtest filter]
   grep -qE '^\[  PASSED  \] [1-9]' "$log" || problems+=" no test passed"
   if [ -n "$problems" ]; then echo "$1 $2:$problems ($log)" >>"$problems_file"; fi
 }
-run() {  # as run_one, at most $jobs at once
+tool_name=${1:-memcheck}
+[ $# -gt 0 ] && shift
+only=("$@")
+covered=()
+run() {  # as run_one, at most $jobs at once, for the suites asked for
+  covered+=("$2")
+  if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " =~ " $2 " ]]; then return; fi
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
   run_one "$@" &
 }
-case "${1:-memcheck}" in
+case "$tool_name" in
   memcheck)
     for suite in memory upload_download crop resize region tensor_elements tensorsink flush_eos full_chain \
                  batch box bad_input nvcodec normalize_gpu resize_gpu preprocess_gpu \
@@ -62,6 +71,9 @@ case "${1:-memcheck}" in
     ;;
 esac
 wait
+for suite in "${only[@]}"; do
+  [[ " ${covered[*]} " =~ " $suite " ]] || echo "$tool_name $suite: not a suite this run covers" >>"$problems_file"
+done
 if [ -s "$problems_file" ]; then
   printf 'compute-sanitizer found problems in %d run(s):\n' "$(wc -l <"$problems_file")" >&2
   sed 's/^/  /' "$problems_file" >&2
