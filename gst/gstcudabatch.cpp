@@ -784,6 +784,10 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
     item.item.pts = GST_BUFFER_PTS(buffer);
     item.item.source_index = pad->source_index;
     item.item.region_id = regions[i].id;
+    item.item.region_x = rect.x;
+    item.item.region_y = rect.y;
+    item.item.region_width = rect.width;
+    item.item.region_height = rect.height;
     item.buffer = gst_buffer_ref(buffer);
     ret = append_item(self, pad, item);
   }

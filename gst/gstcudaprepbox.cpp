@@ -27,11 +27,20 @@ gboolean gst_cuda_prep_tensor_box_to_source(const GstCudaPrepTensor *tensor, gsi
   double corner_x[2], corner_y[2];
   geometry.to_source(box_left, box_top, &corner_x[0], &corner_y[0]);
   geometry.to_source(box_right, box_bottom, &corner_x[1], &corner_y[1]);
-  const double left = std::max(std::min(corner_x[0], corner_x[1]), 0.0);
-  const double top = std::max(std::min(corner_y[0], corner_y[1]), 0.0);
-  const double right = std::min(std::max(corner_x[0], corner_x[1]), static_cast<double>(src_width));
+  // The frame, or the region a region item shows: its letterbox pad maps
+  // onto frame pixels outside the region, which the item does not hold.
+  const GstCudaPrepTensorItem &item = tensor->items[index];
+  const bool region = item.region_width > 0 && item.region_height > 0;
+  const double area_left = region ? item.region_x : 0.0;
+  const double area_top = region ? item.region_y : 0.0;
+  const double area_right = region ? item.region_x + item.region_width : src_width;
+  const double area_bottom = region ? item.region_y + item.region_height : src_height;
+  const double left = std::max({std::min(corner_x[0], corner_x[1]), area_left, 0.0});
+  const double top = std::max({std::min(corner_y[0], corner_y[1]), area_top, 0.0});
+  const double right =
+      std::min({std::max(corner_x[0], corner_x[1]), area_right, static_cast<double>(src_width)});
   const double bottom =
-      std::min(std::max(corner_y[0], corner_y[1]), static_cast<double>(src_height));
+      std::min({std::max(corner_y[0], corner_y[1]), area_bottom, static_cast<double>(src_height)});
   if (!(left < right && top < bottom)) return FALSE;
   if (out_x0 != nullptr) *out_x0 = left;
   if (out_y0 != nullptr) *out_y0 = top;

@@ -13,7 +13,8 @@ G_BEGIN_DECLS
 // source frame through the item's geometry (through its flip or rotation:
 // the corners come back sorted, x0 <= x1 and y0 <= y1), and clips it to the item's
 // active area: the part of the tensor that holds source pixels (not the
-// letterbox pad) and the source frame's src_width x src_height. Writes the
+// letterbox pad) and the source frame's src_width x src_height, or for a
+// region item (region_width > 0) its region of the frame. Writes the
 // mapped box to out_* (any may be NULL) and returns TRUE when some of it is
 // left; FALSE when the box lies wholly in the pad or outside the frame, when
 // `index` is not a filled item, or when the geometry has a zero scale.

@@ -164,6 +164,9 @@ typedef struct {
   GstCudaPrepGeometry geometry;  // source frame -> this item's tensor pixels
   gint source_index;             // the source (cudabatch sink pad sink_N: N); 0 for one stream
   gint region_id;  // the region's id (GstVideoRegionOfInterestMeta id), or ..._WHOLE_FRAME
+  // A region item's rectangle in source-frame pixels, the part of the frame
+  // the item shows (the box helper clips to it); all 0 for a whole frame.
+  gint region_x, region_y, region_width, region_height;
 } GstCudaPrepTensorItem;
 
 typedef struct {

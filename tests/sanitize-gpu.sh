@@ -3,7 +3,7 @@
 # tests/stage-for-gpu.sh): memcheck (with leak check) over every suite,
 # racecheck and synccheck over the kernel suites, initcheck over the suites
 # whose outputs are tensors. Logs go to ${OUT:-/tmp}; one line per run here.
-#   [JOBS=4] tests/sanitize-gpu.sh memcheck|kernels [SUITE ...]
+#   [JOBS=4] [RUN_TIMEOUT=280] tests/sanitize-gpu.sh memcheck|kernels [SUITE ...]
 # SUITEs (e.g. crop resize_gpu) narrow a run to those of its suites, for a
 # machine that holds only some of the staged binaries; a SUITE that the tool
 # does not cover is an error.
@@ -18,7 +18,7 @@ jobs=${JOBS:-4}
 problems_file=$(mktemp)
 run_one() {  # tool suite [leak] [gtest filter]
   local log="$out/$1-$2.log" status problems=""
-  timeout 280 compute-sanitizer --tool "$1" ${3:+--leak-check full} --error-exitcode 7 \
+  timeout "${RUN_TIMEOUT:-280}" compute-sanitizer --tool "$1" ${3:+--leak-check full} --error-exitcode 7 \
     ".gpu-stage/tests/test_$2" ${4:+--gtest_filter=$4} >"$log" 2>&1
   status=$?
   echo "$1 $2: exit $status $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ') $(grep -E '^\[  (PASSED|FAILED) ' "$log" | tr '\n' ' ')"
@@ -51,7 +51,7 @@ case "$tool_name" in
   memcheck)
     for suite in memory upload_download crop resize region tensor_elements tensorsink flush_eos full_chain \
                  batch box bad_input nvcodec normalize_gpu resize_gpu preprocess_gpu \
-                 preprocess_batch_gpu; do
+                 preprocess_batch_gpu resize_tile_gpu; do
       run memcheck "$suite" leak
     done
     # The thousand start/stop cycles take too long under memcheck; the rest runs.
@@ -59,7 +59,7 @@ case "$tool_name" in
     ;;
   kernels)
     for tool in racecheck synccheck; do
-      for suite in normalize_gpu resize_gpu preprocess_gpu preprocess_batch_gpu; do
+      for suite in normalize_gpu resize_gpu preprocess_gpu preprocess_batch_gpu resize_tile_gpu; do
         run "$tool" "$suite"
       done
     done

@@ -53,6 +53,9 @@ inline void make_random_frame(PixelFormat format, int width, int height, size_t 
     CUDA_ASSERT_OK(cudaMemcpy(data, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
     frame->planes[plane] = {data, pitch};
   }
+  // Pageable cudaMemcpy and cudaMemset may return before the device holds
+  // the bytes, and kernels on non-blocking streams do not wait for them.
+  CUDA_ASSERT_OK(cudaDeviceSynchronize());
 }
 
 // An Image of `format` and size whose planes point at one host byte: for

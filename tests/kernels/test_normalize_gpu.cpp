@@ -94,6 +94,9 @@ void make_device_source(PixelFormat format, int width, int height, uint32_t seed
   CUDA_ASSERT_OK(source->memory->error());
   CUDA_ASSERT_OK(cudaMemcpy2D(source->memory->data(), device_pitch, full.data(), host_pitch,
                               host_pitch, full_height, cudaMemcpyHostToDevice));
+  // Pageable cudaMemcpy and cudaMemset may return before the device holds
+  // the bytes, and kernels on non-blocking streams do not wait for them.
+  CUDA_ASSERT_OK(cudaDeviceSynchronize());
   source->view.format = format;
   source->view.width = width;
   source->view.height = height;

@@ -117,6 +117,9 @@ void make_source(const Case &c, unsigned seed, DeviceAllocations *allocations, I
         static_cast<size_t>(c.crop_left / layout.pixels_per_unit) * layout.unit_bytes;
     view->planes[plane].pitch_bytes = parent.pitch_bytes[plane];
   }
+  // Pageable cudaMemcpy and cudaMemset may return before the device holds
+  // the bytes, and kernels on non-blocking streams do not wait for them.
+  CUDA_ASSERT_OK(cudaDeviceSynchronize());
 }
 
 // resize's destination format in the chain preprocess() is defined by.
@@ -625,6 +628,7 @@ TEST_F(PreprocessGpu, OrientedP010IsTheFusedResultOfTheTurnedSource) {
       turned_view.planes[plane].data = data;
       turned_view.planes[plane].pitch_bytes = turned.pitch_bytes[plane];
     }
+    CUDA_ASSERT_OK(cudaDeviceSynchronize());  // the pageable copies above may be in flight
     std::vector<uint8_t> results[2];
     for (int expected = 0; expected < 2; ++expected) {
       ResizeParams params;

@@ -89,6 +89,9 @@ void upload_view(const HostFrame &parent, const ViewOffset &offset, int width, i
         plane_byte_offset(parent.format, plane, offset);
     view->planes[plane].pitch_bytes = parent.pitch_bytes[plane];
   }
+  // Pageable cudaMemcpy and cudaMemset may return before the device holds
+  // the bytes, and kernels on non-blocking streams do not wait for them.
+  CUDA_ASSERT_OK(cudaDeviceSynchronize());
 }
 
 void fill_random(HostFrame *frame, unsigned seed) {
@@ -134,6 +137,9 @@ void make_destination_view(PixelFormat format, int width, int height,
   const size_t bytes = destination->parent.planes[0].size();
   CUDA_ASSERT_OK(allocations->allocate(bytes, &destination->device_base));
   CUDA_ASSERT_OK(cudaMemset(destination->device_base, kPoison, bytes));
+  // Pageable cudaMemcpy and cudaMemset may return before the device holds
+  // the bytes, and kernels on non-blocking streams do not wait for them.
+  CUDA_ASSERT_OK(cudaDeviceSynchronize());
   destination->device.format = format;
   destination->device.width = width;
   destination->device.height = height;

@@ -167,4 +167,41 @@ TEST(Box, ClipsToTheActiveAreaAndRefusesWhatIsOutside) {
   gst_buffer_unref(buffer);
 }
 
+// A region item (the region <400,300,960,540> of a frame, letterboxed):
+// boxes come back clipped to the region, and a box in its pad, which maps
+// onto frame pixels outside the region, gives FALSE.
+TEST(Box, ARegionItemClipsToItsRegion) {
+  cudaprep::FrameGeometry crop;
+  crop.crop_x = 400;
+  crop.crop_y = 300;
+  cudaprep::PixelRect rect;
+  std::string error;
+  ASSERT_TRUE(
+      cudaprep::letterbox_rect(960, 540, 640, 640, cudaprep::LetterboxOptions{}, &rect, &error));
+  GstBuffer *buffer =
+      tensor_buffer(crop.then(cudaprep::resize_frame_geometry(960, 540, rect)), 1, 1);
+  GstCudaPrepTensor *tensor = gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0];
+  GstCudaPrepTensorItem &item = tensor->items[0];
+  item.region_id = 7;
+  item.region_x = 400;
+  item.region_y = 300;
+  item.region_width = 960;
+  item.region_height = 540;
+  double x0, y0, x1, y1;
+  // From the top pad into the region: clipped at the region's top row.
+  ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(tensor, 0, 10, rect.y - 20, 50, rect.y + 30, 1920,
+                                                 1080, &x0, &y0, &x1, &y1));
+  EXPECT_DOUBLE_EQ(y0, 300.0);
+  EXPECT_NEAR(y1, 300.0 + 30 * 1.5, 1e-9);
+  EXPECT_NEAR(x0, 400.0 + 10 * 1.5, 1e-9);
+  // Wholly in the pad above: inside the frame, outside the region.
+  EXPECT_FALSE(gst_cuda_prep_tensor_box_to_source(tensor, 0, 10, 0, 50, rect.y - 1, 1920, 1080,
+                                                  nullptr, nullptr, nullptr, nullptr));
+  // The same item as a whole frame (no region): the pad maps onto the frame.
+  item.region_width = item.region_height = 0;
+  EXPECT_TRUE(gst_cuda_prep_tensor_box_to_source(tensor, 0, 10, 0, 50, rect.y - 1, 1920, 1080,
+                                                 nullptr, nullptr, nullptr, nullptr));
+  gst_buffer_unref(buffer);
+}
+
 }  // namespace
