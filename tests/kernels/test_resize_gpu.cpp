@@ -89,6 +89,10 @@ void upload_view(const HostFrame &parent, const ViewOffset &offset, int width, i
         plane_byte_offset(parent.format, plane, offset);
     view->planes[plane].pitch_bytes = parent.pitch_bytes[plane];
   }
+  // The copies ran on the legacy default stream, which does not order with
+  // the tests' non-blocking streams (and a pageable copy may return before
+  // its DMA ends): finished before any kernel reads the view.
+  CUDA_ASSERT_OK(cudaDeviceSynchronize());
 }
 
 void fill_random(HostFrame *frame, unsigned seed) {
@@ -134,6 +138,10 @@ void make_destination_view(PixelFormat format, int width, int height,
   const size_t bytes = destination->parent.planes[0].size();
   CUDA_ASSERT_OK(allocations->allocate(bytes, &destination->device_base));
   CUDA_ASSERT_OK(cudaMemset(destination->device_base, kPoison, bytes));
+  // On the legacy default stream, unordered with the tests' non-blocking
+  // streams: poisoned before the resize writes, not after (seen with other
+  // processes loading the GPU: outputs read back as poison).
+  CUDA_ASSERT_OK(cudaDeviceSynchronize());
   destination->device.format = format;
   destination->device.width = width;
   destination->device.height = height;
