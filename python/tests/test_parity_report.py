@@ -177,6 +177,17 @@ class Steps(unittest.TestCase):
         np.testing.assert_allclose(difference[1], 2.0)
         np.testing.assert_allclose(difference[2], 0.5)
 
+    def test_one_step_through_float32_meets_a_max_target_of_one(self):
+        std = np.float32(pr.IMAGENET_STD[0])
+        one_step = np.float32(0.7) + np.float32(1.0 / 255.0) / std
+        measured = pr.steps(np.array([[[one_step]]], dtype=np.float64),
+                            np.array([[[0.7]]], dtype=np.float64), pr.IMAGENET_STD[:1])
+        self.assertNotEqual(measured.max(), 1.0)  # float32's rounding of the step
+        self.assertFalse(pr.over_target(measured.max(), 0.05, 1.0, 0.1))
+        self.assertTrue(pr.over_target(1.01, 0.05, 1.0, 0.1))
+        self.assertTrue(pr.over_target(1.0, 0.11, 1.0, 0.1))
+        self.assertFalse(pr.over_target(5.0, 5.0, None, None))
+
     def test_a_larger_tensor_is_compared_by_its_centred_window(self):
         ours = np.zeros((3, 10, 12))
         ours[:, 3:7, 4:8] = 1.0 / 255.0
