@@ -22,6 +22,13 @@
  * input's pixel-aspect-ratio is not applied and the output is labelled 1/1,
  * since network input tensors have square pixels.
  *
+ * `antialias=true` samples bilinear and bicubic as torchvision's
+ * Resize(antialias=True) and PIL do (the filter widened by the downscale
+ * factor). `antialias-intermediate` says what is kept between its
+ * horizontal and vertical passes: `float` (default; torchvision on float
+ * tensors, or on the GPU) or `uint8` (PIL, and torchvision on CPU uint8
+ * tensors: the horizontal pass rounded to 8 bits first).
+ *
  * `video-direction` (the GstVideoDirection interface, values as videoflip's)
  * flips or rotates the input in the same pass, before it is resized: the
  * samplers read the turned image, so every method, antialias, letterbox and
