@@ -22,6 +22,13 @@
  * input's pixel-aspect-ratio is not applied and the output is labelled 1/1,
  * since network input tensors have square pixels.
  *
+ * `antialias=true` samples bilinear and bicubic as torchvision's
+ * Resize(antialias=True) and PIL do (the filter widened by the downscale
+ * factor). `antialias-intermediate` says what is kept between its
+ * horizontal and vertical passes: `float` (default; torchvision on float
+ * tensors, or on the GPU) or `uint8` (PIL, and torchvision on CPU uint8
+ * tensors: the horizontal pass rounded to 8 bits first).
+ *
  * `video-direction` (the GstVideoDirection interface, values as videoflip's)
  * flips or rotates the input in the same pass, before it is resized: the
  * samplers read the turned image, so every method, antialias, letterbox and
@@ -79,6 +86,7 @@ enum {
   PROP_SHORT_SIDE,
   PROP_MULTIPLE_OF,
   PROP_ANTIALIAS,
+  PROP_ANTIALIAS_INTERMEDIATE,
   PROP_FLOAT_INTERMEDIATE,
   PROP_VIDEO_DIRECTION,
 };
@@ -86,6 +94,7 @@ enum {
 #define DEFAULT_METHOD GST_CUDA_RESIZE_METHOD_BILINEAR
 #define DEFAULT_ADD_BORDERS FALSE
 #define DEFAULT_LETTERBOX_ALIGN GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER
+#define DEFAULT_ANTIALIAS_INTERMEDIATE GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT
 // Black, as videoscale's add-borders; YOLO models want <114,114,114>.
 #define DEFAULT_PAD_LEVEL 0
 #define DEFAULT_PAD_VALUE_COUNT 3
@@ -102,6 +111,7 @@ struct ResizeSettings {
   gint short_side = 0;   // 0: output size from caps
   gint multiple_of = 0;  // 0: 1
   gboolean antialias = FALSE;
+  GstCudaResizeAntialiasIntermediate antialias_intermediate = DEFAULT_ANTIALIAS_INTERMEDIATE;
   gboolean float_intermediate = FALSE;
   GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
   // What the stream's image-orientation tags ask for (video-direction=auto):
@@ -186,6 +196,23 @@ GType gst_cuda_resize_letterbox_align_get_type(void) {
   return type;
 }
 
+GType gst_cuda_resize_antialias_intermediate_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT,
+       "Float between the passes, rounded once (torchvision on float tensors, or on the GPU)",
+       "float"},
+      {GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8,
+       "Horizontal pass first, rounded to 8 bits, then vertical (PIL, torchvision on CPU uint8 "
+       "tensors)",
+       "uint8"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeAntialiasIntermediate", values));
+  return type;
+}
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS(
@@ -232,6 +259,10 @@ static std::string settings_error(const ResizeSettings &settings) {
   if (settings.direction == GST_VIDEO_ORIENTATION_CUSTOM)
     return "video-direction=custom is not supported by cudaresize: it flips and rotates by "
            "identity, 90r, 180, 90l, horiz, vert, ul-lr or ur-ll only";
+  if (settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8 &&
+      !settings.antialias)
+    return "antialias-intermediate=uint8 needs antialias=true: it is the 8-bit step between the "
+           "antialiased passes";
   const size_t count = settings.pad_values.size();
   if (count < 1 || count > kMaxPadValues)
     return "pad-value takes 1 to 4 values (<grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>), not " +
@@ -323,6 +354,10 @@ static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in
   if (!reason->empty()) return false;
   params->interpolation = interpolation_of(settings.method);
   params->antialias = settings.antialias;
+  params->antialias_intermediate =
+      settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8
+          ? cudaprep::AntialiasIntermediate::kUint8
+          : cudaprep::AntialiasIntermediate::kFloat;
   params->orientation = settings.orientation();
   params->source_colorimetry = colorimetry;
   pad_rgba(settings, params->pad_value);
@@ -791,6 +826,10 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
     case PROP_ANTIALIAS:
       settings.antialias = g_value_get_boolean(value);
       break;
+    case PROP_ANTIALIAS_INTERMEDIATE:
+      settings.antialias_intermediate =
+          static_cast<GstCudaResizeAntialiasIntermediate>(g_value_get_enum(value));
+      break;
     case PROP_FLOAT_INTERMEDIATE:
       settings.float_intermediate = g_value_get_boolean(value);
       break;
@@ -842,6 +881,9 @@ static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue 
       break;
     case PROP_ANTIALIAS:
       g_value_set_boolean(value, settings.antialias);
+      break;
+    case PROP_ANTIALIAS_INTERMEDIATE:
+      g_value_set_enum(value, settings.antialias_intermediate);
       break;
     case PROP_FLOAT_INTERMEDIATE:
       g_value_set_boolean(value, settings.float_intermediate);
@@ -925,6 +967,17 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
                            "A=-0.5). false: OpenCV's sampling. An error with nearest or area",
                            FALSE, flags));
   g_object_class_install_property(
+      gobject_class, PROP_ANTIALIAS_INTERMEDIATE,
+      g_param_spec_enum("antialias-intermediate", "Antialias intermediate",
+                        "With antialias=true, what the antialiased resample keeps between its "
+                        "horizontal and vertical passes: float (rounded once at the end, as "
+                        "torchvision resizes float tensors, and uint8 tensors on the GPU) or uint8 "
+                        "(horizontal pass first, rounded half up and clamped to 0-255, then the "
+                        "vertical pass, as PIL and torchvision on CPU uint8 tensors do: within 1 "
+                        "of theirs). uint8 without antialias is an error at start",
+                        GST_TYPE_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE, DEFAULT_ANTIALIAS_INTERMEDIATE,
+                        flags));
+  g_object_class_install_property(
       gobject_class, PROP_FLOAT_INTERMEDIATE,
       g_param_spec_boolean("float-intermediate", "Float intermediate",
                            "When fused into cudatensorize, normalise the resampled values "
@@ -969,6 +1022,8 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN,
+                              static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE,
                               static_cast<GstPluginAPIFlags>(0));
   GST_DEBUG_CATEGORY_INIT(gst_cuda_resize_debug, "cudaresize", 0, "CUDA resize");
 }

@@ -36,8 +36,9 @@ inline device::ResizeMapping resize_mapping(int src_width, int src_height, int d
                                             int dst_height, const ResizeParams &params) {
   device::ResizeMapping mapping;
   mapping.rect = effective_rect(dst_width, dst_height, params);
-  mapping.axes = device::resample_axes(src_width, src_height, mapping.rect.width,
-                                       mapping.rect.height, params.interpolation, params.antialias);
+  mapping.axes =
+      device::resample_axes(src_width, src_height, mapping.rect.width, mapping.rect.height,
+                            params.interpolation, params.antialias, params.antialias_intermediate);
   mapping.float_intermediate = params.float_intermediate;
   // Unrounded results match a float reference (cv2.resize of floats) only
   // with its sample positions; the 8-bit path keeps its own.
@@ -121,6 +122,19 @@ inline std::string resize_source_error(const Image &src, int dst_width, int dst_
       break;
     default:
       return "resize: unknown orientation " + std::to_string(static_cast<int>(params.orientation));
+  }
+  switch (params.antialias_intermediate) {
+    case AntialiasIntermediate::kFloat:
+      break;
+    case AntialiasIntermediate::kUint8:
+      if (!params.antialias) {
+        return "resize: the uint8 antialias intermediate needs antialias (it is the 8-bit "
+               "step between the antialiased passes)";
+      }
+      break;
+    default:
+      return "resize: unknown antialias intermediate " +
+             std::to_string(static_cast<int>(params.antialias_intermediate));
   }
   if (params.antialias && params.interpolation != Interpolation::kBilinear &&
       params.interpolation != Interpolation::kBicubic) {

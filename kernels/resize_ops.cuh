@@ -523,13 +523,6 @@ __device__ __forceinline__ Rgba column_sum(const Taps &taps_y, RowSumAt &&row_su
   return sum;
 }
 
-// Rows first, then the column of row sums, for one output pixel.
-template <class Source, class TapsX, class TapsY>
-__device__ __forceinline__ Rgba separable_sum(const Source &src, const TapsX &taps_x,
-                                              const TapsY &taps_y) {
-  return column_sum(taps_y, [&](int row) { return row_sum(src, taps_x, row); });
-}
-
 template <Interpolation kMethod>
 __device__ __forceinline__ float antialias_total(const AntialiasSpan<kMethod> &span) {
   float total = 0.0f;
@@ -545,13 +538,60 @@ __device__ __forceinline__ Rgba antialias_normalised(const Rgba &sum,
   return weighted(__frcp_rn(__fmul_rn(antialias_total(span_x), antialias_total(span_y))), sum);
 }
 
+// floor(value + 0.5) clamped to [0, 255]: the byte PIL's and torch's
+// fixed-point passes store (their sums start at half a unit, then shift).
+__device__ __forceinline__ float round_half_up_to_byte(float value) {
+  return clamp_channel(floorf(__fadd_rn(value, 0.5f)));
+}
+
+__device__ __forceinline__ Rgba round_half_up_to_bytes(const Rgba &value) {
+  return make_float4(round_half_up_to_byte(value.x), round_half_up_to_byte(value.y),
+                     round_half_up_to_byte(value.z), round_half_up_to_byte(value.w));
+}
+
+// What the horizontal pass hands the vertical pass for one source row
+// (ResizeParams::antialias_intermediate): the row sum as it is (float: both
+// normalisations wait for antialias_result()), or normalised by the row
+// taps' own total and rounded to 8 bits (uint8).
+struct AntialiasRowHandoff {
+  bool uint8_intermediate;
+  float inverse_total_x;  // uint8 only
+
+  __device__ __forceinline__ Rgba operator()(const Rgba &row_sum) const {
+    return uint8_intermediate ? round_half_up_to_bytes(weighted(inverse_total_x, row_sum))
+                              : row_sum;
+  }
+};
+
+template <Interpolation kMethod>
+__device__ __forceinline__ AntialiasRowHandoff
+antialias_row_handoff(const AntialiasSpan<kMethod> &span_x, bool uint8_intermediate) {
+  return {uint8_intermediate, uint8_intermediate ? __frcp_rn(antialias_total(span_x)) : 1.0f};
+}
+
+// The output value from `sum`, the vertical pass over the handed-off rows.
+template <Interpolation kMethod>
+__device__ __forceinline__ Rgba antialias_result(const Rgba &sum,
+                                                 const AntialiasSpan<kMethod> &span_x,
+                                                 const AntialiasSpan<kMethod> &span_y,
+                                                 bool uint8_intermediate) {
+  if (uint8_intermediate) {
+    return round_half_up_to_bytes(weighted(__frcp_rn(antialias_total(span_y)), sum));
+  }
+  return antialias_normalised(sum, span_x, span_y);
+}
+
+// Rows first, then the column of handed-off rows, for one output pixel.
 template <Interpolation kMethod, class Source>
 __device__ __forceinline__ Rgba sample_antialiased(const Source &src, int x, int y,
                                                    const AntialiasAxis &axis_x,
-                                                   const AntialiasAxis &axis_y) {
+                                                   const AntialiasAxis &axis_y,
+                                                   bool uint8_intermediate) {
   const AntialiasSpan<kMethod> span_x = antialias_span<kMethod>(x, axis_x);
   const AntialiasSpan<kMethod> span_y = antialias_span<kMethod>(y, axis_y);
-  return antialias_normalised(separable_sum(src, span_x, span_y), span_x, span_y);
+  const AntialiasRowHandoff handoff = antialias_row_handoff(span_x, uint8_intermediate);
+  const Rgba sum = column_sum(span_y, [&](int row) { return handoff(row_sum(src, span_x, row)); });
+  return antialias_result(sum, span_x, span_y, uint8_intermediate);
 }
 
 // How output pixels of a rect_width x rect_height rectangle map onto a
@@ -563,6 +603,8 @@ struct ResampleAxes {
   // OpenCV's scale 1 / (rect / src): its nearest index and its float positions.
   double nearest_src_per_dst_x, nearest_src_per_dst_y;
   bool antialias;  // bilinear and bicubic: the antialiased samplers
+  // Antialiased: the horizontal pass rounded to 8 bits (AntialiasIntermediate::kUint8).
+  bool uint8_intermediate;
   // Bilinear and bicubic place samples at opencv_source_coordinate() (the
   // float intermediate) instead of centre_source_coordinate().
   bool opencv_positions;
@@ -570,9 +612,11 @@ struct ResampleAxes {
 };
 
 inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width, int rect_height,
-                                  Interpolation method, bool antialias) {
+                                  Interpolation method, bool antialias,
+                                  AntialiasIntermediate intermediate) {
   ResampleAxes axes;
   axes.antialias = antialias;
+  axes.uint8_intermediate = antialias && intermediate == AntialiasIntermediate::kUint8;
   axes.opencv_positions = false;
   axes.antialias_x = antialias_axis(method, src_width, rect_width);
   axes.antialias_y = antialias_axis(method, src_height, rect_height);
@@ -608,12 +652,14 @@ __device__ __forceinline__ Rgba resample(const Source &src, int x, int y,
                           nearest_index(y, axes.nearest_src_per_dst_y, axes.src_height));
   } else if constexpr (kMethod == Interpolation::kBilinear) {
     if (axes.antialias) {
-      return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y);
+      return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y,
+                                         axes.uint8_intermediate);
     }
     return sample_bilinear(src, sample_position_x(x, axes), sample_position_y(y, axes));
   } else if constexpr (kMethod == Interpolation::kBicubic) {
     if (axes.antialias) {
-      return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y);
+      return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y,
+                                         axes.uint8_intermediate);
     }
     return sample_bicubic(src, sample_position_x(x, axes), sample_position_y(y, axes));
   } else {

@@ -9,8 +9,9 @@
 //
 // Bit for bit the per-pixel result: a row sum depends only on the output
 // column and the source row, both passes are row_sum() and column_sum() of
-// resize_ops.cuh, so each output pixel adds the same products in the same
-// order; only where the values come from changes. YUV sources are also
+// resize_ops.cuh (with the same AntialiasRowHandoff between them: kept as
+// summed, or rounded to 8 bits), so each output pixel adds the same
+// products in the same order; only where the values come from changes. YUV sources are also
 // converted once per source pixel of the tile's footprint (staged into
 // shared memory) when it fits, instead of once per tap.
 //
@@ -164,8 +165,9 @@ __device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
   const auto horizontal_pass = [&](const auto &reader) {
     if (!column_inside) return;
     const auto taps_x = Taps::x(rect_x, axes);
+    const AntialiasRowHandoff handoff = antialias_row_handoff(taps_x, axes.uint8_intermediate);
     for (int r = tile.local_y; r < rows; r += tile.height) {
-      row_sums[r * tile.width + tile.local_x] = row_sum(reader, taps_x, first_row + r);
+      row_sums[r * tile.width + tile.local_x] = handoff(row_sum(reader, taps_x, first_row + r));
     }
   };
   if (stages<Source>(footprint, capacity)) {
@@ -186,7 +188,7 @@ __device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
   const auto taps_y = Taps::y(rect_y, axes);
   const Rgba sum = column_sum(
       taps_y, [&](int row) { return row_sums[(row - first_row) * tile.width + tile.local_x]; });
-  return antialias_normalised(sum, Taps::x(rect_x, axes), taps_y);
+  return antialias_result(sum, Taps::x(rect_x, axes), taps_y, axes.uint8_intermediate);
 }
 
 // resized_value() of this thread's destination pixel, computed by the whole

@@ -134,6 +134,20 @@ class AntialiasDefinition(unittest.TestCase):
                 np.testing.assert_array_equal(ours, pil, err_msg=f"{mode} {width}->{out_width}")
 
     @unittest.skipIf(Image is None, "PIL is not installed")
+    def test_8_bit_passes_are_what_clipping_bicubic_needs(self):
+        # Where bicubic overshoots past 0 and 255 PIL clips its horizontal
+        # pass: the float definition departs from PIL there (more than a
+        # step), the 8-bit passes (cudaresize antialias-intermediate=uint8)
+        # do not.
+        rng = np.random.default_rng(11)
+        image = np.where(rng.uniform(size=(120, 200, 1)) < 0.5, 0, 255).astype(np.uint8)
+        image = np.repeat(image, 3, axis=2)
+        pil = np.asarray(Image.fromarray(image).resize((47, 28), Image.BICUBIC)).astype(float)
+        self.assertGreater(np.abs(pr.antialiased_resize(image, 47, 28, "bicubic") - pil).max(),
+                           1.0)
+        np.testing.assert_array_equal(pil_rounding_resize(image, 47, 28, "bicubic"), pil)
+
+    @unittest.skipIf(Image is None, "PIL is not installed")
     def test_float_definition_within_one_step_of_pil_on_downscales(self):
         image = smooth_image(300, 200, seed=3)
         for mode, resample in (("bilinear", Image.BILINEAR), ("bicubic", Image.BICUBIC)):
@@ -162,6 +176,17 @@ class Steps(unittest.TestCase):
         np.testing.assert_allclose(difference[0], 1.0)
         np.testing.assert_allclose(difference[1], 2.0)
         np.testing.assert_allclose(difference[2], 0.5)
+
+    def test_one_step_through_float32_meets_a_max_target_of_one(self):
+        std = np.float32(pr.IMAGENET_STD[0])
+        one_step = np.float32(0.7) + np.float32(1.0 / 255.0) / std
+        measured = pr.steps(np.array([[[one_step]]], dtype=np.float64),
+                            np.array([[[0.7]]], dtype=np.float64), pr.IMAGENET_STD[:1])
+        self.assertNotEqual(measured.max(), 1.0)  # float32's rounding of the step
+        self.assertFalse(pr.over_target(measured.max(), 0.05, 1.0, 0.1))
+        self.assertTrue(pr.over_target(1.01, 0.05, 1.0, 0.1))
+        self.assertTrue(pr.over_target(1.0, 0.11, 1.0, 0.1))
+        self.assertFalse(pr.over_target(5.0, 5.0, None, None))
 
     def test_a_larger_tensor_is_compared_by_its_centred_window(self):
         ours = np.zeros((3, 10, 12))
@@ -265,10 +290,14 @@ class CommandLine(unittest.TestCase):
         return args
 
     def test_presets_follow_the_reference(self):
-        args = self.parse("torchvision-bicubic")
+        args = self.parse("torchvision-bicubic", "--reference-backend", "numpy")
         pipeline = pr.pipeline_for(pr.REFERENCES["torchvision-bicubic"], args)
         self.assertIn("short-side=256 method=bicubic antialias=true float-intermediate=false",
                       pipeline)
+        # PIL keeps its horizontal pass in 8 bits: so does the preset.
+        pipeline = pr.pipeline_for(pr.REFERENCES["pil-bilinear"], args)
+        self.assertIn("method=bilinear antialias=true antialias-intermediate=uint8 "
+                      "float-intermediate=false", pipeline)
         pipeline = pr.pipeline_for(pr.REFERENCES["torchvision-float-bilinear"], args)
         self.assertIn("method=bilinear antialias=true float-intermediate=true", pipeline)
         pipeline = pr.pipeline_for(pr.REFERENCES["depth-anything"], args)
@@ -278,12 +307,35 @@ class CommandLine(unittest.TestCase):
         self.assertIn('add-borders=true pad-value="<114,114,114>"', pipeline)
         self.assertIn("width=640,height=640", pipeline)
 
+    @unittest.skipIf(torch is None, "torch is not installed")
+    def test_torchvision_uint8_preset_follows_where_the_reference_resizes(self):
+        # torch's CPU uint8 kernel (bicubic always) keeps 8 bits between its
+        # passes; on the GPU torchvision resizes floats and rounds once.
+        reference = pr.REFERENCES["torchvision-bicubic"]
+        on_cpu = pr.pipeline_for(reference, self.parse("torchvision-bicubic",
+                                                       "--reference-backend", "torch"))
+        self.assertIn("antialias=true antialias-intermediate=uint8", on_cpu)
+        on_gpu = pr.pipeline_for(reference, self.parse("torchvision-bicubic",
+                                                       "--reference-backend", "torch",
+                                                       "--reference-device", "cuda"))
+        self.assertNotIn("antialias-intermediate", on_gpu)
+
     def test_options_override_the_preset(self):
         args = self.parse("depth-anything", "--float-intermediate", "off", "--method", "area",
                           "--fuse", "off", "--antialias", "on")
         pipeline = pr.pipeline_for(pr.REFERENCES["depth-anything"], args)
         self.assertIn("method=area antialias=true float-intermediate=false", pipeline)
         self.assertIn("cudatensorize fuse=false", pipeline)
+        args = self.parse("pil-bicubic", "--antialias-intermediate", "float")
+        self.assertNotIn("antialias-intermediate",
+                         pr.pipeline_for(pr.REFERENCES["pil-bicubic"], args))
+        args = self.parse("opencv", "--antialias", "on", "--antialias-intermediate", "uint8")
+        self.assertIn("method=bilinear antialias=true antialias-intermediate=uint8",
+                      pr.pipeline_for(pr.REFERENCES["opencv"], args))
+        # Without antialias the intermediate does not apply (cudaresize would refuse it).
+        args = self.parse("pil-bicubic", "--antialias", "off")
+        self.assertIn("antialias=false float-intermediate=false",
+                      pr.pipeline_for(pr.REFERENCES["pil-bicubic"], args))
         args = self.parse("opencv", "--out", "320x240", "--method", "bicubic")
         self.assertEqual(pr.settings_for(pr.REFERENCES["opencv"], args)["out"], (320, 240))
         self.assertIn("width=320,height=240",
@@ -296,6 +348,8 @@ class CommandLine(unittest.TestCase):
 
     def test_errors(self):
         for argv in ([], ["nonsense"], ["opencv", "--pipeline", "x", "--method", "area"],
+                     ["opencv", "--pipeline", "x", "--antialias-intermediate", "uint8"],
+                     ["pil-bicubic", "--antialias-intermediate", "int16"],
                      ["opencv", "--frames", "0"], ["opencv", "--size", "12by3"],
                      ["opencv", "--size", "0x10"]):
             with self.assertRaises(SystemExit, msg=argv):

@@ -81,8 +81,9 @@ std::vector<int> pad_value_of(GstElement *resize) {
 TEST(ResizeProperties, AreDocumentedWithRangesAndDefaults) {
   GstElement *resize = gst_element_factory_make("cudaresize", nullptr);
   ASSERT_NE(resize, nullptr) << "cudaresize is not registered";
-  for (const char *name : {"method", "add-borders", "pad-value", "letterbox-align", "short-side",
-                           "multiple-of", "antialias", "float-intermediate", "video-direction"}) {
+  for (const char *name :
+       {"method", "add-borders", "pad-value", "letterbox-align", "short-side", "multiple-of",
+        "antialias", "antialias-intermediate", "float-intermediate", "video-direction"}) {
     GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(resize), name);
     ASSERT_NE(pspec, nullptr) << name;
     EXPECT_GT(strlen(g_param_spec_get_blurb(pspec)), 20u) << name;
@@ -96,11 +97,14 @@ TEST(ResizeProperties, AreDocumentedWithRangesAndDefaults) {
   };
   gchar *method = property_string("method");
   gchar *align = property_string("letterbox-align");
+  gchar *intermediate = property_string("antialias-intermediate");
   EXPECT_STREQ(method, "bilinear");
   EXPECT_STREQ(align, "center");
+  EXPECT_STREQ(intermediate, "float");
   EXPECT_EQ(pad_value_of(resize), std::vector<int>({0, 0, 0}));
   g_free(method);
   g_free(align);
+  g_free(intermediate);
 
   gboolean add_borders = TRUE;
   gint short_side = -1, multiple_of = -1;
@@ -119,6 +123,11 @@ TEST(ResizeProperties, AreDocumentedWithRangesAndDefaults) {
   for (const char *nick : {"nearest", "bilinear", "bicubic", "area"})
     EXPECT_NE(g_enum_get_value_by_nick(methods, nick), nullptr) << nick;
   g_type_class_unref(methods);
+  GEnumClass *intermediates = G_ENUM_CLASS(g_type_class_ref(G_PARAM_SPEC_VALUE_TYPE(
+      g_object_class_find_property(G_OBJECT_GET_CLASS(resize), "antialias-intermediate"))));
+  for (const char *nick : {"float", "uint8"})
+    EXPECT_NE(g_enum_get_value_by_nick(intermediates, nick), nullptr) << nick;
+  g_type_class_unref(intermediates);
   gst_object_unref(resize);
 }
 
@@ -154,6 +163,24 @@ TEST(ResizeProperties, PadValuesThatCannotWorkAreErrorsAtStart) {
     gst_element_set_state(resize, GST_STATE_NULL);
     gst_object_unref(resize);
   }
+}
+
+// The 8-bit intermediate is a step between antialiased passes: without
+// antialias it is refused at start, naming both properties.
+TEST(ResizeProperties, Uint8IntermediateWithoutAntialiasIsAnErrorAtStart) {
+  GstElement *resize = gst_element_factory_make("cudaresize", nullptr);
+  gst_util_set_object_arg(G_OBJECT(resize), "antialias-intermediate", "uint8");
+  GstStateChangeReturn ret = GST_STATE_CHANGE_SUCCESS;
+  const std::string error =
+      posted_error(resize, [&] { ret = gst_element_set_state(resize, GST_STATE_READY); });
+  EXPECT_EQ(ret, GST_STATE_CHANGE_FAILURE);
+  EXPECT_NE(error.find("antialias-intermediate=uint8 needs antialias=true"), std::string::npos)
+      << error;
+  gst_element_set_state(resize, GST_STATE_NULL);
+  g_object_set(resize, "antialias", TRUE, nullptr);
+  EXPECT_EQ(gst_element_set_state(resize, GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+  gst_element_set_state(resize, GST_STATE_NULL);
+  gst_object_unref(resize);
 }
 
 // video-direction is GstVideoDirection's property, with videoflip's values
@@ -565,6 +592,9 @@ struct ResizeCase {
   PixelRect image;      // where the source lands; 0x0 = the whole output
   uint8_t pad_rgba[4];  // the pad value the properties mean, as R,G,B,A
   cudaprep::Orientation orientation = cudaprep::Orientation::kIdentity;  // video-direction's
+  bool antialias = false;                                                // antialias's
+  cudaprep::AntialiasIntermediate antialias_intermediate =               // antialias-intermediate's
+      cudaprep::AntialiasIntermediate::kFloat;
 };
 
 // gtest names a failing case by this (its byte dump would read padding).
@@ -604,6 +634,8 @@ HostFrame reference(const HostFrame &source, const ResizeCase &c) {
   params.source_colorimetry = c.expected_colorimetry;
   params.dst_rect = image_rect(c);
   params.orientation = c.orientation;
+  params.antialias = c.antialias;
+  params.antialias_intermediate = c.antialias_intermediate;
   std::memcpy(params.pad_value, c.pad_rgba, 4);
   const GstVideoInfo out_info = video_info(caps_string(c.output_format, c.out_width, c.out_height));
   return cudaprep::ref::resize_reference(source, pixel_format(out_info), c.out_width, c.out_height,
@@ -996,6 +1028,64 @@ std::vector<ResizeCase> resize_cases() {
                   {0, 0, 0, 255}};
   rule.orientation = cudaprep::Orientation::kAntiTranspose;
   cases.push_back(rule);
+  // Antialiased, both intermediates: torchvision's Resize(256) of a 1080p
+  // frame (short-side rule), from RGB (PIL's input) and NV12, and an
+  // enlargement along one axis only.
+  struct Antialiased {
+    const char *name, *format;
+    int width, height;
+    const char *colorimetry;
+    cudaprep::Colorimetry expected;
+    int out_width, out_height;
+    const char *properties;
+    Interpolation method;
+    cudaprep::AntialiasIntermediate intermediate;
+  } const antialiased[] = {
+      {"antialias_uint8",
+       "RGB",
+       1920,
+       1080,
+       nullptr,
+       {},
+       455,
+       256,
+       "method=bicubic short-side=256 antialias=true antialias-intermediate=uint8",
+       Interpolation::kBicubic,
+       cudaprep::AntialiasIntermediate::kUint8},
+      {"antialias_uint8", "NV12", 1920, 1080, "bt709", kBt709Limited, 455, 256,
+       "method=bilinear short-side=256 antialias=true antialias-intermediate=uint8",
+       Interpolation::kBilinear, cudaprep::AntialiasIntermediate::kUint8},
+      {"antialias_uint8_one_axis",
+       "RGBA",
+       200,
+       61,
+       nullptr,
+       {},
+       67,
+       90,
+       "method=bicubic antialias=true antialias-intermediate=uint8",
+       Interpolation::kBicubic,
+       cudaprep::AntialiasIntermediate::kUint8},
+      {"antialias_float",
+       "RGB",
+       1920,
+       1080,
+       nullptr,
+       {},
+       455,
+       256,
+       "method=bicubic short-side=256 antialias=true",
+       Interpolation::kBicubic,
+       cudaprep::AntialiasIntermediate::kFloat},
+  };
+  for (const Antialiased &a : antialiased) {
+    ResizeCase c{a.name,     a.format, a.width,       a.height,     a.colorimetry,
+                 a.expected, "RGB",    a.out_width,   a.out_height, a.properties,
+                 a.method,   {},       {0, 0, 0, 255}};
+    c.antialias = true;
+    c.antialias_intermediate = a.intermediate;
+    cases.push_back(c);
+  }
   return cases;
 }
 

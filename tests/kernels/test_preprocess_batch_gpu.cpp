@@ -44,6 +44,11 @@ std::string describe(const PreprocessItem &item) {
       << " pitch " << item.src.planes[0].pitch_bytes << " -> slot " << item.batch_index << " rect "
       << rect.width << "x" << rect.height << " at " << rect.x << "," << rect.y << ", "
       << orientation_name(item.resize_params.orientation);
+  if (item.resize_params.antialias) {
+    out << ", antialiased, "
+        << antialias_intermediate_name(item.resize_params.antialias_intermediate)
+        << " intermediate";
+  }
   return out.str();
 }
 
@@ -211,6 +216,40 @@ TEST_F(PreprocessBatchGpu, MoreItemsThanOneLaunchCarries) {
     items.push_back(item);
   }
   expect_batch_equals_items(items, desc, stream_);
+}
+
+// Antialiased items with either intermediate between the passes, beside
+// unantialiased ones, in one batch (the kernel that may tile): each item is
+// bit for bit its single-item result.
+TEST_F(PreprocessBatchGpu, AntialiasedItemsWithEitherIntermediate) {
+  DeviceAllocations allocations;
+  Image nv12, rgb;
+  make_random_frame(PixelFormat::kNV12, 640, 360, 0, 41u, &allocations, &nv12);
+  ASSERT_FALSE(HasFatalFailure());
+  make_random_frame(PixelFormat::kRGB, 331, 197, 13, 42u, &allocations, &rgb);
+  ASSERT_FALSE(HasFatalFailure());
+  constexpr int kItems = 6;
+  for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+    std::vector<PreprocessItem> items;
+    for (int i = 0; i < kItems; ++i) {
+      PreprocessItem item;
+      item.src = i % 2 ? rgb : nv12;
+      item.resize_params.interpolation = method;
+      item.resize_params.source_colorimetry = {ColorMatrix::kBT709, ColorRange::kLimited};
+      item.resize_params.antialias = i % 3 != 2;
+      item.resize_params.antialias_intermediate =
+          i % 3 == 1 ? AntialiasIntermediate::kUint8 : AntialiasIntermediate::kFloat;
+      item.normalize_params = normalization(ChannelOrder::kRGB, i % 4);
+      item.batch_index = kItems - 1 - i;
+      items.push_back(item);
+    }
+    SCOPED_TRACE(interpolation_name(method));
+    expect_batch_equals_items(
+        items,
+        make_contiguous_tensor_desc(TensorLayout::kNCHW, kItems, 3, 64, 96, DataType::kFloat32),
+        stream_);
+    if (HasFatalFailure()) return;
+  }
 }
 
 // The benchmark's shapes: eight 1080p NV12 cameras letterboxed to 640x640

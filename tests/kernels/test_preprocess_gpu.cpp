@@ -74,7 +74,11 @@ std::string describe(const Case &c) {
   out << pixel_format_name(c.format) << " " << c.src_width << "x" << c.src_height << " view at ("
       << c.crop_left << ", " << c.crop_top << ") pitch +" << c.extra_pitch_bytes << " -> "
       << c.out_width << "x" << c.out_height << " " << interpolation_name(c.resize.interpolation)
-      << (c.letterbox ? ", letterbox" : "") << (c.resize.antialias ? ", antialiased" : "")
+      << (c.letterbox ? ", letterbox" : "")
+      << (c.resize.antialias
+              ? std::string(", antialiased, ") +
+                    antialias_intermediate_name(c.resize.antialias_intermediate) + " intermediate"
+              : "")
       << ", turned " << orientation_name(c.resize.orientation) << ", "
       << channel_order_name(c.normalize.channel_order) << " " << data_type_name(c.dtype) << " "
       << tensor_layout_name(c.layout) << ", item " << c.batch_index << " of " << c.batch;
@@ -510,10 +514,15 @@ TEST_F(PreprocessGpu, CameraSizedFrames) {
 }
 
 // Antialiased sampling goes through the fused kernel exactly as through
-// resize(): bit for bit with the chain, within a step of the reference.
+// resize(): bit for bit with the chain, within a step of the reference;
+// with either intermediate between the passes.
 TEST_F(PreprocessGpu, AntialiasedEqualsTheChain) {
   Stats stats;
-  for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+  for (const auto [method, intermediate] :
+       {std::pair{Interpolation::kBilinear, AntialiasIntermediate::kFloat},
+        std::pair{Interpolation::kBicubic, AntialiasIntermediate::kFloat},
+        std::pair{Interpolation::kBilinear, AntialiasIntermediate::kUint8},
+        std::pair{Interpolation::kBicubic, AntialiasIntermediate::kUint8}}) {
     Case classifier;  // 1080p NV12 -> torchvision's Resize(256) size
     classifier.format = PixelFormat::kNV12;
     classifier.src_width = 1920;
@@ -523,6 +532,7 @@ TEST_F(PreprocessGpu, AntialiasedEqualsTheChain) {
     classifier.out_height = 256;
     classifier.resize.interpolation = method;
     classifier.resize.antialias = true;
+    classifier.resize.antialias_intermediate = intermediate;
     classifier.resize.source_colorimetry = {ColorMatrix::kBT709, ColorRange::kLimited};
     classifier.normalize = imagenet(ChannelOrder::kRGB);
     classifier.batch = 1;
@@ -538,6 +548,7 @@ TEST_F(PreprocessGpu, AntialiasedEqualsTheChain) {
     letterboxed.out_width = letterboxed.out_height = 64;
     letterboxed.resize.interpolation = method;
     letterboxed.resize.antialias = true;
+    letterboxed.resize.antialias_intermediate = intermediate;
     letterboxed.normalize = imagenet(ChannelOrder::kBGR);
     letterboxed.dtype = DataType::kFloat16;
     letterboxed.layout = TensorLayout::kNHWC;

@@ -207,6 +207,10 @@ std::string describe(const Case &c) {
   out << pixel_format_name(c.src_format) << " " << c.src_width << "x" << c.src_height << " -> "
       << pixel_format_name(c.dst_format) << " " << c.dst_width << "x" << c.dst_height << ", "
       << interpolation_name(c.params.interpolation);
+  if (c.params.antialias) {
+    out << ", antialiased, " << antialias_intermediate_name(c.params.antialias_intermediate)
+        << " intermediate";
+  }
   const PixelRect &rect = c.params.dst_rect;
   if (rect.width != 0 || rect.height != 0) {
     out << ", into " << rect.width << "x" << rect.height << " at (" << rect.x << ", " << rect.y
@@ -512,9 +516,10 @@ TEST_F(ResizeGpu, OrientationAloneEqualsTheDefinition) {
 // --- Validation: no GPU needed, nothing is launched ------------------------
 
 // Antialiased bilinear and bicubic (the torchvision/PIL definition) against
-// the reference: every source format through an odd view, the downscales it
-// is for (1080p and 4K to torchvision's Resize(256), odd factors), an
-// upscale, one axis down and one up, and a letterbox.
+// the reference, with either intermediate between the passes: every source
+// format through an odd view, the downscales it is for (1080p and 4K to
+// torchvision's Resize(256), odd factors), an upscale, one axis down and
+// one up, and a letterbox.
 TEST_F(ResizeGpu, AntialiasedMatchesTheReference) {
   const SizePair sizes[] = {{1920, 1080, 455, 256},
                             {3840, 2160, 455, 256},
@@ -522,7 +527,11 @@ TEST_F(ResizeGpu, AntialiasedMatchesTheReference) {
                             {37, 23, 64, 48},
                             {120, 30, 37, 71}};
   Comparison stats;
-  for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+  for (const auto [method, intermediate] :
+       {std::pair{Interpolation::kBilinear, AntialiasIntermediate::kFloat},
+        std::pair{Interpolation::kBicubic, AntialiasIntermediate::kFloat},
+        std::pair{Interpolation::kBilinear, AntialiasIntermediate::kUint8},
+        std::pair{Interpolation::kBicubic, AntialiasIntermediate::kUint8}}) {
     for (const PixelFormat src_format : kSourceFormats) {
       for (const SizePair &size : sizes) {
         // The big frames once per method in the formats decoders give.
@@ -533,6 +542,7 @@ TEST_F(ResizeGpu, AntialiasedMatchesTheReference) {
                size.dst_width, size.dst_height, ResizeParams{}};
         c.params.interpolation = method;
         c.params.antialias = true;
+        c.params.antialias_intermediate = intermediate;
         run_case(c, stream_, &stats);
         if (HasFatalFailure()) return;
       }
@@ -540,6 +550,7 @@ TEST_F(ResizeGpu, AntialiasedMatchesTheReference) {
     Case letterbox{PixelFormat::kBGRx, 640, 360, PixelFormat::kBGR, 96, 96, ResizeParams{}};
     letterbox.params.interpolation = method;
     letterbox.params.antialias = true;
+    letterbox.params.antialias_intermediate = intermediate;
     letterbox.params.dst_rect = PixelRect{0, 21, 96, 54};
     run_case(letterbox, stream_, &stats);
     if (HasFatalFailure()) return;
@@ -586,6 +597,12 @@ TEST(ResizeValidation, ImpossibleInputsAreRejectedWithReasons) {
     params.interpolation = method;
     expect_rejected(src, dst, params, "antialias applies to bilinear and bicubic");
   }
+  params = ResizeParams{};
+  params.antialias_intermediate = AntialiasIntermediate::kUint8;
+  expect_rejected(src, dst, params, "uint8 antialias intermediate needs antialias");
+  params.antialias_intermediate = static_cast<AntialiasIntermediate>(5);
+  params.antialias = true;
+  expect_rejected(src, dst, params, "unknown antialias intermediate 5");
   params = ResizeParams{};
   params.float_intermediate = true;
   expect_rejected(src, dst, params, "float_intermediate is for preprocess()");

@@ -6,11 +6,11 @@
 // the CPU references; this suite proves the tiling changed no bit.
 // Cases: every reader (32-bit and byte interleaved, gray, NV12, I420, YUY2,
 // P010) x antialiased bilinear / bicubic x shrinks, enlargements, mixed
-// axes, crops and letterbox rectangles, each with the launch's own capacity
-// (YUV readers staged), without staging, and with a capacity of one row
-// (blocks that span more fall back to the per-pixel sampler). The kernel
-// also counts the blocks that ran tiled and staged, so a case cannot pass by
-// never taking the path it is meant to.
+// axes, crops and letterbox rectangles, each with either intermediate
+// between the passes (float, or rounded to 8 bits as PIL keeps it), each with the launch's own
+// capacity (YUV readers staged), without staging, and with a capacity of one row (blocks that span
+// more fall back to the per-pixel sampler). The kernel also counts the blocks that ran tiled and
+// staged, so a case cannot pass by never taking the path it is meant to.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -88,6 +88,9 @@ struct Geometry {
   PixelRect rect;  // 0x0: the whole destination
 };
 
+const AntialiasIntermediate kIntermediates[] = {AntialiasIntermediate::kFloat,
+                                                AntialiasIntermediate::kUint8};
+
 bool is_yuv(PixelFormat format) {
   return format == PixelFormat::kNV12 || format == PixelFormat::kI420 ||
          format == PixelFormat::kYUY2 || format == PixelFormat::kP010;
@@ -97,10 +100,12 @@ class ResizeTileGpu : public test::GpuStreamTest {
  protected:
   // Runs one case on `view` and checks bits and block counts.
   void run_case(const Image &view, const Geometry &geometry, Interpolation method,
-                Capacity capacity_mode, Orientation orientation = Orientation::kIdentity) {
+                AntialiasIntermediate intermediate, Capacity capacity_mode,
+                Orientation orientation = Orientation::kIdentity) {
     ResizeParams params;
     params.interpolation = method;
     params.antialias = true;
+    params.antialias_intermediate = intermediate;
     params.orientation = orientation;
     params.dst_rect = geometry.rect;
     params.pad_value[0] = 114;
@@ -108,11 +113,12 @@ class ResizeTileGpu : public test::GpuStreamTest {
     const int width = geometry.dst_width;
     const int height = geometry.dst_height;
     ASSERT_EQ("", resize_source_error(view, width, height, params));
-    const std::string which = std::string(pixel_format_name(view.format)) + " " +
-                              std::to_string(view.width) + "x" + std::to_string(view.height) +
-                              " -> " + std::to_string(width) + "x" + std::to_string(height) + " " +
-                              interpolation_name(method) + " antialiased" + ", capacity " +
-                              capacity_name(capacity_mode) + ", " + orientation_name(orientation);
+    const std::string which =
+        std::string(pixel_format_name(view.format)) + " " + std::to_string(view.width) + "x" +
+        std::to_string(view.height) + " -> " + std::to_string(width) + "x" +
+        std::to_string(height) + " " + interpolation_name(method) + " antialiased, " +
+        antialias_intermediate_name(intermediate) + " intermediate, capacity " +
+        capacity_name(capacity_mode) + ", " + orientation_name(orientation);
     DeviceAllocations allocations;
     const size_t pixels = static_cast<size_t>(width) * height;
     uint8_t *tiled = nullptr, *per_pixel = nullptr, *counts = nullptr;
@@ -214,10 +220,12 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       const Image view = sub_image(frame, geometry.crop_x, geometry.crop_y, geometry.src_width,
                                    geometry.src_height);
       for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
-        for (const Capacity capacity :
-             {Capacity::kLaunch, Capacity::kUnstaged, Capacity::kTooSmall}) {
-          run_case(view, geometry, method, capacity);
-          if (HasFatalFailure()) return;
+        for (const AntialiasIntermediate intermediate : kIntermediates) {
+          for (const Capacity capacity :
+               {Capacity::kLaunch, Capacity::kUnstaged, Capacity::kTooSmall}) {
+            run_case(view, geometry, method, intermediate, capacity);
+            if (HasFatalFailure()) return;
+          }
         }
       }
     }
@@ -232,9 +240,11 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       if (HasFatalFailure()) return;
       const Image view = sub_image(frame, 4, 4, 636, 356);
       for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
-        run_case(view, Geometry{636, 356, 4, 4, 150, 227, {}}, method, Capacity::kLaunch,
-                 orientation);
-        if (HasFatalFailure()) return;
+        for (const AntialiasIntermediate intermediate : kIntermediates) {
+          run_case(view, Geometry{636, 356, 4, 4, 150, 227, {}}, method, intermediate,
+                   Capacity::kLaunch, orientation);
+          if (HasFatalFailure()) return;
+        }
       }
     }
   }
@@ -245,8 +255,11 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
   make_random_frame(PixelFormat::kNV12, 3840, 2160, 0, seed, &allocations, &frame);
   if (HasFatalFailure()) return;
   for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
-    run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}}, method, Capacity::kLaunch);
-    if (HasFatalFailure()) return;
+    for (const AntialiasIntermediate intermediate : kIntermediates) {
+      run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}}, method, intermediate,
+               Capacity::kLaunch);
+      if (HasFatalFailure()) return;
+    }
   }
   std::printf("[ tiled == per pixel ] %d cases, %lld blocks tiled, %lld of them staged\n", cases_,
               tiled_blocks_, staged_blocks_);

@@ -128,6 +128,55 @@ Taps taps_for(Interpolation interpolation, bool antialias, int d, int src_size, 
   return opencv_taps(interpolation, d, src_size, dst_size, positions);
 }
 
+// floor(v + 0.5) clamped to [0, 255], per channel: what PIL's 8-bit passes
+// store.
+RgbaPixel round_half_up_to_bytes(const RgbaPixel &value) {
+  const auto byte = [](double v) { return std::min(std::max(std::floor(v + 0.5), 0.0), 255.0); };
+  return {byte(value.r), byte(value.g), byte(value.b), byte(value.a)};
+}
+
+template <class At>
+RgbaPixel weighted_sum(const Taps &taps, const At &at) {
+  RgbaPixel sum{0.0, 0.0, 0.0, 0.0};
+  for (const Tap &tap : taps) {
+    const RgbaPixel &source = at(tap.index);
+    sum.r += tap.weight * source.r;
+    sum.g += tap.weight * source.g;
+    sum.b += tap.weight * source.b;
+    sum.a += tap.weight * source.a;
+  }
+  return sum;
+}
+
+// The antialiased resample with the 8-bit intermediate: every source row
+// through the horizontal pass, rounded, then the vertical pass, rounded.
+RgbaImage resample_with_uint8_intermediate(const RgbaImage &src, int dst_width, int dst_height,
+                                           Interpolation interpolation) {
+  RgbaImage rows;
+  rows.width = dst_width;
+  rows.height = src.height;
+  rows.pixels.resize(static_cast<size_t>(dst_width) * src.height);
+  for (int x = 0; x < dst_width; ++x) {
+    const Taps taps = antialias_taps(interpolation, x, src.width, dst_width);
+    for (int y = 0; y < src.height; ++y) {
+      rows.pixels[static_cast<size_t>(y) * dst_width + x] = round_half_up_to_bytes(
+          weighted_sum(taps, [&](int i) -> const RgbaPixel & { return src.at(i, y); }));
+    }
+  }
+  RgbaImage dst;
+  dst.width = dst_width;
+  dst.height = dst_height;
+  dst.pixels.resize(static_cast<size_t>(dst_width) * dst_height);
+  for (int y = 0; y < dst_height; ++y) {
+    const Taps taps = antialias_taps(interpolation, y, src.height, dst_height);
+    for (int x = 0; x < dst_width; ++x) {
+      dst.pixels[static_cast<size_t>(y) * dst_width + x] = round_half_up_to_bytes(
+          weighted_sum(taps, [&](int i) -> const RgbaPixel & { return rows.at(x, i); }));
+    }
+  }
+  return dst;
+}
+
 }  // namespace
 
 void oriented_source_pixel(Orientation orientation, int src_width, int src_height, int x, int y,
@@ -207,7 +256,10 @@ HostFrame orient(const HostFrame &src, Orientation orientation) {
 }
 
 RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpolation interpolation,
-                   bool antialias, SamplePositions positions) {
+                   bool antialias, SamplePositions positions, AntialiasIntermediate intermediate) {
+  if (antialias && intermediate == AntialiasIntermediate::kUint8) {
+    return resample_with_uint8_intermediate(src, dst_width, dst_height, interpolation);
+  }
   std::vector<Taps> column_taps(dst_width);
   for (int x = 0; x < dst_width; ++x)
     column_taps[x] = taps_for(interpolation, antialias, x, src.width, dst_width, positions);
@@ -245,8 +297,9 @@ HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst
   decoded.width = src.width;
   decoded.height = src.height;
   decoded.pixels = decode_to_rgba(src, params.source_colorimetry);
-  const RgbaImage scaled = resample(orient(decoded, params.orientation), rect.width, rect.height,
-                                    params.interpolation, params.antialias);
+  const RgbaImage scaled =
+      resample(orient(decoded, params.orientation), rect.width, rect.height, params.interpolation,
+               params.antialias, SamplePositions::kExact, params.antialias_intermediate);
 
   const RgbaPixel pad{double(params.pad_value[0]), double(params.pad_value[1]),
                       double(params.pad_value[2]), double(params.pad_value[3])};

@@ -48,9 +48,13 @@ HostFrame orient(const HostFrame &src, Orientation orientation);
 //   kArea      mean of the source weighted by the area of each source pixel
 //              inside the output pixel's footprint.
 // With `antialias` (bilinear, bicubic): PIL's and torchvision's antialiased
-// definition, the filter widened by the downscale factor (see resize.h).
+// definition, the filter widened by the downscale factor (see resize.h);
+// with `intermediate` kUint8 the horizontal pass over every source row
+// first, each value rounded half up and clamped to [0, 255], then the
+// vertical pass over those, rounded and clamped the same way (PIL's order).
 RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpolation interpolation,
-                   bool antialias = false, SamplePositions positions = SamplePositions::kExact);
+                   bool antialias = false, SamplePositions positions = SamplePositions::kExact,
+                   AntialiasIntermediate intermediate = AntialiasIntermediate::kFloat);
 
 // The whole of resize(): decode `src`, orient it by params.orientation, resample into
 // params.dst_rect (the whole destination when 0x0), pad the rest, encode as `dst_format`.

@@ -44,9 +44,22 @@
 // instead of aliasing; upscales equal the unwidened filter (bilinear then
 // differs from OpenCV only at the borders, bicubic by its A). Evaluated in
 // float32, one pass: each thread computes its own weights (no tables, no
-// allocation). PIL rounds to 8 bits between its horizontal and vertical
-// passes and uses fixed-point weights, so it is within 1 of this; torchvision
-// on float tensors equals it to float rounding.
+// allocation). torchvision on float tensors (and on uint8 tensors on the
+// GPU, which it resizes as floats and rounds once) equals it to float
+// rounding.
+//
+// ResizeParams::antialias_intermediate = kUint8 keeps instead the 8-bit
+// intermediate of PIL's Image.resize and of torch's CPU uint8 kernels
+// (torchvision's Resize on uint8 CPU tensors): the horizontal pass runs
+// first, over every source row the vertical pass reads, and its result,
+// normalised by its own weights, is rounded half up (floor(v + 0.5)) and
+// clamped to [0, 255]; the vertical pass then resamples those 8-bit values
+// and is rounded and clamped the same way. An axis whose size does not
+// change is the identity either way (its weights are 1 and 0), so it also
+// covers PIL and torch skipping that pass. Their weights are fixed point
+// (PIL: 22 fraction bits; torch: int16 with a per-axis precision), ours
+// float32: a value near a half may round the other way, so the result is
+// within 1 of theirs, mostly equal.
 //
 // With ResizeParams::orientation the source is flipped or rotated first
 // (geometry.h's table, whole pixels): the result is the resize of the
@@ -95,6 +108,23 @@ struct PixelRect {
   int height = 0;
 };
 
+// What the antialiased samplers keep between their horizontal and vertical
+// passes (above).
+enum class AntialiasIntermediate {
+  kFloat,  // unrounded: torchvision on float tensors
+  kUint8,  // rounded half up to 8 bits: PIL, torch's CPU uint8 kernels
+};
+
+inline const char *antialias_intermediate_name(AntialiasIntermediate intermediate) {
+  switch (intermediate) {
+    case AntialiasIntermediate::kFloat:
+      return "float";
+    case AntialiasIntermediate::kUint8:
+      return "uint8";
+  }
+  return "an unknown intermediate";
+}
+
 struct ResizeParams {
   Interpolation interpolation = Interpolation::kBilinear;
   // How YUV sources (NV12, I420, YUY2, P01x) map to RGB; ignored for the others.
@@ -111,6 +141,8 @@ struct ResizeParams {
   // Bilinear and bicubic only: the antialiased definition above instead of
   // OpenCV's. Off keeps every result OpenCV-exact as before.
   bool antialias = false;
+  // With antialias: the pass intermediate (above). kUint8 needs antialias.
+  AntialiasIntermediate antialias_intermediate = AntialiasIntermediate::kFloat;
   // preprocess() only: normalise the resampled value as it is, unrounded
   // and unclamped (bicubic overshoot kept), as a reference that resizes
   // floats does (Depth-Anything's cv2.resize(img / 255.0, INTER_CUBIC),
