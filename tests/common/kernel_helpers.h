@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "common/cuda_test.h"
 #include "cudaprep/image.h"
+#include "cudaprep/tensor.h"
 #include "reference/resize_ref.h"
 
 namespace cudaprep::test {
@@ -88,6 +91,22 @@ inline ref::HostFrame window(const ref::HostFrame &frame, int left, int top, int
     }
   }
   return out;
+}
+
+// Where byte `offset` of the tensor allocation lies, in words.
+inline std::string tensor_location(const TensorDesc &desc, size_t offset) {
+  std::ostringstream text;
+  if (offset >= tensor_span_bytes(desc)) {
+    text << "guard byte " << offset - tensor_span_bytes(desc) << " after the tensor";
+    return text.str();
+  }
+  const char *names = desc.layout == TensorLayout::kNCHW ? "NCHW" : "NHWC";
+  int64_t rest = static_cast<int64_t>(offset);
+  for (int axis = 0; axis < kTensorRank; ++axis) {
+    text << names[axis] << "=" << rest / desc.strides_bytes[axis] << " ";
+    rest %= desc.strides_bytes[axis];
+  }
+  return text.str();
 }
 
 }  // namespace cudaprep::test

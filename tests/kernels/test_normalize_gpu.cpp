@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/cuda_test.h"
+#include "common/kernel_helpers.h"
 #include "cudaprep/normalize.h"
 #include "cudaprep/tensor.h"
 #include "cudaprep/tensorize.h"
@@ -29,6 +30,8 @@
 
 namespace cudaprep {
 namespace {
+
+using test::tensor_location;
 
 constexpr size_t kGuardBytes = 256;  // poisoned bytes after each output
 constexpr uint8_t kPoisons[] = {0xff, 0x00};
@@ -210,21 +213,6 @@ std::string planar_location(const DevicePlanar &planar, size_t offset) {
     text << "row padding of channel " << channel << " row " << y;
   } else {
     text << "channel " << channel << " y " << y << " x " << row_byte / element_bytes;
-  }
-  return text.str();
-}
-
-std::string tensor_location(const TensorDesc &desc, size_t offset) {
-  std::ostringstream text;
-  if (offset >= tensor_span_bytes(desc)) {
-    text << "guard byte " << offset - tensor_span_bytes(desc) << " after the tensor";
-    return text.str();
-  }
-  const char *names = desc.layout == TensorLayout::kNCHW ? "NCHW" : "NHWC";
-  int64_t rest = static_cast<int64_t>(offset);
-  for (int axis = 0; axis < kTensorRank; ++axis) {
-    text << names[axis] << "=" << rest / desc.strides_bytes[axis] << " ";
-    rest %= desc.strides_bytes[axis];
   }
   return text.str();
 }

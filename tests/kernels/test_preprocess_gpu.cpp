@@ -50,6 +50,7 @@ namespace {
 using ref::HostFrame;
 using test::DeviceAllocations;
 using test::fake_image;
+using test::tensor_location;
 using test::window;
 
 constexpr uint8_t kPoison = 0xff;
@@ -148,22 +149,6 @@ std::string element_text(const std::vector<uint8_t> &bytes, int64_t offset, Data
   uint32_t bits = 0;
   std::memcpy(&bits, &bytes[offset], data_type_size(dtype));
   text << element_value(bytes, offset, dtype) << " (0x" << std::hex << bits << ")";
-  return text.str();
-}
-
-// Where byte `offset` of the tensor allocation lies, in words.
-std::string tensor_location(const TensorDesc &desc, size_t offset) {
-  std::ostringstream text;
-  if (offset >= tensor_span_bytes(desc)) {
-    text << "guard byte " << offset - tensor_span_bytes(desc) << " after the tensor";
-    return text.str();
-  }
-  const char *names = desc.layout == TensorLayout::kNCHW ? "NCHW" : "NHWC";
-  int64_t rest = static_cast<int64_t>(offset);
-  for (int axis = 0; axis < kTensorRank; ++axis) {
-    text << names[axis] << "=" << rest / desc.strides_bytes[axis] << " ";
-    rest %= desc.strides_bytes[axis];
-  }
   return text.str();
 }
 
@@ -518,7 +503,7 @@ TEST_F(PreprocessGpu, CameraSizedFrames) {
 // with either intermediate between the passes.
 TEST_F(PreprocessGpu, AntialiasedEqualsTheChain) {
   Stats stats;
-  for (const auto [method, intermediate] :
+  for (const auto &[method, intermediate] :
        {std::pair{Interpolation::kBilinear, AntialiasIntermediate::kFloat},
         std::pair{Interpolation::kBicubic, AntialiasIntermediate::kFloat},
         std::pair{Interpolation::kBilinear, AntialiasIntermediate::kUint8},
@@ -594,7 +579,9 @@ TEST_F(PreprocessGpu, OrientedEqualsTheChain) {
         c.normalize =
             imagenet(format == PixelFormat::kGRAY8 ? ChannelOrder::kGray : ChannelOrder::kBGR);
         c.layout = orientation_index % 2 ? TensorLayout::kNHWC : TensorLayout::kNCHW;
-        if (orientation_index++ % 3 != 0) ASSERT_NO_FATAL_FAILURE(use_letterbox(&c));
+        if (orientation_index++ % 3 != 0) {
+          ASSERT_NO_FATAL_FAILURE(use_letterbox(&c));
+        }
         run_case(c, stream_, &stats);
         if (HasFatalFailure()) return;
       }

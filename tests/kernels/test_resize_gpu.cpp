@@ -527,7 +527,7 @@ TEST_F(ResizeGpu, AntialiasedMatchesTheReference) {
                             {37, 23, 64, 48},
                             {120, 30, 37, 71}};
   Comparison stats;
-  for (const auto [method, intermediate] :
+  for (const auto &[method, intermediate] :
        {std::pair{Interpolation::kBilinear, AntialiasIntermediate::kFloat},
         std::pair{Interpolation::kBicubic, AntialiasIntermediate::kFloat},
         std::pair{Interpolation::kBilinear, AntialiasIntermediate::kUint8},
