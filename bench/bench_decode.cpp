@@ -11,11 +11,15 @@
 //   ours            ... ! nvh264dec ! cudaresize (letterbox) ! cudanormalize !
 //                   cudatensorize ! cudatensorsink: the W1 chain reading the
 //                   decoder's memory in place;
+//   ours-queue      ours with a queue (3 frames) after the decoder: the
+//                   decoder's thread goes on decoding while the chain and
+//                   its launches run in the queue's thread;
 //   roundtrip       ... ! nvh264dec ! cudadownload ! video/x-raw,format=NV12 !
 //                   cudaframeupload ! (the W1 chain): what users did before.
 // With a tensor sink, a consumer thread per pipeline pulls every tensor and
 // waits on its ready event (cudaEventSynchronize), as an inference loop
-// would. Per mode and N: frames/s of all pipelines together, host CPU time
+// would. Per mode and N: frames/s of all pipelines together (over the whole
+// run, and while all N ran: up to the first pipeline's end), host CPU time
 // of the process per frame (getrusage), the consumers' share of it, and the
 // host <-> device crossings seen at the pads: buffer probes count the frames
 // the decoder hands over in system-memory caps (it downloaded them), those
@@ -69,7 +73,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const char *const kModes[] = {"decode", "decode-primary", "ours", "roundtrip"};
+const char *const kModes[] = {"decode", "decode-primary", "ours", "ours-queue", "roundtrip"};
 
 // What the probes and the consumer count, per pipeline.
 struct Counts {
@@ -213,6 +217,8 @@ std::string description(const std::string &mode, const std::string &file,
       "cudatensorize name=tensorize ! cudatensorsink name=sink consumer=application "
       "max-buffers=4 sync=false";
   if (mode == "ours") return head + w1;
+  if (mode == "ours-queue")
+    return head + " ! queue max-size-buffers=3 max-size-bytes=0 max-size-time=0" + w1;
   if (mode == "roundtrip")
     return head + " ! cudadownload name=download ! video/x-raw,format=NV12 ! " +
            "cudaframeupload name=upload" + w1;
@@ -325,6 +331,9 @@ long frames_in_file(Stream &s) {
 
 struct Result {
   double frames_per_second = 0, cpu_us_per_frame = 0, consumer_cpu_us_per_frame = 0, seconds = 0;
+  // Until the first pipeline ended: all N ran, so the decoders were never
+  // short of work (the end of a run, where fewer than N are left, is not).
+  double all_running_frames_per_second = 0, first_done_seconds = 0;
   long frames = 0;
   Totals totals;  // from the start of the measurement
   bool ok = false;
@@ -333,7 +342,7 @@ struct Result {
 Result measure(const std::string &mode, int n, long target_frames, const std::string &file,
                const std::string &decoder, GstContext *primary_context, gpointer primary) {
   Result result;
-  const bool tensors = mode == "ours" || mode == "roundtrip";
+  const bool tensors = mode == "ours" || mode == "ours-queue" || mode == "roundtrip";
   Messages messages;
   std::vector<std::unique_ptr<Stream>> streams;
   std::vector<std::unique_ptr<BusHook>> hooks;
@@ -441,6 +450,13 @@ Result measure(const std::string &mode, int n, long target_frames, const std::st
     }
     if (!s->done && (GST_MESSAGE_TYPE(message) == GST_MESSAGE_EOS || !s->error.empty())) {
       s->done = true;
+      if (running == n) {
+        const Totals now = sum(streams);
+        result.first_done_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        const long frames_so_far =
+            tensors ? now.tensors - before.tensors : now.decoded - before.decoded;
+        result.all_running_frames_per_second = frames_so_far / result.first_done_seconds;
+      }
       --running;
       if (!s->error.empty()) {
         failed = true;
@@ -547,7 +563,7 @@ int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s FILE.mp4 [decode,decode-primary,ours,roundtrip] [1,8,16,32] "
+                 "usage: %s FILE.mp4 [decode,decode-primary,ours,ours-queue,roundtrip] [1,8,16,32] "
                  "[frames 48000] [repeats 1] [decoder nvh264dec]\n",
                  argv[0]);
     return 2;
@@ -563,7 +579,8 @@ int main(int argc, char **argv) {
   const std::string decoder = argc > 6 ? argv[6] : "nvh264dec";
   for (const std::string &mode : modes)
     if (std::find(std::begin(kModes), std::end(kModes), mode) == std::end(kModes)) {
-      std::fprintf(stderr, "unknown mode %s: decode, decode-primary, ours or roundtrip\n",
+      std::fprintf(stderr,
+                   "unknown mode %s: decode, decode-primary, ours, ours-queue or roundtrip\n",
                    mode.c_str());
       return 2;
     }
@@ -587,7 +604,8 @@ int main(int argc, char **argv) {
   }
   bool all_ok = true;
   std::printf(
-      "mode N | frames | frames/s | host CPU us/frame (consumers) | decoded: on device, in the "
+      "mode N | frames | frames/s | while all N ran: frames/s, first end at | host CPU us/frame "
+      "(consumers) | decoded: on device, in the "
       "primary context, to host | downloaded | uploaded | read in place by cudatensorize | host "
       "<-> device copies per frame\n");
   for (int repeat = 0; repeat < repeats; ++repeat)
@@ -605,9 +623,11 @@ int main(int argc, char **argv) {
         const Totals &t = r.totals;
         const long crossings = t.decoded_to_host + t.downloaded + t.uploaded;
         std::printf(
-            "RESULT %s %d | %ld in %.2f s | %.0f | %.0f (%.0f) | %ld, %ld, %ld | %ld | %ld | %ld | "
-            "%.2f\n",
-            mode.c_str(), n, r.frames, r.seconds, r.frames_per_second, r.cpu_us_per_frame,
+            "RESULT %s %d | %ld in %.2f s | %.0f | %.0f, %.2f s | %.0f (%.0f) | %ld, %ld, %ld | "
+            "%ld "
+            "| %ld | %ld | %.2f\n",
+            mode.c_str(), n, r.frames, r.seconds, r.frames_per_second,
+            r.all_running_frames_per_second, r.first_done_seconds, r.cpu_us_per_frame,
             r.consumer_cpu_us_per_frame, t.decoded_on_device, t.decoded_in_primary,
             t.decoded_to_host, t.downloaded, t.uploaded, t.read_in_place,
             static_cast<double>(crossings) / t.decoded);
