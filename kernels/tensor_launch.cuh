@@ -28,13 +28,32 @@ inline std::string normalize_constants_error(const NormalizeParams &params) {
   return {};
 }
 
+// Whether divide_by_reciprocal() is exact for every byte x (0..255) with
+// `params` (the channels its order uses): x * scale - mean and its quotient by std stay far from
+// overflow, and a nonzero centred value (at least 2^-43 with these ranges)
+// keeps the residual and the correction out of the subnormal range.
+inline bool reciprocal_division_safe(const NormalizeParams &params) {
+  const auto zero_or_within = [](float value) {
+    const float magnitude = std::fabs(value);
+    return value == 0.0f || (magnitude >= 0x1p-20f && magnitude <= 0x1p20f);
+  };
+  if (!zero_or_within(params.scale)) return false;
+  for (int c = 0; c < channel_count(params.channel_order); ++c) {
+    if (!zero_or_within(params.mean[c])) return false;
+    if (params.std[c] == 0.0f || !zero_or_within(params.std[c])) return false;
+  }
+  return true;
+}
+
 inline device::ChannelNormalization channel_normalization(const NormalizeParams &params) {
   device::ChannelNormalization norm = {};
   norm.scale = params.scale;
   for (int c = 0; c < kMaxChannels; ++c) {
     norm.mean[c] = params.mean[c];
     norm.std[c] = params.std[c];
+    norm.inverse_std[c] = params.std[c] != 0.0f ? 1.0f / params.std[c] : 0.0f;
   }
+  norm.by_reciprocal = reciprocal_division_safe(params);
   return norm;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -21,7 +22,27 @@ struct ChannelNormalization {
   float scale;
   float mean[kMaxChannels];
   float std[kMaxChannels];
+  // 1 / std rounded to nearest, and whether the constants lie where
+  // dividing through it is exact (divide_by_reciprocal()).
+  float inverse_std[kMaxChannels];
+  bool by_reciprocal;
 };
+
+// a / b rounded to nearest, from inverse = 1 / b rounded to nearest: q =
+// a * inverse is within an ulp of a / b, the residual a - b q is exact in
+// one FMA, and one FMA step from q rounds a / b correctly (Markstein's
+// theorem), as long as nothing overflows or underflows on the way;
+// reciprocal_division_safe() (tensor_launch.cuh) checks the ranges that
+// keep it so. Three instructions instead of a division's ten.
+CUDAPREP_HD float divide_by_reciprocal(float a, float b, float inverse) {
+#ifdef __CUDA_ARCH__
+  const float q = __fmul_rn(a, inverse);
+  return __fmaf_rn(__fmaf_rn(-q, b, a), inverse, q);
+#else
+  const float q = std::fmaf(a, inverse, -0.0f);  // a * inverse, never contracted
+  return std::fmaf(std::fmaf(-q, b, a), inverse, q);
+#endif
+}
 
 // Byte strides of the logical tensor axes, by value for a kernel.
 struct TensorStrides {
@@ -101,11 +122,28 @@ __device__ __forceinline__ uint32_t run_byte(const PixelRun<kBytesPerPixel> &run
   return __byte_perm(low, high, static_cast<unsigned>(first % 4 + offset)) & 0xffu;
 }
 
-// y = (x * scale - mean) / std with each operation rounded to nearest in
-// float32 and never contracted into an FMA, so the result is the IEEE
-// float32 evaluation of the definition (bit-identical to a CPU doing the same).
-__device__ __forceinline__ float normalize_value(float x, float scale, float mean, float std) {
-  return __fdiv_rn(__fsub_rn(__fmul_rn(x, scale), mean), std);
+// x * scale - mean, each operation rounded to nearest in float32 and never
+// contracted into an FMA.
+__device__ __forceinline__ float centred_value(float x, const ChannelNormalization &norm,
+                                               int channel) {
+  return __fsub_rn(__fmul_rn(x, norm.scale), norm.mean[channel]);
+}
+
+// y = (x * scale - mean) / std, the IEEE float32 evaluation of the
+// definition (bit-identical to a CPU doing the same).
+__device__ __forceinline__ float normalize_value(float x, const ChannelNormalization &norm,
+                                                 int channel) {
+  return __fdiv_rn(centred_value(x, norm, channel), norm.std[channel]);
+}
+
+// normalize_value() of an 8-bit value: the same bits, through the
+// reciprocal where the launch found that exact.
+__device__ __forceinline__ float normalize_byte_value(float x, const ChannelNormalization &norm,
+                                                      int channel) {
+  const float centred = centred_value(x, norm, channel);
+  return norm.by_reciprocal
+             ? divide_by_reciprocal(centred, norm.std[channel], norm.inverse_std[channel])
+             : __fdiv_rn(centred, norm.std[channel]);
 }
 
 // Output channel `channel` of an 8-bit value as normalize stores it. Keep
@@ -114,8 +152,7 @@ __device__ __forceinline__ float normalize_value(float x, float scale, float mea
 template <typename Out>
 __device__ __forceinline__ Out normalized_element(uint32_t byte, const ChannelNormalization &norm,
                                                   int channel) {
-  return from_float<Out>(
-      normalize_value(byte_to_float(byte), norm.scale, norm.mean[channel], norm.std[channel]));
+  return from_float<Out>(normalize_byte_value(byte_to_float(byte), norm, channel));
 }
 
 // normalized_element() of a value on the 8-bit scale that was not rounded to
@@ -123,7 +160,7 @@ __device__ __forceinline__ Out normalized_element(uint32_t byte, const ChannelNo
 template <typename Out>
 __device__ __forceinline__ Out normalized_value(float value, const ChannelNormalization &norm,
                                                 int channel) {
-  return from_float<Out>(normalize_value(value, norm.scale, norm.mean[channel], norm.std[channel]));
+  return from_float<Out>(normalize_value(value, norm, channel));
 }
 
 template <typename T>
