@@ -29,9 +29,10 @@ inline std::string normalize_constants_error(const NormalizeParams &params) {
 }
 
 // Whether divide_by_reciprocal() is exact for every byte x (0..255) with
-// `params` (the channels its order uses): x * scale - mean and its quotient by std stay far from
-// overflow, and a nonzero centred value (at least 2^-43 with these ranges)
-// keeps the residual and the correction out of the subnormal range.
+// `params` (the channels its order uses): x * scale - mean and its
+// quotient by std stay far from overflow, and a nonzero centred value (at
+// least 2^-43 with these ranges) keeps the residual and the correction out
+// of the subnormal range.
 inline bool reciprocal_division_safe(const NormalizeParams &params) {
   const auto zero_or_within = [](float value) {
     const float magnitude = std::fabs(value);
