@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "cpu_time.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudatensorsink.h>
 #include "memory_use.h"
 
 namespace {

@@ -64,10 +64,10 @@
 #include <vector>
 
 #include "cpu_time.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudaprepnvcodec.h"
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include "base/gstcudaprepnvcodec.h"
+#include <gst/cudaprep/gstcudatensorsink.h>
 
 namespace {
 

@@ -39,11 +39,11 @@
 
 #include "cudaprep/copy.h"
 #include "cudaprep/resize_geometry.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudapreppool.h"
-#include "gstcudaprepview.h"
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudapreppool.h>
+#include "base/gstcudaprepview.h"
+#include <gst/cudaprep/gstcudatensorsink.h>
 #include "cpu_time.h"
 #include "memory_use.h"
 

@@ -31,8 +31,8 @@
 #include "cpu_time.h"
 #include "cudaprep/preprocess.h"
 #include "cudaprep/preprocess_batch.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudatensorsink.h>
 
 namespace {
 

@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "gstcudaprepmemory.h"
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudatensorsink.h>
 #include "memory_use.h"
 
 namespace {

@@ -7,7 +7,7 @@
  * `warmup` tensors, timed on the host clock between two stream syncs.
  *   tensor_loop "<pipeline description>" [warmup] */
 #include <cuda_runtime_api.h>
-#include "cudaprep.h"
+#include <gst/cudaprep/cudaprep.h>
 #include <stdio.h>
 #include <stdlib.h>
 

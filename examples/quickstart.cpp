@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudatensorsink.h>
 
 namespace {
 

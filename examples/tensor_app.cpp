@@ -17,7 +17,7 @@
 #include <string>
 
 #include "channel_mean.h"
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudatensorsink.h>
 
 namespace {
 

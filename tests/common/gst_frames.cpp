@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmeta.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 
 namespace cudaprep::test {
 

@@ -37,9 +37,9 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include "gstcudaprepbox.h"
-#include "gstcudaprepmeta.h"
-#include "gstcudaprepregion.h"
+#include <gst/cudaprep/gstcudaprepbox.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
+#include "base/gstcudaprepregion.h"
 
 namespace {
 

@@ -12,9 +12,9 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 
 namespace {
 

@@ -26,10 +26,10 @@
 #include "common/gst_frames.h"
 #include "common/kernel_helpers.h"
 #include "cudaprep/resize.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta.h"
-#include "gstcudaprepregion.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
+#include "base/gstcudaprepregion.h"
 #include "reference/color_ref.h"
 #include "reference/resize_ref.h"
 

@@ -19,9 +19,9 @@
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
 #include "cudaprep/npy.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmetainternal.h"
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudatensorsink.h>
 #include "reference/normalize_ref.h"
 
 namespace {

@@ -22,7 +22,7 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudatensorsink.h>
 
 namespace {
 

@@ -16,9 +16,9 @@
 #include "common/cuda_test.h"
 #include "common/gpu_helpers.h"
 #include "common/gst_frames.h"
-#include "gstcudaprepbasetransform.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
+#include "base/gstcudaprepbasetransform.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
 
 namespace {
 

@@ -22,8 +22,8 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
 
 namespace {
 

@@ -15,7 +15,7 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include "gstcudaprepmeta.h"
+#include <gst/cudaprep/gstcudaprepmeta.h>
 
 namespace {
 

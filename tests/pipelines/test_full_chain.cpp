@@ -16,7 +16,7 @@
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
 #include "cudaprep/resize_geometry.h"
-#include "gstcudaprepmetainternal.h"
+#include "base/gstcudapreppendingmeta.h"
 #include "reference/normalize_ref.h"
 #include "reference/resize_ref.h"
 

@@ -17,9 +17,9 @@
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
 #include "cudaprep/image.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudatensorsink.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudatensorsink.h>
 
 namespace {
 

@@ -19,9 +19,9 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudaprepnvcodec.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include "base/gstcudaprepnvcodec.h"
 #include "reference/resize_ref.h"
 
 namespace {

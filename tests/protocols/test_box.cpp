@@ -10,8 +10,8 @@
 #include <string>
 
 #include "cudaprep/resize_geometry.h"
-#include "gstcudaprepbox.h"
-#include "gstcudaprepmetainternal.h"
+#include <gst/cudaprep/gstcudaprepbox.h>
+#include <gst/cudaprep/gstcudaprepmeta-private.h>
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "gstcudaprepmetainternal.h"
+#include <gst/cudaprep/gstcudaprepmeta-private.h>
 
 namespace {
 

@@ -7,9 +7,9 @@
 
 #include "common/cuda_test.h"
 #include "common/gpu_helpers.h"
-#include "gstcudaprepformat.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudapreppool.h"
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudapreppool.h>
 
 namespace {
 

@@ -25,9 +25,9 @@
 
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta.h"
-#include "gstcudaprepregion.h"
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
+#include "base/gstcudaprepregion.h"
 
 namespace {
 

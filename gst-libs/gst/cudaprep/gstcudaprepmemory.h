@@ -1,0 +1,81 @@
+// Device memory: a GstMemory that owns one cudaMalloc'd block on one device,
+// with the events that order its writers and readers across streams; and
+// pinned host memory for uploads. The pool that reuses device frames is in
+// gstcudapreppool.h.
+//
+// Synchronisation protocol (DESIGN.md, "Streams and synchronisation"):
+//  - a writer calls gst_cuda_prep_memory_begin_write() before enqueueing work
+//    that writes the memory (its stream waits for every earlier reader and
+//    writer: the pooled-buffer reuse hazard), then end_write() after it;
+//  - a reader calls begin_read() (its stream waits for the last write) before
+//    enqueueing work that reads, then end_read() after it.
+// Nothing here blocks the host.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <gst/gst.h>
+
+#include "cudaprep-prelude.h"
+
+G_BEGIN_DECLS
+
+#define GST_CUDA_PREP_MEMORY_TYPE "CUDAPitchedMemory"
+
+// Map flag: gst_memory_map() with it returns the device pointer. Without it
+// a map fails: device memory is not host-accessible.
+#define GST_MAP_CUDA_PREP ((GstMapFlags)(GST_MAP_FLAG_LAST << 1))
+
+#define GST_TYPE_CUDA_PREP_ALLOCATOR (gst_cuda_prep_allocator_get_type())
+GST_CUDA_PREP_API
+G_DECLARE_FINAL_TYPE(GstCudaPrepAllocator, gst_cuda_prep_allocator, GST, CUDA_PREP_ALLOCATOR,
+                     GstAllocator)
+
+#define GST_TYPE_CUDA_PREP_HOST_ALLOCATOR (gst_cuda_prep_host_allocator_get_type())
+GST_CUDA_PREP_API
+G_DECLARE_FINAL_TYPE(GstCudaPrepHostAllocator, gst_cuda_prep_host_allocator, GST,
+                     CUDA_PREP_HOST_ALLOCATOR, GstAllocator)
+
+// Page-locked (pinned) system memory, which the GPU copies from
+// asynchronously at full PCIe speed. One shared instance.
+GST_CUDA_PREP_API GstAllocator *gst_cuda_prep_host_allocator_get(void);
+
+// The allocator of one device (one shared instance per device id).
+GST_CUDA_PREP_API GstAllocator *gst_cuda_prep_allocator_get(gint device_id);
+
+// A memory of `size` bytes at `device_ptr` on `device_id` that someone else
+// owns (a decoder's frame): read and written like any other, never freed
+// here. Once the memory is freed and every reader's recorded event has
+// completed, release(release_data) runs: a reader's kernel still running
+// keeps the owner's frame alive without blocking the host. NULL when its
+// events cannot be created.
+GST_CUDA_PREP_API GstMemory *gst_cuda_prep_memory_new_borrowed(gint device_id, guint8 *device_ptr, gsize size,
+                                             GDestroyNotify release, gpointer release_data);
+// Waits for the readers of every freed borrowed memory and releases them
+// (an element stopping hands its upstream's frames back).
+GST_CUDA_PREP_API void gst_cuda_prep_memory_release_borrowed(void);
+
+GST_CUDA_PREP_API gboolean gst_is_cuda_prep_memory(GstMemory *memory);
+GST_CUDA_PREP_API gint gst_cuda_prep_memory_get_device_id(GstMemory *memory);
+// Device address of the memory's first byte (its offset applied).
+GST_CUDA_PREP_API guint8 *gst_cuda_prep_memory_get_device_pointer(GstMemory *memory);
+
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_begin_write(GstMemory *memory, cudaStream_t stream);
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_end_write(GstMemory *memory, cudaStream_t stream);
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_begin_read(GstMemory *memory, cudaStream_t stream);
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_end_read(GstMemory *memory, cudaStream_t stream);
+// Reads the next writer will wait for: one per reader stream since the last
+// write, however many times each stream read the memory.
+GST_CUDA_PREP_API guint gst_cuda_prep_memory_get_pending_reads(GstMemory *memory);
+// The event recorded by the last end_write(), or NULL if never written. An
+// application waits on it (cudaStreamWaitEvent) before reading on its stream.
+GST_CUDA_PREP_API cudaEvent_t gst_cuda_prep_memory_get_ready_event(GstMemory *memory);
+
+// Why the calling thread's last failed allocation (device or pinned) failed,
+// e.g. cudaErrorMemoryAllocation; cudaSuccess if none failed.
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_get_last_allocation_error(void);
+
+// Device allocations made so far by every cudaprep allocator: tests prove the
+// steady state allocates nothing.
+GST_CUDA_PREP_API guint64 gst_cuda_prep_memory_get_allocation_count(void);
+
+G_END_DECLS

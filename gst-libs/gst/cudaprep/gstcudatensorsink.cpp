@@ -1,0 +1,1011 @@
+/**
+ * SECTION:element-cudatensorsink
+ *
+ * The end of a cudaprep pipeline: hands the application each tensor of
+ * cudatensorize as a GstSample, like appsink: pull it (pull-tensor,
+ * try-pull-tensor, or gst_cuda_tensor_sink_pull_tensor()), or be told
+ * (gst_cuda_tensor_sink_set_callbacks(), or emit-signals=true and the
+ * new-tensor signal); the eos signal or callback tells when the stream ended.
+ * The tensor stays in device memory; its GstCudaPrepTensorMeta gives the
+ * device pointer, shape, strides and the ready event an application's stream
+ * waits on. See gstcudatensorsink.h for the C API, including the zero-copy
+ * DLPack export.
+ *
+ * Who takes the tensors (consumer): with consumer=auto (default) the sink
+ * holds tensors for an application once one shows itself (a pull, callbacks
+ * with new_tensor, or a new-tensor handler with emit-signals=true); until
+ * then a full queue drops its oldest tensor and EOS does not wait, so a
+ * gst-launch-1.0 pipeline, where nobody pulls, runs to its end.
+ * consumer=application holds them for the application from the first tensor
+ * on. When the sink holds tensors for an application, at most max-buffers wait
+ * (default 1); when the queue is full the pipeline waits for the application
+ * (drop=false, default: no tensor is lost) or the oldest tensor is dropped
+ * (drop=true). With wait-on-eos (default) EOS waits until the application
+ * took every queued tensor, so the EOS message comes after the last tensor.
+ *
+ * location="tensor-%05d.npy" also writes each tensor as a NumPy .npy file
+ * (shape in layout order with N = the frames of the batch): a device-to-host
+ * copy on the sink's own stream after the ready event, so the host waits
+ * for it. For debugging, not for speed. The pattern holds at most one
+ * conversion, %d, %i or %u with an optional width (%5d) or zero-padded width
+ * (%05d) up to 20, for the tensor's index from 0 (%% is a percent sign);
+ * anything else is refused when the sink starts. Without a conversion every
+ * tensor is written to the same file, which then holds the last one. Every
+ * tensor is written, including those dropped from the queue; a tensor's
+ * file is complete before the tensor is queued, so an application that
+ * pulls tensor N can read file N. A file that cannot be written (no such
+ * directory, disk full) is an element error naming the file, and that
+ * tensor is not queued. A file whose write failed half-way stays on disk,
+ * truncated.
+ *
+ * The sink asks upstream for max-buffers + 3 tensors in its pool from the
+ * start (the queue, one waiting for room, one being written and the one the
+ * application holds), so device memory is allocated once and then stays
+ * flat; an application that keeps more tensors makes the pool grow.
+ *
+ *   gst-launch-1.0 videotestsrc num-buffers=3 ! cudaframeupload ! cudanormalize ! cudatensorize !
+ * cudatensorsink location=tensor-%05d.npy
+ */
+#include "gstcudatensorsink.h"
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cudaprep/dlpack_export.h"
+#include "cudaprep/npy.h"
+#include "gstcudaprepcuda-private.h"
+#include "gstcudaprepmemory.h"
+#include "gstcudaprepmeta-private.h"
+#include "base/gstcudapreptensorformat.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensor_sink_debug);
+#define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug
+
+enum {
+  PROP_0,
+  PROP_EMIT_SIGNALS,
+  PROP_MAX_BUFFERS,
+  PROP_DROP,
+  PROP_LOCATION,
+  PROP_CONSUMER,
+  PROP_WAIT_ON_EOS,
+};
+enum { SIGNAL_NEW_TENSOR, SIGNAL_EOS, SIGNAL_PULL_TENSOR, SIGNAL_TRY_PULL_TENSOR, LAST_SIGNAL };
+
+#define DEFAULT_EMIT_SIGNALS FALSE
+#define DEFAULT_MAX_BUFFERS 1
+#define DEFAULT_DROP FALSE
+#define DEFAULT_CONSUMER GST_CUDA_TENSOR_SINK_CONSUMER_AUTO
+#define DEFAULT_WAIT_ON_EOS TRUE
+
+static guint signals[LAST_SIGNAL];
+
+namespace {
+
+// A parsed `location`: prefix, the index (if numbered) formatted with
+// `width` and `zero_pad`, suffix. %% already turned into %.
+struct LocationPattern {
+  std::string prefix;
+  std::string suffix;
+  bool numbered = false;
+  bool zero_pad = false;
+  int width = 0;
+};
+
+constexpr int kMaxLocationWidth = 20;  // the digits of G_MAXUINT64
+
+// Parses `location`; on failure returns false with `error` saying why. The
+// pattern is never given to printf: only the index is formatted, by us.
+bool parse_location(const char *location, LocationPattern *pattern, std::string *error) {
+  *pattern = LocationPattern();
+  std::string *text = &pattern->prefix;
+  for (const char *p = location; *p != '\0'; ++p) {
+    if (*p != '%') {
+      *text += *p;
+      continue;
+    }
+    const char *spec = p;
+    ++p;
+    if (*p == '%') {
+      *text += '%';
+      continue;
+    }
+    bool zero_pad = false;
+    if (*p == '0') {
+      zero_pad = true;
+      ++p;
+    }
+    int width = 0;
+    while (*p >= '0' && *p <= '9' && width <= kMaxLocationWidth) width = width * 10 + (*p++ - '0');
+    if (width > kMaxLocationWidth) {
+      *error = "the width of \"" + std::string(spec, p) + "\" is above " +
+               std::to_string(kMaxLocationWidth);
+      return false;
+    }
+    if (*p != 'd' && *p != 'i' && *p != 'u') {
+      const std::string found = *p == '\0' ? std::string(spec) : std::string(spec, p + 1);
+      *error = "\"" + found +
+               "\" is not a conversion the sink writes: use one %d, %i or %u, optionally with "
+               "a width (%5d) or zero-padded width (%05d), for the tensor's index, and %% for "
+               "a percent sign";
+      return false;
+    }
+    if (pattern->numbered) {
+      *error = "it has more than one conversion; use one %d, %i or %u for the tensor's index";
+      return false;
+    }
+    pattern->numbered = true;
+    pattern->zero_pad = zero_pad;
+    pattern->width = width;
+    text = &pattern->suffix;
+  }
+  return true;
+}
+
+std::string format_location(const LocationPattern &pattern, guint64 index) {
+  if (!pattern.numbered) return pattern.prefix;
+  gchar *number = pattern.zero_pad ? g_strdup_printf("%0*" G_GUINT64_FORMAT, pattern.width, index)
+                                   : g_strdup_printf("%*" G_GUINT64_FORMAT, pattern.width, index);
+  std::string path = pattern.prefix + number + pattern.suffix;
+  g_free(number);
+  return path;
+}
+
+// The application's callbacks, shared with the streaming thread while it
+// calls them (an atomic rc box: notify runs when the last user is done).
+struct Callbacks {
+  GstCudaTensorSinkCallbacks callbacks;
+  gpointer user_data;
+  GDestroyNotify notify;
+};
+
+void callbacks_clear(gpointer data) {
+  auto *callbacks = static_cast<Callbacks *>(data);
+  if (callbacks->notify != nullptr) callbacks->notify(callbacks->user_data);
+}
+
+void callbacks_unref(Callbacks *callbacks) {
+  if (callbacks != nullptr) g_atomic_rc_box_release_full(callbacks, callbacks_clear);
+}
+
+}  // namespace
+
+struct _GstCudaTensorSink {
+  GstBaseSink parent;
+
+  // Everything below is guarded by `lock`, except the .npy state.
+  GMutex lock;
+  // Pullers wait on it: a tensor was queued, or EOS, a flush or stop came.
+  GCond pull_cond;
+  // The streaming thread waits on it (room in the queue, or an empty queue
+  // at EOS): a tensor was taken, a flush/unlock/stop came, settings changed.
+  GCond room_cond;
+
+  // Properties.
+  gboolean emit_signals;
+  guint max_buffers;
+  gboolean drop;
+  gchar *location;
+  LocationPattern *pattern;  // `location` parsed; NULL when invalid or unset
+  GstCudaTensorSinkConsumer consumer;
+  gboolean wait_on_eos;
+
+  Callbacks *callbacks;
+  GQueue samples;
+  gboolean opened;    // between start() and stop() (NULL <-> READY): location checked
+  gboolean started;   // READY -> PAUSED to PAUSED -> READY: pulls wait
+  gboolean flushing;  // FLUSH_START to FLUSH_STOP: pulls return NULL
+  gboolean unlocked;  // unlock() to unlock_stop(): the streaming thread steps out
+  guint flush_seq;    // counts flushes and stops: a waiting pull that sees it move returns NULL
+  gboolean eos;
+  gboolean pulled;  // an application pulled (auto: it takes the tensors)
+  gboolean told_no_consumer;
+
+  // .npy writing (streaming thread): created on first use.
+  cudaStream_t npy_stream;
+  gint npy_device;
+  guint64 npy_index;
+};
+
+G_DEFINE_TYPE(GstCudaTensorSink, gst_cuda_tensor_sink, GST_TYPE_BASE_SINK)
+
+GType gst_cuda_tensor_sink_consumer_get_type(void) {
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_TENSOR_SINK_CONSUMER_AUTO,
+       "Hold tensors for an application once one pulls, sets callbacks or connects "
+       "new-tensor (with emit-signals); until then drop the oldest when full",
+       "auto"},
+      {GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION,
+       "An application takes the tensors from the first one on (max-buffers and drop decide)",
+       "application"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type)) {
+    const GType registered = g_enum_register_static("GstCudaTensorSinkConsumer", values);
+    g_once_init_leave(&type, registered);
+  }
+  return type;
+}
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
+
+namespace {
+
+// The image tensor of `buffer` as the kernels describe it, N cut to the
+// frames it holds (a partial batch's padding left out).
+bool filled_tensor_desc(GstBuffer *buffer, const GstCudaPrepTensor **tensor_out,
+                        cudaprep::TensorDesc *desc) {
+  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
+  if (meta == nullptr || meta->num_tensors == 0) return false;
+  const GstCudaPrepTensor *tensor = meta->tensors[0];
+  if (!gst_cuda_prep_tensor_to_desc(tensor, desc)) return false;
+  if (tensor->batch_filled > 0)
+    desc->dims[cudaprep::tensor_axes(desc->layout).batch] =
+        static_cast<int64_t>(tensor->batch_filled);
+  *tensor_out = tensor;
+  return true;
+}
+
+struct DLPackOwner {
+  GstBuffer *buffer;
+  cudaStream_t stream;
+  gint device_id;
+  bool record_reads;  // false when the consumer synchronises itself (stream -1)
+};
+
+void release_dlpack(void *user_data) {
+  auto *owner = static_cast<DLPackOwner *>(user_data);
+  if (owner->record_reads) {
+    GstCudaPrepScopedDevice device(owner->device_id);
+    const cudaError_t err = gst_cuda_prep_consume_error(
+        gst_cuda_prep_memory_end_read(gst_buffer_peek_memory(owner->buffer, 0), owner->stream));
+    if (err != cudaSuccess)
+      GST_ERROR("recording the DLPack consumer's reads failed: %s", cudaGetErrorString(err));
+  }
+  gst_buffer_unref(owner->buffer);
+  g_free(owner);
+}
+
+// DLPack 1.0 around a 0.6 export: the versioned struct shares the inner
+// tensor's shape and strides and deletes it with itself.
+void delete_versioned(GstCudaPrepDLManagedTensorVersioned *versioned) {
+  auto *inner = static_cast<DLManagedTensor *>(versioned->manager_ctx);
+  inner->deleter(inner);
+  g_free(versioned);
+}
+
+GstCudaPrepDLManagedTensorVersioned *wrap_versioned(DLManagedTensor *inner) {
+  auto *versioned = g_new0(GstCudaPrepDLManagedTensorVersioned, 1);
+  versioned->version.major = GST_CUDA_PREP_DLPACK_MAJOR_VERSION;
+  versioned->version.minor = GST_CUDA_PREP_DLPACK_MINOR_VERSION;
+  versioned->manager_ctx = inner;
+  versioned->deleter = delete_versioned;
+  versioned->flags = 0;
+  versioned->dl_tensor = inner->dl_tensor;
+  return versioned;
+}
+
+}  // namespace
+
+const GstCudaPrepTensor *gst_cuda_tensor_sink_sample_get_tensor(GstSample *sample) {
+  g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
+  GstBuffer *buffer = gst_sample_get_buffer(sample);
+  if (buffer == nullptr) return nullptr;
+  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
+  return meta != nullptr && meta->num_tensors > 0 ? meta->tensors[0] : nullptr;
+}
+
+static GstMemory *sample_memory(GstSample *sample) {
+  GstBuffer *buffer = gst_sample_get_buffer(sample);
+  if (buffer == nullptr || gst_buffer_n_memory(buffer) != 1) return nullptr;
+  GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
+  return gst_is_cuda_prep_memory(memory) ? memory : nullptr;
+}
+
+cudaError_t gst_cuda_tensor_sink_sample_begin_read(GstSample *sample, cudaStream_t stream) {
+  g_return_val_if_fail(GST_IS_SAMPLE(sample), cudaErrorInvalidValue);
+  GstMemory *memory = sample_memory(sample);
+  if (memory == nullptr) return cudaErrorInvalidValue;
+  return gst_cuda_prep_memory_begin_read(memory, stream);
+}
+
+cudaError_t gst_cuda_tensor_sink_sample_end_read(GstSample *sample, cudaStream_t stream) {
+  g_return_val_if_fail(GST_IS_SAMPLE(sample), cudaErrorInvalidValue);
+  GstMemory *memory = sample_memory(sample);
+  if (memory == nullptr) return cudaErrorInvalidValue;
+  return gst_cuda_prep_memory_end_read(memory, stream);
+}
+
+DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaStream_t stream) {
+  return static_cast<DLManagedTensor *>(
+      gst_cuda_tensor_sink_sample_export_dlpack(sample, stream, GST_CUDA_PREP_DLPACK_FLAGS_NONE));
+}
+
+gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *sample, cudaStream_t stream,
+                                                   GstCudaPrepDLPackFlags flags) {
+  g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
+  GstMemory *memory = sample_memory(sample);
+  GstBuffer *buffer = gst_sample_get_buffer(sample);
+  const GstCudaPrepTensor *tensor = nullptr;
+  cudaprep::TensorDesc desc;
+  if (memory == nullptr || !filled_tensor_desc(buffer, &tensor, &desc)) {
+    GST_WARNING("the sample holds no cudaprep tensor");
+    return nullptr;
+  }
+  const bool consumer_syncs = (flags & GST_CUDA_PREP_DLPACK_CONSUMER_SYNCS) != 0;
+  if (!consumer_syncs) {
+    GstCudaPrepScopedDevice device(tensor->device_id);
+    const cudaError_t err = gst_cuda_prep_consume_error(
+        device.result() != cudaSuccess ? device.result()
+                                       : gst_cuda_prep_memory_begin_read(memory, stream));
+    if (err != cudaSuccess) {
+      GST_WARNING("ordering the DLPack consumer's stream after the tensor failed: %s",
+                  cudaGetErrorString(err));
+      return nullptr;
+    }
+  }
+  auto *owner = g_new(DLPackOwner, 1);
+  *owner = DLPackOwner{gst_buffer_ref(buffer), stream, tensor->device_id, !consumer_syncs};
+  DLManagedTensor *managed =
+      cudaprep::export_dlpack(desc, tensor->data, tensor->device_id, release_dlpack, owner);
+  if (managed == nullptr) {
+    gst_buffer_unref(owner->buffer);
+    g_free(owner);
+    return nullptr;
+  }
+  if ((flags & GST_CUDA_PREP_DLPACK_VERSIONED) != 0) return wrap_versioned(managed);
+  return managed;
+}
+
+gsize gst_cuda_tensor_sink_sample_get_size(GstSample *sample) {
+  g_return_val_if_fail(GST_IS_SAMPLE(sample), 0);
+  GstBuffer *buffer = gst_sample_get_buffer(sample);
+  const GstCudaPrepTensor *tensor = nullptr;
+  cudaprep::TensorDesc desc;
+  if (buffer == nullptr || !filled_tensor_desc(buffer, &tensor, &desc)) return 0;
+  return static_cast<gsize>(cudaprep::tensor_element_count(desc)) *
+         cudaprep::data_type_size(desc.dtype);
+}
+
+cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest,
+                                                 gsize dest_size) {
+  g_return_val_if_fail(GST_IS_SAMPLE(sample) && dest != nullptr, cudaErrorInvalidValue);
+  GstMemory *memory = sample_memory(sample);
+  const GstCudaPrepTensor *tensor = nullptr;
+  cudaprep::TensorDesc desc;
+  if (memory == nullptr || !filled_tensor_desc(gst_sample_get_buffer(sample), &tensor, &desc)) {
+    GST_WARNING("the sample holds no cudaprep tensor");
+    return cudaErrorInvalidValue;
+  }
+  // cudatensorize writes dense tensors; a strided one would need a gather.
+  if (!cudaprep::tensor_is_contiguous(desc)) {
+    GST_WARNING("downloading a strided tensor is not supported");
+    return cudaErrorNotSupported;
+  }
+  const gsize size = gst_cuda_tensor_sink_sample_get_size(sample);
+  if (dest_size < size) {
+    GST_WARNING("download needs %" G_GSIZE_FORMAT " bytes, got %" G_GSIZE_FORMAT, size, dest_size);
+    return cudaErrorInvalidValue;
+  }
+  GstCudaPrepScopedDevice device(tensor->device_id);
+  if (device.result() != cudaSuccess) return device.result();
+  // The per-thread default stream: ordered after the tensor's write, not
+  // after unrelated work of the legacy default stream.
+  const cudaStream_t stream = cudaStreamPerThread;
+  cudaError_t err = gst_cuda_prep_memory_begin_read(memory, stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(dest, tensor->data, size, cudaMemcpyDeviceToHost, stream);
+  if (err == cudaSuccess) err = gst_cuda_prep_memory_end_read(memory, stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  return err;
+}
+
+// Whether an application takes the tensors (lock held).
+static gboolean has_consumer(GstCudaTensorSink *self) {
+  return self->consumer == GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION || self->pulled ||
+         (self->callbacks != nullptr && self->callbacks->callbacks.new_tensor != nullptr) ||
+         (self->emit_signals &&
+          g_signal_has_handler_pending(self, signals[SIGNAL_NEW_TENSOR], 0, FALSE));
+}
+
+GstSample *gst_cuda_tensor_sink_try_pull_tensor(GstCudaTensorSink *sink, GstClockTime timeout) {
+  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), nullptr);
+  gint64 deadline = G_MAXINT64;
+  if (GST_CLOCK_TIME_IS_VALID(timeout))
+    deadline = g_get_monotonic_time() + static_cast<gint64>(timeout / GST_USECOND);
+  GstSample *sample = nullptr;
+  g_mutex_lock(&sink->lock);
+  sink->pulled = TRUE;
+  const guint flush_seq = sink->flush_seq;
+  bool expired = false;
+  for (;;) {
+    if (!sink->started || sink->flushing || sink->flush_seq != flush_seq) break;
+    if (!g_queue_is_empty(&sink->samples)) {
+      sample = static_cast<GstSample *>(g_queue_pop_head(&sink->samples));
+      g_cond_broadcast(&sink->room_cond);
+      break;
+    }
+    if (sink->eos || expired) break;
+    if (deadline == G_MAXINT64)
+      g_cond_wait(&sink->pull_cond, &sink->lock);
+    else if (!g_cond_wait_until(&sink->pull_cond, &sink->lock, deadline))
+      expired = true;  // one more look: a tensor may have come with the timeout
+  }
+  g_mutex_unlock(&sink->lock);
+  return sample;
+}
+
+GstSample *gst_cuda_tensor_sink_pull_tensor(GstCudaTensorSink *sink) {
+  return gst_cuda_tensor_sink_try_pull_tensor(sink, GST_CLOCK_TIME_NONE);
+}
+
+gboolean gst_cuda_tensor_sink_is_eos(GstCudaTensorSink *sink) {
+  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), FALSE);
+  g_mutex_lock(&sink->lock);
+  const gboolean eos = sink->eos && g_queue_is_empty(&sink->samples);
+  g_mutex_unlock(&sink->lock);
+  return eos;
+}
+
+void gst_cuda_tensor_sink_set_callbacks(GstCudaTensorSink *sink,
+                                        const GstCudaTensorSinkCallbacks *callbacks,
+                                        gpointer user_data, GDestroyNotify notify) {
+  g_return_if_fail(GST_IS_CUDA_TENSOR_SINK(sink));
+  Callbacks *installed = nullptr;
+  if (callbacks != nullptr) {
+    installed = g_atomic_rc_box_new0(Callbacks);
+    *installed = Callbacks{*callbacks, user_data, notify};
+  } else if (notify != nullptr) {
+    notify(user_data);  // nothing will use it
+  }
+  g_mutex_lock(&sink->lock);
+  Callbacks *old = sink->callbacks;
+  sink->callbacks = installed;
+  g_mutex_unlock(&sink->lock);
+  callbacks_unref(old);
+}
+
+// Writes the tensor of `buffer` to the next .npy file of `pattern`.
+static gboolean write_npy(GstCudaTensorSink *self, GstBuffer *buffer,
+                          const LocationPattern &pattern, const std::string &location) {
+  const GstCudaPrepTensor *tensor = nullptr;
+  cudaprep::TensorDesc desc;
+  if (!filled_tensor_desc(buffer, &tensor, &desc)) return FALSE;
+  const std::string path = format_location(pattern, self->npy_index++);
+  if (self->npy_stream != nullptr && self->npy_device != tensor->device_id) {
+    if (!CUDAPREP_CHECK(self, cudaSetDevice(self->npy_device)) ||
+        !CUDAPREP_CHECK(self, cudaStreamDestroy(self->npy_stream)))
+      return FALSE;
+    self->npy_stream = nullptr;
+  }
+  if (!CUDAPREP_CHECK(self, cudaSetDevice(tensor->device_id))) return FALSE;
+  if (self->npy_stream == nullptr) {
+    if (!CUDAPREP_CHECK(self, cudaStreamCreateWithFlags(&self->npy_stream, cudaStreamNonBlocking)))
+      return FALSE;
+    self->npy_device = tensor->device_id;
+  }
+  GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
+  std::vector<guint8> host(cudaprep::tensor_span_bytes(desc));
+  if (!CUDAPREP_CHECK(self, gst_cuda_prep_memory_begin_read(memory, self->npy_stream)) ||
+      !CUDAPREP_CHECK(self, cudaMemcpyAsync(host.data(), tensor->data, host.size(),
+                                            cudaMemcpyDeviceToHost, self->npy_stream)) ||
+      !CUDAPREP_CHECK(self, gst_cuda_prep_memory_end_read(memory, self->npy_stream)) ||
+      !CUDAPREP_CHECK(self, cudaStreamSynchronize(self->npy_stream)))
+    return FALSE;
+  std::string error;
+  if (!cudaprep::write_npy(path, host.data(), desc, &error)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, WRITE,
+                      ("Could not write tensor file \"%s\": %s", path.c_str(), error.c_str()),
+                      ("location pattern \"%s\"", location.c_str()));
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT(self, "wrote %s", path.c_str());
+  return TRUE;
+}
+
+// Queues `sample` for the application (taking it), dropping or waiting as
+// the settings say. Called with the preroll lock held, from render.
+static GstFlowReturn queue_sample(GstCudaTensorSink *self, GstSample *sample) {
+  GstBaseSink *bsink = GST_BASE_SINK(self);
+  g_mutex_lock(&self->lock);
+  for (;;) {
+    if (self->flushing || !self->started) {
+      g_mutex_unlock(&self->lock);
+      gst_sample_unref(sample);
+      return GST_FLOW_FLUSHING;
+    }
+    if (self->max_buffers == 0 || g_queue_get_length(&self->samples) < self->max_buffers) break;
+    const gboolean consumer = has_consumer(self);
+    if (self->drop || !consumer) {
+      if (!consumer && !self->told_no_consumer) {
+        GST_INFO_OBJECT(self,
+                        "nobody takes the tensors (no pull, callbacks or new-tensor handler "
+                        "yet): dropping the oldest; consumer=application keeps them");
+        self->told_no_consumer = TRUE;
+      }
+      gst_sample_unref(static_cast<GstSample *>(g_queue_pop_head(&self->samples)));
+      GST_DEBUG_OBJECT(self, "dropped the oldest tensor: the application is behind");
+      continue;
+    }
+    if (self->unlocked) {
+      // Paused while waiting for room: wait for PLAYING (or a flush/stop).
+      g_mutex_unlock(&self->lock);
+      const GstFlowReturn ret = gst_base_sink_wait_preroll(bsink);
+      if (ret != GST_FLOW_OK) {
+        gst_sample_unref(sample);
+        return ret;
+      }
+      g_mutex_lock(&self->lock);
+      continue;
+    }
+    g_cond_wait(&self->room_cond, &self->lock);
+  }
+  g_queue_push_tail(&self->samples, sample);
+  g_cond_broadcast(&self->pull_cond);
+  g_mutex_unlock(&self->lock);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *buffer) {
+  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+  const GstCudaPrepTensor *tensor = nullptr;
+  cudaprep::TensorDesc desc;
+  if (gst_buffer_n_memory(buffer) != 1 ||
+      !gst_is_cuda_prep_memory(gst_buffer_peek_memory(buffer, 0)) ||
+      !filled_tensor_desc(buffer, &tensor, &desc)) {
+    GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
+                      ("cudatensorsink received a buffer without a cudaprep tensor: put "
+                       "cudatensorize before it"),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+
+  g_mutex_lock(&self->lock);
+  LocationPattern pattern;
+  std::string location;
+  const gboolean write = self->pattern != nullptr;
+  if (write) {
+    pattern = *self->pattern;
+    location = self->location;
+  }
+  g_mutex_unlock(&self->lock);
+  // Before queueing: an application that pulls tensor N finds file N complete.
+  if (write && !write_npy(self, buffer, pattern, location)) return GST_FLOW_ERROR;
+
+  GstCaps *caps = gst_pad_get_current_caps(GST_BASE_SINK_PAD(bsink));
+  GstSample *sample = gst_sample_new(buffer, caps, &bsink->segment, nullptr);
+  if (caps != nullptr) gst_caps_unref(caps);
+  GstFlowReturn ret = queue_sample(self, sample);
+  if (ret != GST_FLOW_OK) return ret;
+
+  g_mutex_lock(&self->lock);
+  Callbacks *callbacks =
+      self->callbacks != nullptr ? g_atomic_rc_box_acquire(self->callbacks) : nullptr;
+  const gboolean emit_signals = self->emit_signals;
+  g_mutex_unlock(&self->lock);
+
+  if (callbacks != nullptr && callbacks->callbacks.new_tensor != nullptr)
+    ret = callbacks->callbacks.new_tensor(self, callbacks->user_data);
+  else if (emit_signals)
+    g_signal_emit(self, signals[SIGNAL_NEW_TENSOR], 0, &ret);
+  callbacks_unref(callbacks);
+  return ret;
+}
+
+// Tensors the sink may hold at once beyond its queue: one waiting for room in
+// render, one upstream is writing, one the application holds.
+#define HELD_BEYOND_QUEUE 3
+
+// Asks the upstream pool to allocate what the sink can hold up front, so
+// device memory does not grow to that high-water mark during the run.
+static gboolean gst_cuda_tensor_sink_propose_allocation(GstBaseSink *bsink, GstQuery *query) {
+  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+  g_mutex_lock(&self->lock);
+  const guint max_buffers = self->max_buffers;
+  g_mutex_unlock(&self->lock);
+  // 0: an unlimited queue has no high-water mark to allocate for.
+  if (max_buffers > 0 && max_buffers <= G_MAXUINT - HELD_BEYOND_QUEUE)
+    gst_query_add_allocation_pool(query, nullptr, 0, max_buffers + HELD_BEYOND_QUEUE, 0);
+  return TRUE;
+}
+
+static void clear_samples(GstCudaTensorSink *self) {
+  while (!g_queue_is_empty(&self->samples))
+    gst_sample_unref(static_cast<GstSample *>(g_queue_pop_head(&self->samples)));
+}
+
+// At EOS: waits (wait-on-eos, and only for an application that takes the
+// tensors) until the queue is empty, then emits eos. FALSE when a flush or
+// stop came meanwhile. Called with the preroll lock held.
+static gboolean handle_eos(GstCudaTensorSink *self) {
+  g_mutex_lock(&self->lock);
+  self->eos = TRUE;
+  g_cond_broadcast(&self->pull_cond);
+  while (!g_queue_is_empty(&self->samples) && self->wait_on_eos && !self->flushing &&
+         self->started && has_consumer(self)) {
+    if (self->unlocked) {
+      g_mutex_unlock(&self->lock);
+      if (gst_base_sink_wait_preroll(GST_BASE_SINK(self)) != GST_FLOW_OK) return FALSE;
+      g_mutex_lock(&self->lock);
+      continue;
+    }
+    g_cond_wait(&self->room_cond, &self->lock);
+  }
+  const gboolean emit = !self->flushing;
+  Callbacks *callbacks =
+      emit && self->callbacks != nullptr ? g_atomic_rc_box_acquire(self->callbacks) : nullptr;
+  g_mutex_unlock(&self->lock);
+  if (emit) {
+    if (callbacks != nullptr && callbacks->callbacks.eos != nullptr)
+      callbacks->callbacks.eos(self, callbacks->user_data);
+    else
+      g_signal_emit(self, signals[SIGNAL_EOS], 0);
+  }
+  callbacks_unref(callbacks);
+  return emit;
+}
+
+static gboolean gst_cuda_tensor_sink_event(GstBaseSink *bsink, GstEvent *event) {
+  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+  switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_EOS:
+      if (!handle_eos(self)) {
+        gst_event_unref(event);
+        return FALSE;
+      }
+      break;
+    case GST_EVENT_FLUSH_START:
+      g_mutex_lock(&self->lock);
+      self->flushing = TRUE;
+      self->flush_seq++;
+      clear_samples(self);
+      g_cond_broadcast(&self->pull_cond);
+      g_cond_broadcast(&self->room_cond);
+      g_mutex_unlock(&self->lock);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      g_mutex_lock(&self->lock);
+      clear_samples(self);
+      self->flushing = FALSE;
+      self->eos = FALSE;
+      g_mutex_unlock(&self->lock);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_SINK_CLASS(gst_cuda_tensor_sink_parent_class)->event(bsink, event);
+}
+
+static gboolean gst_cuda_tensor_sink_start(GstBaseSink *bsink) {
+  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+  g_mutex_lock(&self->lock);
+  gchar *location = g_strdup(self->location);
+  const gboolean valid = self->location == nullptr || self->pattern != nullptr;
+  std::string first_file;
+  if (self->pattern != nullptr) first_file = format_location(*self->pattern, 0);
+  g_mutex_unlock(&self->lock);
+
+  if (!valid) {
+    LocationPattern pattern;
+    std::string error;
+    parse_location(location, &pattern, &error);
+    GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+                      ("Invalid location \"%s\": %s", location, error.c_str()), (nullptr));
+    g_free(location);
+    return FALSE;
+  }
+  if (!first_file.empty()) {
+    gchar *dir = g_path_get_dirname(first_file.c_str());
+    const gboolean is_dir = g_file_test(dir, G_FILE_TEST_IS_DIR);
+    if (!is_dir)
+      GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                        ("Cannot write tensor file \"%s\": the directory \"%s\" does not exist",
+                         first_file.c_str(), dir),
+                        ("location \"%s\"", location));
+    g_free(dir);
+    if (!is_dir) {
+      g_free(location);
+      return FALSE;
+    }
+  }
+  g_free(location);
+  self->npy_index = 0;
+  g_mutex_lock(&self->lock);
+  self->opened = TRUE;
+  g_mutex_unlock(&self->lock);
+  return TRUE;
+}
+
+static gboolean gst_cuda_tensor_sink_stop(GstBaseSink *bsink) {
+  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+  g_mutex_lock(&self->lock);
+  self->opened = FALSE;
+  g_mutex_unlock(&self->lock);
+  gboolean ok = TRUE;
+  if (self->npy_stream != nullptr) {
+    ok = CUDAPREP_CHECK(self, cudaSetDevice(self->npy_device)) &&
+         CUDAPREP_CHECK(self, cudaStreamDestroy(self->npy_stream));
+    self->npy_stream = nullptr;
+  }
+  return ok;
+}
+
+// Pulls wait for tensors from READY -> PAUSED to PAUSED -> READY (basesink
+// calls start/stop at NULL <-> READY); leaving PAUSED releases them.
+static GstStateChangeReturn gst_cuda_tensor_sink_change_state(GstElement *element,
+                                                              GstStateChange transition) {
+  auto *self = GST_CUDA_TENSOR_SINK(element);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    g_mutex_lock(&self->lock);
+    self->started = TRUE;
+    self->flushing = FALSE;
+    self->eos = FALSE;
+    g_mutex_unlock(&self->lock);
+  } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    g_mutex_lock(&self->lock);
+    self->started = FALSE;
+    self->flush_seq++;
+    g_cond_broadcast(&self->pull_cond);
+    g_cond_broadcast(&self->room_cond);
+    g_mutex_unlock(&self->lock);
+  }
+  const GstStateChangeReturn ret =
+      GST_ELEMENT_CLASS(gst_cuda_tensor_sink_parent_class)->change_state(element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    // The streaming thread has stopped: nothing is queued any more.
+    g_mutex_lock(&self->lock);
+    clear_samples(self);
+    g_mutex_unlock(&self->lock);
+  }
+  return ret;
+}
+
+// Gets the streaming thread out of a wait for room (or for an empty queue
+// at EOS): it then waits in gst_base_sink_wait_preroll() (pause) or returns
+// (flush, stop). Pulls keep waiting through a pause.
+static gboolean gst_cuda_tensor_sink_unlock(GstBaseSink *bsink) {
+  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+  g_mutex_lock(&self->lock);
+  self->unlocked = TRUE;
+  g_cond_broadcast(&self->room_cond);
+  g_mutex_unlock(&self->lock);
+  return TRUE;
+}
+
+static gboolean gst_cuda_tensor_sink_unlock_stop(GstBaseSink *bsink) {
+  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+  g_mutex_lock(&self->lock);
+  self->unlocked = FALSE;
+  g_mutex_unlock(&self->lock);
+  return TRUE;
+}
+
+// Sets `location`. An invalid pattern is kept, to be refused with an
+// element error when the sink starts; while started it is refused at once
+// and the old one stays. Takes the lock.
+static void set_location(GstCudaTensorSink *self, const gchar *location) {
+  if (location != nullptr && location[0] == '\0') location = nullptr;  // empty: no files
+  LocationPattern *pattern = nullptr;
+  std::string error;
+  if (location != nullptr) {
+    pattern = new LocationPattern();
+    if (!parse_location(location, pattern, &error)) {
+      delete pattern;
+      pattern = nullptr;
+    }
+  }
+  g_mutex_lock(&self->lock);
+  const gboolean refused = pattern == nullptr && location != nullptr && self->opened;
+  gchar *kept = refused ? g_strdup(self->location) : nullptr;
+  if (!refused) {
+    g_free(self->location);
+    self->location = g_strdup(location);
+    delete self->pattern;
+    self->pattern = pattern;
+  }
+  g_mutex_unlock(&self->lock);
+  // Messages outside the lock: a bus sync handler may read our properties.
+  if (refused)
+    GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS,
+                        ("Invalid location \"%s\" ignored, still writing \"%s\": %s", location,
+                         GST_STR_NULL(kept), error.c_str()),
+                        (nullptr));
+  else if (pattern == nullptr && location != nullptr)
+    GST_WARNING_OBJECT(self, "invalid location \"%s\" (the sink will not start): %s", location,
+                       error.c_str());
+  g_free(kept);
+}
+
+static void gst_cuda_tensor_sink_set_property(GObject *object, guint prop_id, const GValue *value,
+                                              GParamSpec *pspec) {
+  auto *self = GST_CUDA_TENSOR_SINK(object);
+  if (prop_id == PROP_LOCATION) {
+    set_location(self, g_value_get_string(value));
+    return;
+  }
+  g_mutex_lock(&self->lock);
+  switch (prop_id) {
+    case PROP_EMIT_SIGNALS:
+      self->emit_signals = g_value_get_boolean(value);
+      break;
+    case PROP_MAX_BUFFERS:
+      self->max_buffers = g_value_get_uint(value);
+      break;
+    case PROP_DROP:
+      self->drop = g_value_get_boolean(value);
+      break;
+    case PROP_CONSUMER:
+      self->consumer = static_cast<GstCudaTensorSinkConsumer>(g_value_get_enum(value));
+      break;
+    case PROP_WAIT_ON_EOS:
+      self->wait_on_eos = g_value_get_boolean(value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  // A streaming thread waiting for room or at EOS re-checks.
+  g_cond_broadcast(&self->room_cond);
+  g_mutex_unlock(&self->lock);
+}
+
+static void gst_cuda_tensor_sink_get_property(GObject *object, guint prop_id, GValue *value,
+                                              GParamSpec *pspec) {
+  auto *self = GST_CUDA_TENSOR_SINK(object);
+  g_mutex_lock(&self->lock);
+  switch (prop_id) {
+    case PROP_EMIT_SIGNALS:
+      g_value_set_boolean(value, self->emit_signals);
+      break;
+    case PROP_MAX_BUFFERS:
+      g_value_set_uint(value, self->max_buffers);
+      break;
+    case PROP_DROP:
+      g_value_set_boolean(value, self->drop);
+      break;
+    case PROP_LOCATION:
+      g_value_set_string(value, self->location);
+      break;
+    case PROP_CONSUMER:
+      g_value_set_enum(value, self->consumer);
+      break;
+    case PROP_WAIT_ON_EOS:
+      g_value_set_boolean(value, self->wait_on_eos);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  g_mutex_unlock(&self->lock);
+}
+
+static void gst_cuda_tensor_sink_finalize(GObject *object) {
+  auto *self = GST_CUDA_TENSOR_SINK(object);
+  clear_samples(self);
+  callbacks_unref(self->callbacks);
+  g_free(self->location);
+  delete self->pattern;
+  g_mutex_clear(&self->lock);
+  g_cond_clear(&self->pull_cond);
+  g_cond_clear(&self->room_cond);
+  G_OBJECT_CLASS(gst_cuda_tensor_sink_parent_class)->finalize(object);
+}
+
+static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseSinkClass *sink_class = GST_BASE_SINK_CLASS(klass);
+
+  gobject_class->set_property = gst_cuda_tensor_sink_set_property;
+  gobject_class->get_property = gst_cuda_tensor_sink_get_property;
+  gobject_class->finalize = gst_cuda_tensor_sink_finalize;
+
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_property(
+      gobject_class, PROP_EMIT_SIGNALS,
+      g_param_spec_boolean("emit-signals", "Emit signals",
+                           "Emit new-tensor when a tensor is queued (off by default: a signal "
+                           "per tensor costs a little; pull, or set callbacks, instead). A "
+                           "connected new-tensor handler with this on counts as the consumer",
+                           DEFAULT_EMIT_SIGNALS, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_MAX_BUFFERS,
+      g_param_spec_uint("max-buffers", "Max buffers",
+                        "Tensors waiting for the application at most (0: unlimited, which holds "
+                        "device memory without bound if nobody pulls); when full, see drop and "
+                        "consumer",
+                        0, G_MAXUINT, DEFAULT_MAX_BUFFERS, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_DROP,
+      g_param_spec_boolean("drop", "Drop",
+                           "When max-buffers tensors wait for an application that takes them "
+                           "(see consumer): false makes the pipeline wait for it (no tensor "
+                           "lost); true drops the oldest (live sources)",
+                           DEFAULT_DROP, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_CONSUMER,
+      g_param_spec_enum(
+          "consumer", "Consumer",
+          "Who takes the tensors. auto: an application once it pulls (once is enough), sets "
+          "callbacks or connects new-tensor with emit-signals; until then nobody, so a full "
+          "queue drops its oldest tensor and EOS does not wait (gst-launch-1.0 runs to the "
+          "end). application: an application, from the first tensor on (an application "
+          "that starts pulling after PLAYING sets this to lose nothing)",
+          GST_TYPE_CUDA_TENSOR_SINK_CONSUMER, DEFAULT_CONSUMER, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_WAIT_ON_EOS,
+      g_param_spec_boolean("wait-on-eos", "Wait on EOS",
+                           "At EOS, wait until the application took every queued tensor before "
+                           "emitting eos and posting the EOS message (only when an application "
+                           "takes the tensors, see consumer)",
+                           DEFAULT_WAIT_ON_EOS, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_LOCATION,
+      g_param_spec_string(
+          "location", "Location",
+          "Also write each tensor (dropped ones included) to a NumPy .npy file named by this "
+          "pattern: at most one %d, %i or %u (optionally %5d or %05d, width up to 20) for the "
+          "tensor's index from 0, %% for a percent sign; anything else is refused when the sink "
+          "starts. Without a conversion one file is rewritten with each tensor. NULL or empty: "
+          "no files. The host waits for each copy, so only for debugging",
+          nullptr, flags));
+
+  // GstFlowReturn handler(GstCudaTensorSink *sink, gpointer user_data): pull
+  // the tensor from it (streaming thread; do not block long). Not emitted
+  // when callbacks with new_tensor are set.
+  signals[SIGNAL_NEW_TENSOR] =
+      g_signal_new("new-tensor", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, nullptr, nullptr,
+                   nullptr, GST_TYPE_FLOW_RETURN, 0, G_TYPE_NONE);
+  // void handler(GstCudaTensorSink *sink, gpointer user_data): EOS reached
+  // (after the queue was emptied, with wait-on-eos); streaming thread. Not
+  // emitted when callbacks with eos are set.
+  signals[SIGNAL_EOS] = g_signal_new("eos", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, nullptr,
+                                     nullptr, nullptr, G_TYPE_NONE, 0, G_TYPE_NONE);
+  signals[SIGNAL_PULL_TENSOR] =
+      g_signal_new_class_handler("pull-tensor", G_TYPE_FROM_CLASS(klass),
+                                 static_cast<GSignalFlags>(G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION),
+                                 G_CALLBACK(gst_cuda_tensor_sink_pull_tensor), nullptr, nullptr,
+                                 nullptr, GST_TYPE_SAMPLE, 0, G_TYPE_NONE);
+  signals[SIGNAL_TRY_PULL_TENSOR] =
+      g_signal_new_class_handler("try-pull-tensor", G_TYPE_FROM_CLASS(klass),
+                                 static_cast<GSignalFlags>(G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION),
+                                 G_CALLBACK(gst_cuda_tensor_sink_try_pull_tensor), nullptr, nullptr,
+                                 nullptr, GST_TYPE_SAMPLE, 1, GST_TYPE_CLOCK_TIME);
+
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_set_static_metadata(
+      element_class, "CUDA tensor sink", "Sink/Hardware",
+      "Hands the application each CUDA tensor (pull API, callbacks and signals, like appsink) "
+      "with its ready event and a zero-copy DLPack export; optionally writes them as .npy files",
+      "cudaprep developers");
+
+  element_class->change_state = gst_cuda_tensor_sink_change_state;
+  sink_class->render = gst_cuda_tensor_sink_render;
+  sink_class->propose_allocation = gst_cuda_tensor_sink_propose_allocation;
+  sink_class->event = gst_cuda_tensor_sink_event;
+  sink_class->start = gst_cuda_tensor_sink_start;
+  sink_class->stop = gst_cuda_tensor_sink_stop;
+  sink_class->unlock = gst_cuda_tensor_sink_unlock;
+  sink_class->unlock_stop = gst_cuda_tensor_sink_unlock_stop;
+
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_TENSOR_SINK_CONSUMER,
+                              static_cast<GstPluginAPIFlags>(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_tensor_sink_debug, "cudatensorsink", 0, "CUDA tensor sink");
+}
+
+static void gst_cuda_tensor_sink_init(GstCudaTensorSink *self) {
+  self->emit_signals = DEFAULT_EMIT_SIGNALS;
+  self->max_buffers = DEFAULT_MAX_BUFFERS;
+  self->drop = DEFAULT_DROP;
+  self->consumer = DEFAULT_CONSUMER;
+  self->wait_on_eos = DEFAULT_WAIT_ON_EOS;
+  g_mutex_init(&self->lock);
+  g_cond_init(&self->pull_cond);
+  g_cond_init(&self->room_cond);
+  g_queue_init(&self->samples);
+  self->npy_device = -1;
+}

@@ -1,0 +1,1185 @@
+/**
+ * SECTION:element-cudabatch
+ *
+ * N sources into one batch tensor, one kernel launch per batch: the open,
+ * plain-GStreamer counterpart of nvstreammux + nvinfer's batching. Each
+ * request sink pad (sink_0, sink_1, ...) takes one camera or stream behind
+ * its own cudaframeupload ! cudaresize ! cudanormalize chain; sources may
+ * differ in resolution and pixel format, their chains must agree on the
+ * planar frame they make (size, channel order, dtype). cudabatch announces
+ * GstCudaPrepPendingMeta in its allocation answer, so those chains leave
+ * their resize and normalisation pending and every frame of a batch is
+ * written by ONE cudaprep::preprocess_batch() launch. Frames that arrive
+ * already normalised are copied in by one tensorize launch each.
+ *
+ * A batch takes frames from the sources in turn (sink_0, sink_1, ...) until
+ * batch-size items are filled, and leaves as one tensor buffer (the caps and
+ * meta of cudatensorize: per item the source frame's PTS, its geometry, its
+ * source index N of sink_N, and region_id -1). Built on GstAggregator: with
+ * live sources a batch that is not full leaves batch-timeout after its
+ * oldest frame (the LATENCY answer includes that wait); a source at EOS
+ * stops counting while the others go on; when every source is at EOS the
+ * partial batch leaves and EOS follows. A flush drops the partial batch;
+ * new caps on a pad first push the batch begun under the old ones.
+ * source-policy says what a faster source does: wait (every frame, in turn;
+ * its queue fills and holds it back) or latest (only its newest frame per
+ * turn, older ones dropped).
+ *
+ * Regions as items (nvdspreprocess' ROIs, the secondary-classifier pattern):
+ * a pad's `region-source` makes each region of a frame one item instead of
+ * the whole frame, cropped from the source frame and resized, letterboxed
+ * and normalised exactly as the pad's cudaresize ! cudanormalize would do it
+ * behind a cudacrop of that region. `region-source=regions` takes the pad's
+ * static `regions` (ids 0, 1, ...); `region-source=roi-meta` takes the
+ * frame's GstVideoRegionOfInterestMeta (an upstream detector's, or the
+ * application's; optionally only those of `roi-type`; id: the meta's id),
+ * clipped to the frame. The two do not combine: a pad takes one source. A
+ * frame with no region gives no item; a frame with more regions than the
+ * batch has room for spills into the next batches. Each region item's
+ * geometry maps its tensor pixels back to the source frame, and region_id
+ * names it. With static regions the upload copies only their bounding box.
+ *
+ * The single-stream temporal batch stays cudatensorize batch-size=N.
+ *
+ *   gst-launch-1.0 cudabatch name=b batch-size=8 ! cudatensorsink drop=true \
+ *     uridecodebin uri=... ! cudaframeupload ! cudaresize width=640 height=640 letterbox=true ! \
+ *       cudanormalize ! b.sink_0 \
+ *     uridecodebin uri=... ! cudaframeupload ! cudaresize width=640 height=640 letterbox=true ! \
+ *       cudanormalize ! b.sink_1
+ *
+ *   gst-launch-1.0 cudabatch name=b batch-size=4 sink_0::region-source=regions \
+ *       sink_0::regions="<<0,0,960,540>,<960,0,960,540>,<0,540,960,540>,<960,540,960,540>>" ! \
+ *       cudatensorsink drop=true \
+ *     videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload ! \
+ *       cudaresize ! "video/x-raw(memory:CUDAPitched),width=224,height=224,format=RGB" ! \
+ *       cudanormalize ! b.sink_0
+ */
+#include "gstcudabatch.h"
+
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cudaprep/preprocess_batch.h"
+#include "cudaprep/resize_geometry.h"
+#include "cudaprep/tensorize.h"
+#include "base/gstcudaprepcore.h"
+#include <gst/cudaprep/gstcudaprepcuda-private.h>
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "base/gstcudapreppendingmeta.h"
+#include "base/gstcudaprepregion.h"
+#include "base/gstcudapreptensorformat.h"
+#include "base/gstcudaprepview.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_batch_debug);
+#define GST_CAT_DEFAULT gst_cuda_batch_debug
+
+enum {
+  PROP_0,
+  PROP_BATCH_SIZE,
+  PROP_BATCH_TIMEOUT,
+  PROP_SOURCE_POLICY,
+  PROP_LAYOUT,
+  PROP_CORE_FIRST,  // the core's properties follow
+};
+
+#define DEFAULT_BATCH_SIZE 4
+#define DEFAULT_BATCH_TIMEOUT (40 * GST_MSECOND)
+#define DEFAULT_SOURCE_POLICY GST_CUDA_BATCH_SOURCE_POLICY_WAIT
+#define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
+
+// --- Pads -------------------------------------------------------------------
+
+enum {
+  PAD_PROP_0,
+  PAD_PROP_REGION_SOURCE,
+  PAD_PROP_REGIONS,
+  PAD_PROP_ROI_TYPE,
+};
+
+#define DEFAULT_REGION_SOURCE GST_CUDA_BATCH_REGION_SOURCE_FRAME
+
+// A pad's region settings (the pad's object lock).
+struct PadSettings {
+  GstCudaBatchRegionSource region_source = DEFAULT_REGION_SOURCE;
+  std::vector<cudaprep::PixelRect> regions;  // parsed from `regions`
+  std::string regions_error;                 // why `regions` as set cannot work; empty if it can
+  GQuark roi_type = 0;                       // 0: every ROI meta
+};
+
+struct _GstCudaBatchPad {
+  GstAggregatorPad parent;
+  gint source_index;  // N of sink_N
+  gboolean has_info;  // info holds this pad's negotiated planar frame
+  GstCudaPrepPlanarInfo info;
+  PadSettings *settings;
+};
+
+G_DEFINE_TYPE(GstCudaBatchPad, gst_cuda_batch_pad, GST_TYPE_AGGREGATOR_PAD)
+
+static GType gst_cuda_batch_region_source_get_type() {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_BATCH_REGION_SOURCE_FRAME, "One item per frame: the whole frame", "frame"},
+      {GST_CUDA_BATCH_REGION_SOURCE_PROPERTY,
+       "One item per rectangle of the pad's regions property, on every frame", "regions"},
+      {GST_CUDA_BATCH_REGION_SOURCE_ROI_META,
+       "One item per GstVideoRegionOfInterestMeta on the frame (of roi-type, if set); a frame "
+       "with none gives none",
+       "roi-meta"},
+      {0, nullptr, nullptr}};
+  if (g_once_init_enter(&type)) {
+    g_once_init_leave(&type, g_enum_register_static("GstCudaBatchRegionSource", values));
+  }
+  return type;
+}
+
+static PadSettings get_pad_settings(GstCudaBatchPad *pad) {
+  GST_OBJECT_LOCK(pad);
+  const PadSettings settings = *pad->settings;
+  GST_OBJECT_UNLOCK(pad);
+  return settings;
+}
+
+// `value` (a GstValueArray of <x, y, width, height> int arrays) as
+// rectangles; FALSE with a reason naming the entry when it is not.
+static gboolean parse_regions(const GValue *value, std::vector<cudaprep::PixelRect> *regions,
+                              std::string *reason) {
+  regions->clear();
+  const guint count = gst_value_array_get_size(value);
+  for (guint i = 0; i < count; ++i) {
+    const GValue *entry = gst_value_array_get_value(value, i);
+    gint numbers[4] = {};
+    gboolean ok = GST_VALUE_HOLDS_ARRAY(entry) && gst_value_array_get_size(entry) == 4;
+    for (guint n = 0; ok && n < 4; ++n) {
+      const GValue *number = gst_value_array_get_value(entry, n);
+      ok = G_VALUE_HOLDS_INT(number);
+      if (ok) numbers[n] = g_value_get_int(number);
+    }
+    ok = ok && numbers[0] >= 0 && numbers[1] >= 0 && numbers[2] >= 1 && numbers[3] >= 1 &&
+         static_cast<gint64>(numbers[0]) + numbers[2] <= G_MAXINT &&
+         static_cast<gint64>(numbers[1]) + numbers[3] <= G_MAXINT;
+    if (!ok) {
+      gchar *text = gst_value_serialize(entry);
+      *reason = "regions entry " + std::to_string(i) + " is " + (text != nullptr ? text : "?") +
+                ", not <x, y, width, height> with x, y >= 0 and width, height >= 1";
+      g_free(text);
+      regions->clear();
+      return FALSE;
+    }
+    regions->push_back(cudaprep::PixelRect{numbers[0], numbers[1], numbers[2], numbers[3]});
+  }
+  return TRUE;
+}
+
+// Why the pad's settings cannot work, or an empty string.
+static std::string pad_settings_error(GstCudaBatchPad *pad, const PadSettings &settings) {
+  const std::string name = GST_PAD_NAME(pad);
+  if (!settings.regions_error.empty()) return name + ": " + settings.regions_error;
+  const bool by_property = settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_PROPERTY;
+  if (by_property && settings.regions.empty())
+    return name +
+           ": region-source=regions, but its regions property is empty; set it, e.g. "
+           "regions=\"<<0,0,224,224>,<224,0,224,224>>\"";
+  if (!by_property && !settings.regions.empty())
+    return name + ": its regions property is set, but region-source is not regions; set " +
+           "region-source=regions to batch those rectangles";
+  if (settings.roi_type != 0 && settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_ROI_META)
+    return name + ": roi-type is set, but region-source is not roi-meta";
+  return {};
+}
+
+static void gst_cuda_batch_pad_set_property(GObject *object, guint prop_id, const GValue *value,
+                                            GParamSpec *pspec) {
+  auto *pad = GST_CUDA_BATCH_PAD(object);
+  gboolean regions_changed = FALSE;
+  GST_OBJECT_LOCK(pad);
+  PadSettings &settings = *pad->settings;
+  switch (prop_id) {
+    case PAD_PROP_REGION_SOURCE:
+      settings.region_source = static_cast<GstCudaBatchRegionSource>(g_value_get_enum(value));
+      regions_changed = TRUE;
+      break;
+    case PAD_PROP_REGIONS:
+      settings.regions_error.clear();
+      parse_regions(value, &settings.regions, &settings.regions_error);
+      regions_changed = TRUE;
+      break;
+    case PAD_PROP_ROI_TYPE: {
+      const gchar *type = g_value_get_string(value);
+      settings.roi_type = type != nullptr && type[0] != '\0' ? g_quark_from_string(type) : 0;
+      break;
+    }
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(pad);
+  // What the upload copies follows the regions: ask upstream to negotiate
+  // the allocation again (nothing happens before the pad is linked).
+  if (regions_changed) gst_pad_push_event(GST_PAD(pad), gst_event_new_reconfigure());
+}
+
+static void gst_cuda_batch_pad_get_property(GObject *object, guint prop_id, GValue *value,
+                                            GParamSpec *pspec) {
+  auto *pad = GST_CUDA_BATCH_PAD(object);
+  const PadSettings settings = get_pad_settings(pad);
+  switch (prop_id) {
+    case PAD_PROP_REGION_SOURCE:
+      g_value_set_enum(value, settings.region_source);
+      break;
+    case PAD_PROP_REGIONS:
+      for (const cudaprep::PixelRect &rect : settings.regions) {
+        GValue entry = G_VALUE_INIT, number = G_VALUE_INIT;
+        g_value_init(&entry, GST_TYPE_ARRAY);
+        g_value_init(&number, G_TYPE_INT);
+        for (gint n : {rect.x, rect.y, rect.width, rect.height}) {
+          g_value_set_int(&number, n);
+          gst_value_array_append_value(&entry, &number);
+        }
+        gst_value_array_append_and_take_value(value, &entry);
+        g_value_unset(&number);
+      }
+      break;
+    case PAD_PROP_ROI_TYPE:
+      g_value_set_string(value,
+                         settings.roi_type != 0 ? g_quark_to_string(settings.roi_type) : nullptr);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+}
+
+static void gst_cuda_batch_pad_finalize(GObject *object) {
+  auto *pad = GST_CUDA_BATCH_PAD(object);
+  delete pad->settings;
+  G_OBJECT_CLASS(gst_cuda_batch_pad_parent_class)->finalize(object);
+}
+
+static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
+  auto *gobject_class = G_OBJECT_CLASS(klass);
+  gobject_class->set_property = gst_cuda_batch_pad_set_property;
+  gobject_class->get_property = gst_cuda_batch_pad_get_property;
+  gobject_class->finalize = gst_cuda_batch_pad_finalize;
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                              GST_PARAM_MUTABLE_PLAYING);
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_REGION_SOURCE,
+      g_param_spec_enum("region-source", "Region source",
+                        "What one batch item is: the whole frame, each rectangle of regions, or "
+                        "each region of interest meta on the frame (the regions modes need the "
+                        "pad's cudaresize ! cudanormalize to leave their work to cudabatch)",
+                        gst_cuda_batch_region_source_get_type(), DEFAULT_REGION_SOURCE, flags));
+  // Open ranges: a bad rectangle is named at READY->PAUSED or caps time
+  // rather than dropped by GLib with a warning.
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_REGIONS,
+      gst_param_spec_array(
+          "regions", "Regions",
+          "Static regions (region-source=regions), each <x, y, width, height> in pixels of the "
+          "source frame the pad's cudaresize receives, e.g. \"<<0,0,640,360>,<640,0,640,360>>\"; "
+          "region ids are their indices; default: none. A change while playing applies from the "
+          "next frame and makes the upload copy the new regions' bounding box",
+          gst_param_spec_array(
+              "region", "Region", "<x, y, width, height>",
+              g_param_spec_int(
+                  "value", "Value", "x, y, width or height", G_MININT, G_MAXINT, 0,
+                  static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+              static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+          flags));
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_ROI_TYPE,
+      g_param_spec_string("roi-type", "ROI type",
+                          "region-source=roi-meta: only metas of this roi_type (e.g. \"car\"); "
+                          "NULL or empty: every region of interest meta",
+                          nullptr, flags));
+}
+
+static void gst_cuda_batch_pad_init(GstCudaBatchPad *pad) {
+  new (&pad->info) GstCudaPrepPlanarInfo();
+  pad->settings = new PadSettings();
+}
+
+// What a pad's regions read of each source frame, announced upstream in
+// its allocation answer; FALSE for whole-frame items (whose chain reads what
+// its own elements announce). Static regions: their bounding box, origin
+// rounded down to even so that chroma-subsampled frames can be copied by it
+// (the region protocol carries one rectangle). ROI metas differ per frame
+// and may lie anywhere: the whole frame, whatever its size (a rectangle no
+// frame fits, so the upload copies whole frames). The chain's cudanormalize
+// and cudaresize, leaving their work here, hand it on in place of what they
+// would read themselves (cudaresize's rows of a whole-frame downscale), and
+// the upload checks it against the frame.
+static gboolean regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion *region) {
+  const PadSettings settings = get_pad_settings(pad);
+  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_FRAME ||
+      !pad_settings_error(pad, settings).empty())
+    return FALSE;
+  *region = GstCudaPrepRegion{};
+  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_ROI_META) {
+    region->rect = cudaprep::PixelRect{0, 0, G_MAXINT, G_MAXINT};
+    return TRUE;
+  }
+  gint64 left = G_MAXINT, top = G_MAXINT, right = 0, bottom = 0;
+  for (const cudaprep::PixelRect &rect : settings.regions) {
+    left = std::min<gint64>(left, rect.x);
+    top = std::min<gint64>(top, rect.y);
+    right = std::max<gint64>(right, static_cast<gint64>(rect.x) + rect.width);
+    bottom = std::max<gint64>(bottom, static_cast<gint64>(rect.y) + rect.height);
+  }
+  left &= ~static_cast<gint64>(1);
+  top &= ~static_cast<gint64>(1);
+  region->rect =
+      cudaprep::PixelRect{static_cast<gint>(left), static_cast<gint>(top),
+                          static_cast<gint>(right - left), static_cast<gint>(bottom - top)};
+  return TRUE;
+}
+
+// Posts the element error for a pad whose region settings cannot work.
+static gboolean check_pad_settings(GstCudaBatch *self, GstCudaBatchPad *pad) {
+  const std::string reason = pad_settings_error(pad, get_pad_settings(pad));
+  if (reason.empty()) return TRUE;
+  GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", reason.c_str()), (nullptr));
+  return FALSE;
+}
+
+// --- Element ----------------------------------------------------------------
+
+struct BatchSettings {
+  guint batch_size = DEFAULT_BATCH_SIZE;
+  GstCudaBatchSourcePolicy source_policy = DEFAULT_SOURCE_POLICY;
+  cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
+};
+
+// An item of the batch being filled: a whole frame, or a region of one
+// (the items of one frame's regions follow each other, each holding the
+// frame).
+struct BatchItem {
+  GstBuffer *buffer;  // owned reference to the source frame
+  GstCudaPrepTensorItem item;
+  gboolean is_region;
+  cudaprep::PixelRect rect;      // is_region: the part of the source frame
+  cudaprep::PixelRect dst_rect;  // is_region: where it lands in the item's pixels
+};
+
+struct GstCudaBatchPrivate {
+  GstCudaPrepCore *core = nullptr;
+  BatchSettings settings;  // object lock
+
+  // Streaming (aggregate) thread.
+  gboolean has_info = FALSE;
+  GstCudaPrepPlanarInfo info;  // what every pad's chain makes
+  cudaprep::TensorDesc desc;   // the negotiated tensor
+  std::vector<BatchItem> items;
+  GstClockTime first_running_time = GST_CLOCK_TIME_NONE;  // of items[0]'s frame
+  guint next_pad = 0;  // where the next turn starts, so no source is always first
+};
+
+struct _GstCudaBatch {
+  GstAggregator parent;
+  GstCudaBatchPrivate *priv;
+};
+
+static void gst_cuda_batch_child_proxy_init(gpointer g_iface, gpointer iface_data);
+
+G_DEFINE_TYPE_WITH_CODE(GstCudaBatch, gst_cuda_batch, GST_TYPE_AGGREGATOR,
+                        G_IMPLEMENT_INTERFACE(GST_TYPE_CHILD_PROXY,
+                                              gst_cuda_batch_child_proxy_init))
+GST_ELEMENT_REGISTER_DEFINE(cudabatch, "cudabatch", GST_RANK_NONE, GST_TYPE_CUDA_BATCH)
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink_%u", GST_PAD_SINK, GST_PAD_REQUEST, GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
+
+static GType gst_cuda_batch_source_policy_get_type() {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_BATCH_SOURCE_POLICY_WAIT,
+       "Every frame in turn: a faster source's frames queue and it is held back", "wait"},
+      {GST_CUDA_BATCH_SOURCE_POLICY_LATEST,
+       "Only the newest frame per turn: a faster source's older frames are dropped", "latest"},
+      {0, nullptr, nullptr}};
+  if (g_once_init_enter(&type)) {
+    g_once_init_leave(&type, g_enum_register_static("GstCudaBatchSourcePolicy", values));
+  }
+  return type;
+}
+
+static BatchSettings get_settings(GstCudaBatch *self) {
+  GST_OBJECT_LOCK(self);
+  const BatchSettings settings = self->priv->settings;
+  GST_OBJECT_UNLOCK(self);
+  return settings;
+}
+
+// The sink pads, each with a reference, in pad order.
+static std::vector<GstCudaBatchPad *> sink_pads(GstCudaBatch *self) {
+  std::vector<GstCudaBatchPad *> pads;
+  GST_OBJECT_LOCK(self);
+  for (GList *l = GST_ELEMENT(self)->sinkpads; l != nullptr; l = l->next)
+    pads.push_back(GST_CUDA_BATCH_PAD(gst_object_ref(l->data)));
+  GST_OBJECT_UNLOCK(self);
+  return pads;
+}
+
+static void unref_pads(std::vector<GstCudaBatchPad *> *pads) {
+  for (GstCudaBatchPad *pad : *pads) gst_object_unref(pad);
+  pads->clear();
+}
+
+static GstPad *gst_cuda_batch_request_new_pad(GstElement *element, GstPadTemplate *templ,
+                                              const gchar *name, const GstCaps *caps) {
+  GstPad *pad =
+      GST_ELEMENT_CLASS(gst_cuda_batch_parent_class)->request_new_pad(element, templ, name, caps);
+  if (pad == nullptr) return nullptr;
+  // GstAggregator names request pads sink_N; N is the item's source index.
+  const gchar *pad_name = GST_PAD_NAME(pad);
+  GST_CUDA_BATCH_PAD(pad)->source_index =
+      static_cast<gint>(g_ascii_strtoll(pad_name + strlen("sink_"), nullptr, 10));
+  gst_child_proxy_child_added(GST_CHILD_PROXY(element), G_OBJECT(pad), GST_OBJECT_NAME(pad));
+  return pad;
+}
+
+static void gst_cuda_batch_release_pad(GstElement *element, GstPad *pad) {
+  gst_child_proxy_child_removed(GST_CHILD_PROXY(element), G_OBJECT(pad), GST_OBJECT_NAME(pad));
+  GST_ELEMENT_CLASS(gst_cuda_batch_parent_class)->release_pad(element, pad);
+}
+
+// Pads as children, so that gst-launch sets pad properties
+// (cudabatch sink_0::regions=...).
+static GObject *gst_cuda_batch_child_proxy_get_child_by_index(GstChildProxy *proxy, guint index) {
+  GObject *child = nullptr;
+  GST_OBJECT_LOCK(proxy);
+  child = static_cast<GObject *>(g_list_nth_data(GST_ELEMENT(proxy)->sinkpads, index));
+  if (child != nullptr) gst_object_ref(child);
+  GST_OBJECT_UNLOCK(proxy);
+  return child;
+}
+
+static guint gst_cuda_batch_child_proxy_get_children_count(GstChildProxy *proxy) {
+  GST_OBJECT_LOCK(proxy);
+  const guint count = GST_ELEMENT(proxy)->numsinkpads;
+  GST_OBJECT_UNLOCK(proxy);
+  return count;
+}
+
+static void gst_cuda_batch_child_proxy_init(gpointer g_iface, gpointer) {
+  auto *iface = static_cast<GstChildProxyInterface *>(g_iface);
+  iface->get_child_by_index = gst_cuda_batch_child_proxy_get_child_by_index;
+  iface->get_children_count = gst_cuda_batch_child_proxy_get_children_count;
+}
+
+// --- Batches ----------------------------------------------------------------
+
+static void drop_items(GstCudaBatch *self) {
+  for (BatchItem &item : self->priv->items) gst_buffer_unref(item.buffer);
+  self->priv->items.clear();
+  self->priv->first_running_time = GST_CLOCK_TIME_NONE;
+}
+
+// The kernels that write the waiting items into `tensor` and zero the
+// slots no item fills: one preprocess_batch() launch for every item whose
+// frame carries pending work (every region item does), one tensorize launch
+// for each frame that does not.
+static gboolean write_items(GstCudaBatch *self, guint8 *tensor, cudaStream_t stream) {
+  GstCudaBatchPrivate *priv = self->priv;
+  const cudaprep::TensorDesc &desc = priv->desc;
+  std::vector<cudaprep::PreprocessItem> items;
+  for (size_t i = 0; i < priv->items.size(); ++i) {
+    const BatchItem &batch_item = priv->items[i];
+    GstBuffer *buffer = batch_item.buffer;
+    const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(buffer);
+    const gchar *error = nullptr;
+    std::string reason;
+    if (pending != nullptr && pending->has_normalize) {
+      cudaprep::PreprocessItem item;
+      if (!gst_cuda_prep_buffer_source_image(buffer, &item.src, &error))
+        return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Pending", error);
+      item.resize_params = pending->resize;
+      if (batch_item.is_region) {
+        const cudaprep::PixelRect &rect = batch_item.rect;
+        item.src = cudaprep::sub_image(item.src, rect.x, rect.y, rect.width, rect.height);
+        item.resize_params.dst_rect = batch_item.dst_rect;
+      }
+      item.normalize_params = pending->normalize;
+      item.batch_index = static_cast<int>(i);
+      items.push_back(item);
+      continue;
+    }
+    cudaprep::PlanarImage planar;
+    if (!gst_cuda_prep_buffer_planar_image(buffer, &priv->info, &planar, &error))
+      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Input", error);
+    reason = cudaprep::tensorize_planar_error(planar, tensor, desc, static_cast<int>(i));
+    if (!reason.empty()) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                        ("Cannot write a frame of source %d into the tensor: %s",
+                         batch_item.item.source_index, reason.c_str()),
+                        (nullptr));
+      return FALSE;
+    }
+    if (!CUDAPREP_CHECK(
+            self, cudaprep::tensorize_planar(planar, tensor, desc, static_cast<int>(i), stream)))
+      return FALSE;
+  }
+  const std::string reason =
+      cudaprep::preprocess_batch_error(items.data(), static_cast<int>(items.size()), tensor, desc);
+  if (!reason.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("Cannot write the batch's items into the tensor: %s", reason.c_str()),
+                      (nullptr));
+    return FALSE;
+  }
+  if (!CUDAPREP_CHECK(self, cudaprep::preprocess_batch(items.data(), static_cast<int>(items.size()),
+                                                       tensor, desc, stream)))
+    return FALSE;
+  // A reused buffer still holds old items in the slots no item fills.
+  const gsize item_bytes = static_cast<gsize>(desc.strides_bytes[0]);
+  const gsize batch_size = static_cast<gsize>(desc.dims[0]);
+  const gsize filled = priv->items.size();
+  if (filled < batch_size &&
+      !CUDAPREP_CHECK(self, cudaMemsetAsync(tensor + filled * item_bytes, 0,
+                                            (batch_size - filled) * item_bytes, stream)))
+    return FALSE;
+  return TRUE;
+}
+
+// Orders `stream` after each distinct frame's writer (begin) or records its
+// reads (end): the items of one frame's regions are neighbours.
+static gboolean order_item_reads(GstCudaBatch *self, gboolean begin) {
+  GstCudaPrepCore *core = self->priv->core;
+  gboolean ok = TRUE;
+  GstBuffer *previous = nullptr;
+  for (const BatchItem &item : self->priv->items) {
+    if (item.buffer == previous) continue;
+    previous = item.buffer;
+    ok = (begin ? ok && gst_cuda_prep_core_begin_read(core, item.buffer)
+                : gst_cuda_prep_core_end_read(core, item.buffer)) &&
+         ok;
+  }
+  return ok;
+}
+
+// Writes the waiting items into a tensor buffer and pushes it (nothing
+// when no item waits).
+static GstFlowReturn push_batch(GstCudaBatch *self) {
+  GstCudaBatchPrivate *priv = self->priv;
+  if (priv->items.empty()) return GST_FLOW_OK;
+  GstCudaPrepCore *core = priv->core;
+  if (!gst_cuda_prep_core_make_current(core)) {
+    drop_items(self);
+    return GST_FLOW_ERROR;
+  }
+  GstBufferPool *pool = gst_aggregator_get_buffer_pool(GST_AGGREGATOR(self));
+  GstBuffer *batch = nullptr;
+  GstFlowReturn ret = gst_cuda_prep_core_acquire(core, pool, &batch);
+  if (pool != nullptr) gst_object_unref(pool);
+  if (ret != GST_FLOW_OK) {
+    drop_items(self);
+    return ret;
+  }
+  ret = GST_FLOW_ERROR;
+  GstMemory *memory = gst_buffer_n_memory(batch) == 1 ? gst_buffer_peek_memory(batch, 0) : nullptr;
+  if (memory == nullptr || !gst_is_cuda_prep_memory(memory)) {
+    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Tensor", "not CUDA device memory");
+    gst_buffer_unref(batch);
+    drop_items(self);
+    return GST_FLOW_ERROR;
+  }
+  guint8 *tensor = gst_cuda_prep_memory_get_device_pointer(memory);
+  const cudaStream_t stream = gst_cuda_prep_core_get_stream(core);
+  gboolean ok = gst_cuda_prep_core_begin_write(core, batch);
+  ok = ok && order_item_reads(self, TRUE);
+  ok = ok && write_items(self, tensor, stream);
+  ok = order_item_reads(self, FALSE) && ok;
+  ok = gst_cuda_prep_core_end_write(core, batch) && ok;
+  GstCudaPrepTensorMeta *meta = ok ? gst_buffer_add_cuda_prep_tensor_meta(batch, 1) : nullptr;
+  if (ok && (meta == nullptr ||
+             !gst_cuda_prep_tensor_set_from_desc(
+                 meta->tensors[0], g_quark_from_static_string(GST_CUDA_BATCH_TENSOR_ID), priv->desc,
+                 tensor, gst_cuda_prep_core_get_device_id(core),
+                 gst_cuda_prep_memory_get_ready_event(memory)))) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not attach the tensor meta"), (nullptr));
+    ok = FALSE;
+  }
+  if (!ok) {
+    gst_buffer_unref(batch);
+    drop_items(self);
+    return GST_FLOW_ERROR;
+  }
+  GstCudaPrepTensor *described = meta->tensors[0];
+  for (size_t i = 0; i < priv->items.size(); ++i) described->items[i] = priv->items[i].item;
+  described->batch_filled = priv->items.size();
+  // On the output segment (time from 0): the first frame's running time.
+  GST_BUFFER_PTS(batch) = priv->first_running_time;
+  GST_BUFFER_DTS(batch) = GST_CLOCK_TIME_NONE;
+  GST_DEBUG_OBJECT(self, "batch of %zu/%" G_GSIZE_FORMAT " items at %" GST_TIME_FORMAT,
+                   priv->items.size(), static_cast<gsize>(priv->desc.dims[0]),
+                   GST_TIME_ARGS(priv->first_running_time));
+  drop_items(self);
+  return gst_aggregator_finish_buffer(GST_AGGREGATOR(self), batch);
+}
+
+// The pad's next frame under the source policy (latest: its newest queued
+// one, the older ones dropped), or NULL.
+static GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad,
+                             GstCudaBatchSourcePolicy policy) {
+  GstBuffer *buffer = gst_aggregator_pad_pop_buffer(GST_AGGREGATOR_PAD(pad));
+  if (buffer == nullptr || policy != GST_CUDA_BATCH_SOURCE_POLICY_LATEST) return buffer;
+  while (GstBuffer *newer = gst_aggregator_pad_pop_buffer(GST_AGGREGATOR_PAD(pad))) {
+    GST_LOG_OBJECT(pad, "source-policy=latest drops the frame at %" GST_TIME_FORMAT,
+                   GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
+    gst_buffer_unref(buffer);
+    buffer = newer;
+  }
+  (void)self;
+  return buffer;
+}
+
+// Appends an item (taking its buffer reference); a full batch leaves.
+static GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad, const BatchItem &item) {
+  GstCudaBatchPrivate *priv = self->priv;
+  if (priv->items.empty()) {
+    priv->first_running_time = gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment,
+                                                           GST_FORMAT_TIME, item.item.pts);
+  }
+  priv->items.push_back(item);
+  if (priv->items.size() == static_cast<size_t>(priv->desc.dims[0])) return push_batch(self);
+  return GST_FLOW_OK;
+}
+
+// What `buffer`'s pixels are in the original frame's terms (its geometry
+// meta; identity without one).
+static cudaprep::FrameGeometry buffer_geometry(GstBuffer *buffer) {
+  const GstCudaPrepGeometryMeta *meta = gst_buffer_get_cuda_prep_geometry_meta(buffer);
+  return meta != nullptr ? gst_cuda_prep_geometry_to_frame(meta->geometry)
+                         : cudaprep::FrameGeometry();
+}
+
+struct FrameRegion {
+  cudaprep::PixelRect rect;
+  gint id;
+};
+
+// The regions of a frame of width x height that become items, in order:
+// the pad's rectangles (each must fit: an element error otherwise), or the
+// frame's region of interest metas (of roi-type), clipped to the frame,
+// empty ones left out.
+static gboolean frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
+                              const PadSettings &settings, gint width, gint height,
+                              std::vector<FrameRegion> *regions) {
+  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_PROPERTY) {
+    for (size_t i = 0; i < settings.regions.size(); ++i) {
+      const cudaprep::PixelRect &rect = settings.regions[i];
+      if (static_cast<gint64>(rect.x) + rect.width > width ||
+          static_cast<gint64>(rect.y) + rect.height > height) {
+        GST_ELEMENT_ERROR(
+            self, RESOURCE, SETTINGS,
+            ("%s: region %zu <%d,%d,%d,%d> does not fit the %dx%d source frame", GST_PAD_NAME(pad),
+             i, rect.x, rect.y, rect.width, rect.height, width, height),
+            (nullptr));
+        return FALSE;
+      }
+      regions->push_back(FrameRegion{rect, static_cast<gint>(i)});
+    }
+    return TRUE;
+  }
+  gpointer state = nullptr;
+  while (GstMeta *meta = gst_buffer_iterate_meta_filtered(
+             buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+    const auto *roi = reinterpret_cast<const GstVideoRegionOfInterestMeta *>(meta);
+    if (settings.roi_type != 0 && roi->roi_type != settings.roi_type) continue;
+    const gint64 left = std::min<gint64>(roi->x, width);
+    const gint64 top = std::min<gint64>(roi->y, height);
+    const gint64 right = std::min<gint64>(static_cast<gint64>(roi->x) + roi->w, width);
+    const gint64 bottom = std::min<gint64>(static_cast<gint64>(roi->y) + roi->h, height);
+    if (right <= left || bottom <= top) {
+      GST_LOG_OBJECT(pad, "region of interest %d lies outside the %dx%d frame", roi->id, width,
+                     height);
+      continue;
+    }
+    regions->push_back(FrameRegion{
+        cudaprep::PixelRect{static_cast<gint>(left), static_cast<gint>(top),
+                            static_cast<gint>(right - left), static_cast<gint>(bottom - top)},
+        roi->id});
+  }
+  return TRUE;
+}
+
+// One item per region of the frame, each resized as the pad's cudaresize
+// would resize that part (its letterbox or stretch, its method, pad value
+// and colorimetry) and normalised as its cudanormalize would. A frame with
+// more regions than the batch has room for goes on into the next batches.
+static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
+                                       const PadSettings &settings) {
+  GstCudaBatchPrivate *priv = self->priv;
+  const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(buffer);
+  if (pending == nullptr || !pending->has_normalize) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("%s: region-source takes regions of the source frame, but this frame "
+                       "arrived already resized and normalised; link cudaresize ! cudanormalize "
+                       "straight into the pad so that they leave their work to cudabatch",
+                       GST_PAD_NAME(pad)),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  cudaprep::Image source;
+  const gchar *error = nullptr;
+  if (!gst_cuda_prep_buffer_source_image(buffer, &source, &error)) {
+    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Pending", error);
+    return GST_FLOW_ERROR;
+  }
+  std::vector<FrameRegion> regions;
+  if (!frame_regions(self, pad, buffer, settings, source.width, source.height, &regions))
+    return GST_FLOW_ERROR;
+  if (regions.empty())
+    GST_LOG_OBJECT(pad, "the frame at %" GST_TIME_FORMAT " has no regions: no items",
+                   GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
+  // Without a pending resize the chain had no cudaresize (or it passed the
+  // frame through): regions are stretched, bilinear (ResizeParams' default).
+  const cudaprep::FrameGeometry source_geometry =
+      pending->has_resize ? gst_cuda_prep_geometry_to_frame(pending->source_geometry)
+                          : buffer_geometry(buffer);
+  const gint width = priv->info.width, height = priv->info.height;
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (size_t i = 0; i < regions.size() && ret == GST_FLOW_OK; ++i) {
+    cudaprep::PixelRect rect = regions[i].rect;
+    // Chroma samples stay aligned, as cudacrop aligns a crop.
+    if (cudaprep::is_chroma_subsampled(source.format)) {
+      rect.x &= ~1;
+      if (source.format != cudaprep::PixelFormat::kYUY2) rect.y &= ~1;
+    }
+    if (!gst_cuda_prep_buffer_holds_rect(buffer, rect)) {
+      GST_INFO_OBJECT(pad, "region %d: the frame was uploaded for other regions; left out",
+                      regions[i].id);
+      continue;
+    }
+    BatchItem item = {};
+    item.is_region = TRUE;
+    item.rect = rect;
+    item.dst_rect = cudaprep::PixelRect{0, 0, width, height};
+    std::string reason;
+    // The region as the pad's video-direction turns it keeps its aspect.
+    const cudaprep::Orientation orientation = pending->resize.orientation;
+    const bool swapped = cudaprep::swaps_axes(orientation);
+    if (pending->has_resize && pending->letterbox &&
+        !cudaprep::letterbox_rect(swapped ? rect.height : rect.width,
+                                  swapped ? rect.width : rect.height, width, height,
+                                  pending->letterbox_options, &item.dst_rect, &reason)) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                        ("%s: region %d cannot be letterboxed: %s", GST_PAD_NAME(pad),
+                         regions[i].id, reason.c_str()),
+                        (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    cudaprep::FrameGeometry crop;
+    crop.crop_x = rect.x;
+    crop.crop_y = rect.y;
+    item.item.geometry = gst_cuda_prep_geometry_from_frame(source_geometry.then(crop).then(
+        cudaprep::resize_frame_geometry(rect.width, rect.height, item.dst_rect, orientation)));
+    item.item.pts = GST_BUFFER_PTS(buffer);
+    item.item.source_index = pad->source_index;
+    item.item.region_id = regions[i].id;
+    item.item.region_x = rect.x;
+    item.item.region_y = rect.y;
+    item.item.region_width = rect.width;
+    item.item.region_height = rect.height;
+    item.buffer = gst_buffer_ref(buffer);
+    ret = append_item(self, pad, item);
+  }
+  return ret;
+}
+
+// The frame's items: the whole frame, or one per region. Takes `buffer`.
+static GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer) {
+  const PadSettings settings = get_pad_settings(pad);
+  if (settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_FRAME) {
+    const GstFlowReturn ret = add_frame_regions(self, pad, buffer, settings);
+    gst_buffer_unref(buffer);
+    return ret;
+  }
+  BatchItem item = {};
+  item.buffer = buffer;
+  item.item.pts = GST_BUFFER_PTS(buffer);
+  item.item.geometry = gst_cuda_prep_geometry_from_frame(buffer_geometry(buffer));
+  item.item.source_index = pad->source_index;
+  item.item.region_id = GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME;
+  return append_item(self, pad, item);
+}
+
+// One turn over the pads: each with a frame queued gives one; a full batch
+// leaves. A timeout (live) pushes what the batch holds.
+static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeout) {
+  auto *self = GST_CUDA_BATCH(agg);
+  GstCudaBatchPrivate *priv = self->priv;
+  const BatchSettings settings = get_settings(self);
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean all_eos = !pads.empty();
+  const size_t count = pads.size();
+  for (size_t turn = 0; turn < count && ret == GST_FLOW_OK; ++turn) {
+    GstCudaBatchPad *pad = pads[(priv->next_pad + turn) % count];
+    GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
+    if (buffer == nullptr) {
+      all_eos = all_eos && gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad));
+      continue;
+    }
+    all_eos = FALSE;
+    if (!priv->has_info) {
+      gst_buffer_unref(buffer);
+      unref_pads(&pads);
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("A frame arrived before any caps"), (nullptr));
+      return GST_FLOW_NOT_NEGOTIATED;
+    }
+    ret = add_frame(self, pad, buffer);
+  }
+  priv->next_pad = count > 0 ? (priv->next_pad + 1) % count : 0;
+  unref_pads(&pads);
+  if (ret != GST_FLOW_OK) return ret;
+  if (timeout || all_eos) {
+    GST_DEBUG_OBJECT(self, "%s: pushing %zu items", timeout ? "timeout" : "all sources at EOS",
+                     priv->items.size());
+    ret = push_batch(self);
+    if (ret != GST_FLOW_OK) return ret;
+  }
+  return all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
+}
+
+// When a live batch must leave: its oldest frame's running time (the
+// aggregator adds the latency, batch-timeout included), else the oldest
+// frame queued on any pad; NONE while nothing waits.
+static GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg) {
+  auto *self = GST_CUDA_BATCH(agg);
+  if (!self->priv->items.empty()) return self->priv->first_running_time;
+  GstClockTime earliest = GST_CLOCK_TIME_NONE;
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  for (GstCudaBatchPad *pad : pads) {
+    GstBuffer *head = gst_aggregator_pad_peek_buffer(GST_AGGREGATOR_PAD(pad));
+    if (head == nullptr) continue;
+    const GstClockTime running = gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment,
+                                                             GST_FORMAT_TIME, GST_BUFFER_PTS(head));
+    gst_buffer_unref(head);
+    if (GST_CLOCK_TIME_IS_VALID(running) &&
+        (!GST_CLOCK_TIME_IS_VALID(earliest) || running < earliest))
+      earliest = running;
+  }
+  unref_pads(&pads);
+  return earliest;
+}
+
+// --- Caps and negotiation -----------------------------------------------------
+
+static GstCaps *tensor_caps(const GstCudaPrepPlanarInfo &info, const cudaprep::TensorDesc &desc,
+                            const BatchSettings &settings) {
+  GstStructure *tensor = gst_structure_new(
+      GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "dtype", G_TYPE_STRING, cudaprep::data_type_name(info.dtype),
+      "layout", G_TYPE_STRING, cudaprep::tensor_layout_name(settings.layout), "batch", G_TYPE_INT,
+      static_cast<gint>(desc.dims[0]), "channels", G_TYPE_INT, info.channels, "channel-order",
+      G_TYPE_STRING, cudaprep::channel_order_name(info.channel_order), "width", G_TYPE_INT,
+      info.width, "height", G_TYPE_INT, info.height, nullptr);
+  GstCaps *caps = gst_caps_new_empty();
+  gst_cuda_prep_caps_append_device(caps, tensor);
+  return caps;
+}
+
+// New caps on a pad: the first pad's set the tensor; every other pad must
+// make the same frame. A change pushes the batch begun under the old caps.
+static gboolean set_pad_caps(GstCudaBatch *self, GstCudaBatchPad *pad, GstCaps *caps) {
+  GstCudaBatchPrivate *priv = self->priv;
+  GstCudaPrepPlanarInfo info;
+  if (!gst_cuda_prep_planar_info_from_caps(&info, caps)) {
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("Invalid planar caps on %s: %s", GST_PAD_NAME(pad), GST_CUDA_PREP_PLANAR_CAPS_RULES),
+        ("%" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  pad->info = info;
+  pad->has_info = TRUE;
+  // Another pad already set the frame: this one must match it, unless it is
+  // the only pad with caps (then it may change the tensor).
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  gboolean others = FALSE;
+  for (GstCudaBatchPad *other : pads) others = others || (other != pad && other->has_info);
+  unref_pads(&pads);
+  const auto same_frame = [](const GstCudaPrepPlanarInfo &a, const GstCudaPrepPlanarInfo &b) {
+    return a.width == b.width && a.height == b.height && a.channel_order == b.channel_order &&
+           a.dtype == b.dtype;
+  };
+  if (priv->has_info && same_frame(priv->info, info)) return TRUE;
+  if (priv->has_info && others) {
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("%s makes %dx%d %s %s frames, but the batch holds %dx%d %s %s: every source's chain "
+         "must resize and normalise to the same frame",
+         GST_PAD_NAME(pad), info.width, info.height,
+         cudaprep::channel_order_name(info.channel_order), cudaprep::data_type_name(info.dtype),
+         priv->info.width, priv->info.height,
+         cudaprep::channel_order_name(priv->info.channel_order),
+         cudaprep::data_type_name(priv->info.dtype)),
+        (nullptr));
+    return FALSE;
+  }
+  // A renegotiation: the frames already taken belong to the old tensor.
+  const GstFlowReturn pushed = push_batch(self);
+  if (pushed != GST_FLOW_OK)
+    GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(pushed));
+  const BatchSettings settings = get_settings(self);
+  priv->info = info;
+  priv->desc =
+      cudaprep::make_contiguous_tensor_desc(settings.layout, static_cast<int>(settings.batch_size),
+                                            info.channels, info.height, info.width, info.dtype);
+  priv->has_info = TRUE;
+  // The aggregate thread renegotiates (update_src_caps, then the allocation
+  // query) before it takes the next frame.
+  gst_pad_mark_reconfigure(GST_AGGREGATOR_SRC_PAD(self));
+  return TRUE;
+}
+
+// The tensor of the negotiated frame; nothing until a pad has caps.
+static GstFlowReturn gst_cuda_batch_update_src_caps(GstAggregator *agg, GstCaps *downstream,
+                                                    GstCaps **ret) {
+  auto *self = GST_CUDA_BATCH(agg);
+  GstCudaBatchPrivate *priv = self->priv;
+  if (!priv->has_info) return GST_AGGREGATOR_FLOW_NEED_DATA;
+  GstCaps *caps = tensor_caps(priv->info, priv->desc, get_settings(self));
+  if (downstream != nullptr && !gst_caps_can_intersect(caps, downstream)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Downstream does not take the batch tensor"),
+                      ("ours %" GST_PTR_FORMAT ", downstream %" GST_PTR_FORMAT, caps, downstream));
+    gst_caps_unref(caps);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  GST_INFO_OBJECT(self, "tensor caps %" GST_PTR_FORMAT, caps);
+  *ret = caps;
+  return GST_FLOW_OK;
+}
+
+static gboolean gst_cuda_batch_sink_event(GstAggregator *agg, GstAggregatorPad *pad,
+                                          GstEvent *event) {
+  auto *self = GST_CUDA_BATCH(agg);
+  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+    GstCaps *caps = nullptr;
+    gst_event_parse_caps(event, &caps);
+    if (!check_pad_settings(self, GST_CUDA_BATCH_PAD(pad)) ||
+        !set_pad_caps(self, GST_CUDA_BATCH_PAD(pad), caps)) {
+      gst_event_unref(event);
+      return FALSE;
+    }
+  }
+  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->sink_event(agg, pad, event);
+}
+
+// Device frames from each chain; announcing the pending meta lets
+// cudaresize and cudanormalize leave their work to the batch's one launch.
+static gboolean gst_cuda_batch_sink_query(GstAggregator *agg, GstAggregatorPad *pad,
+                                          GstQuery *query) {
+  auto *self = GST_CUDA_BATCH(agg);
+  switch (GST_QUERY_TYPE(query)) {
+    case GST_QUERY_ALLOCATION: {
+      if (!gst_cuda_prep_core_propose_pool(self->priv->core, query)) return FALSE;
+      gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
+      GstCudaPrepRegion region;
+      if (regions_read(GST_CUDA_BATCH_PAD(pad), &region)) {
+        GST_INFO_OBJECT(pad, "the regions read the %dx%d rectangle at (%d,%d)", region.rect.width,
+                        region.rect.height, region.rect.x, region.rect.y);
+        gst_cuda_prep_query_add_region(query, &region);
+      }
+      return TRUE;
+    }
+    case GST_QUERY_CONTEXT:
+      if (gst_cuda_prep_core_answer_query(self->priv->core, query)) return TRUE;
+      break;
+    default:
+      break;
+  }
+  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->sink_query(agg, pad, query);
+}
+
+static gboolean gst_cuda_batch_src_query(GstAggregator *agg, GstQuery *query) {
+  auto *self = GST_CUDA_BATCH(agg);
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+      gst_cuda_prep_core_answer_query(self->priv->core, query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->src_query(agg, query);
+}
+
+static gboolean gst_cuda_batch_decide_allocation(GstAggregator *agg, GstQuery *query) {
+  auto *self = GST_CUDA_BATCH(agg);
+  return gst_cuda_prep_core_decide_block_pool(self->priv->core, query,
+                                              cudaprep::tensor_span_bytes(self->priv->desc));
+}
+
+// GstAggregator has no flush of its own to chain up to (its vfunc is NULL).
+static GstFlowReturn gst_cuda_batch_flush(GstAggregator *agg) {
+  drop_items(GST_CUDA_BATCH(agg));
+  return GST_FLOW_OK;
+}
+
+static gboolean gst_cuda_batch_start(GstAggregator *agg) {
+  auto *self = GST_CUDA_BATCH(agg);
+  self->priv->has_info = FALSE;
+  self->priv->next_pad = 0;
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  gboolean valid = TRUE;
+  for (GstCudaBatchPad *pad : pads) valid = valid && check_pad_settings(self, pad);
+  unref_pads(&pads);
+  return valid && gst_cuda_prep_core_start(self->priv->core);
+}
+
+static gboolean gst_cuda_batch_stop(GstAggregator *agg) {
+  auto *self = GST_CUDA_BATCH(agg);
+  drop_items(self);
+  return gst_cuda_prep_core_stop(self->priv->core);
+}
+
+static void gst_cuda_batch_set_context(GstElement *element, GstContext *context) {
+  gst_cuda_prep_core_set_context(GST_CUDA_BATCH(element)->priv->core, context);
+  GST_ELEMENT_CLASS(gst_cuda_batch_parent_class)->set_context(element, context);
+}
+
+// --- Properties ---------------------------------------------------------------
+
+static void gst_cuda_batch_set_property(GObject *object, guint prop_id, const GValue *value,
+                                        GParamSpec *pspec) {
+  auto *self = GST_CUDA_BATCH(object);
+  if (gst_cuda_prep_core_set_property(self->priv->core, prop_id, value)) return;
+  switch (prop_id) {
+    case PROP_BATCH_SIZE:
+      GST_OBJECT_LOCK(self);
+      self->priv->settings.batch_size = g_value_get_uint(value);
+      GST_OBJECT_UNLOCK(self);
+      break;
+    case PROP_BATCH_TIMEOUT:
+      // The aggregator's own wait for late live sources: the timeout and the
+      // latency it reports are one number.
+      g_object_set(object, "latency", g_value_get_uint64(value), nullptr);
+      break;
+    case PROP_SOURCE_POLICY:
+      GST_OBJECT_LOCK(self);
+      self->priv->settings.source_policy =
+          static_cast<GstCudaBatchSourcePolicy>(g_value_get_enum(value));
+      GST_OBJECT_UNLOCK(self);
+      break;
+    case PROP_LAYOUT:
+      GST_OBJECT_LOCK(self);
+      self->priv->settings.layout = static_cast<cudaprep::TensorLayout>(g_value_get_enum(value));
+      GST_OBJECT_UNLOCK(self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+}
+
+static void gst_cuda_batch_get_property(GObject *object, guint prop_id, GValue *value,
+                                        GParamSpec *pspec) {
+  auto *self = GST_CUDA_BATCH(object);
+  if (gst_cuda_prep_core_get_property(self->priv->core, prop_id, value)) return;
+  const BatchSettings settings = get_settings(self);
+  switch (prop_id) {
+    case PROP_BATCH_SIZE:
+      g_value_set_uint(value, settings.batch_size);
+      break;
+    case PROP_BATCH_TIMEOUT: {
+      guint64 latency = 0;
+      g_object_get(object, "latency", &latency, nullptr);
+      g_value_set_uint64(value, latency);
+      break;
+    }
+    case PROP_SOURCE_POLICY:
+      g_value_set_enum(value, settings.source_policy);
+      break;
+    case PROP_LAYOUT:
+      g_value_set_enum(value, static_cast<gint>(settings.layout));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+}
+
+static void gst_cuda_batch_finalize(GObject *object) {
+  auto *self = GST_CUDA_BATCH(object);
+  drop_items(self);
+  gst_cuda_prep_core_free(self->priv->core);
+  delete self->priv;
+  G_OBJECT_CLASS(gst_cuda_batch_parent_class)->finalize(object);
+}
+
+static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
+  auto *gobject_class = G_OBJECT_CLASS(klass);
+  auto *element_class = GST_ELEMENT_CLASS(klass);
+  auto *agg_class = GST_AGGREGATOR_CLASS(klass);
+  gobject_class->set_property = gst_cuda_batch_set_property;
+  gobject_class->get_property = gst_cuda_batch_get_property;
+  gobject_class->finalize = gst_cuda_batch_finalize;
+
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                              GST_PARAM_MUTABLE_READY);
+  g_object_class_install_property(
+      gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint("batch-size", "Batch size",
+                        "Items per tensor (frames from all sources together); read when caps "
+                        "are set",
+                        1, GST_CUDA_PREP_TENSOR_MAX_BATCH, DEFAULT_BATCH_SIZE, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_BATCH_TIMEOUT,
+      g_param_spec_uint64("batch-timeout", "Batch timeout",
+                          "Live sources: how long (ns) a batch waits for frames after its oldest "
+                          "one before it leaves partly filled; reported in the latency (the "
+                          "aggregator's latency property)",
+                          0, G_MAXUINT64, DEFAULT_BATCH_TIMEOUT, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_SOURCE_POLICY,
+      g_param_spec_enum("source-policy", "Source policy",
+                        "What a source faster than the others does",
+                        gst_cuda_batch_source_policy_get_type(), DEFAULT_SOURCE_POLICY,
+                        static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property(
+      gobject_class, PROP_LAYOUT,
+      g_param_spec_enum("layout", "Layout", "Order of the tensor's axes in memory",
+                        GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<gint>(DEFAULT_LAYOUT),
+                        flags));
+  gst_cuda_prep_core_install_properties(gobject_class, PROP_CORE_FIRST);
+
+  gst_element_class_add_static_pad_template_with_gtype(element_class, &sink_template,
+                                                       GST_TYPE_CUDA_BATCH_PAD);
+  gst_element_class_add_static_pad_template_with_gtype(element_class, &src_template,
+                                                       GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_set_static_metadata(
+      element_class, "CUDA batch", "Filter/Converter/Video/Tensor",
+      "Frames of many sources into one batch tensor, one kernel launch per batch",
+      "cudaprep developers");
+  element_class->request_new_pad = gst_cuda_batch_request_new_pad;
+  element_class->release_pad = gst_cuda_batch_release_pad;
+  element_class->set_context = gst_cuda_batch_set_context;
+
+  agg_class->aggregate = gst_cuda_batch_aggregate;
+  agg_class->get_next_time = gst_cuda_batch_get_next_time;
+  agg_class->sink_event = gst_cuda_batch_sink_event;
+  agg_class->sink_query = gst_cuda_batch_sink_query;
+  agg_class->src_query = gst_cuda_batch_src_query;
+  agg_class->update_src_caps = gst_cuda_batch_update_src_caps;
+  agg_class->decide_allocation = gst_cuda_batch_decide_allocation;
+  agg_class->flush = gst_cuda_batch_flush;
+  agg_class->start = gst_cuda_batch_start;
+  agg_class->stop = gst_cuda_batch_stop;
+
+  gst_type_mark_as_plugin_api(gst_cuda_batch_source_policy_get_type(),
+                              static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(gst_cuda_batch_region_source_get_type(),
+                              static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_BATCH_PAD, static_cast<GstPluginAPIFlags>(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_batch_debug, "cudabatch", 0, "cudaprep batching element");
+}
+
+static void gst_cuda_batch_init(GstCudaBatch *self) {
+  self->priv = new GstCudaBatchPrivate();
+  self->priv->core = gst_cuda_prep_core_new(GST_ELEMENT(self), PROP_CORE_FIRST);
+  g_object_set(self, "latency", static_cast<guint64>(DEFAULT_BATCH_TIMEOUT), nullptr);
+}

@@ -1,0 +1,13 @@
+#pragma once
+
+#include "base/gstcudaprepbasetransform.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_FRAME_DOWNLOAD (gst_cuda_frame_download_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaFrameDownload, gst_cuda_frame_download, GST, CUDA_FRAME_DOWNLOAD,
+                     GstCudaPrepBaseTransform)
+
+GST_ELEMENT_REGISTER_DECLARE(cudaframedownload);
+
+G_END_DECLS

@@ -1,0 +1,25 @@
+#include "gstcudaprepelements.h"
+
+#include <gst/cudaprep/gstcudatensorsink.h>
+
+#include "gstcudabatch.h"
+#include "gstcudacrop.h"
+#include "gstcudaframedownload.h"
+#include "gstcudaframeupload.h"
+#include "gstcudanormalize.h"
+#include "gstcudaresize.h"
+#include "gstcudatensorize.h"
+
+gboolean gst_cuda_prep_register_elements(GstPlugin *plugin) {
+  gboolean ok = TRUE;
+  ok &= GST_ELEMENT_REGISTER(cudaframeupload, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudaframedownload, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudacrop, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudaresize, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudanormalize, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudatensorize, plugin);
+  // The sink lives in the library (appsink's precedent): registered by type.
+  ok &= gst_element_register(plugin, "cudatensorsink", GST_RANK_NONE, GST_TYPE_CUDA_TENSOR_SINK);
+  ok &= GST_ELEMENT_REGISTER(cudabatch, plugin);
+  return ok;
+}

@@ -1,0 +1,1034 @@
+/**
+ * SECTION:element-cudaresize
+ *
+ * Resizes device frames, converting the colour on the way, in one kernel
+ * pass (cudaprep::resize): any of RGBA BGRA RGBx BGRx RGB BGR GRAY8 NV12 I420
+ * YUY2 in, RGB BGR RGBA BGRA RGBx BGRx GRAY8 out. YUV input is converted to
+ * RGB with the matrix (BT.601 or BT.709) and range (full or limited) of the
+ * input caps' colorimetry; caps without colorimetry get GStreamer's default
+ * for the format and size (gst_video_info_from_caps).
+ *
+ * The output size is either negotiated (a capsfilter after the element, or
+ * whatever downstream accepts; when downstream leaves it open the input size
+ * is kept) or derived from the input when `short-side` is set: the aspect
+ * ratio is kept, the short side scaled to `short-side` and both sides
+ * snapped to multiples of `multiple-of` (Depth-Anything's rule, e.g.
+ * 1920x1080 with short-side=518 multiple-of=14 gives 924x518).
+ *
+ * With add-borders=false the input is stretched to the output. With
+ * add-borders=true its aspect ratio is kept and the rest is filled with
+ * `pad-value` (letterbox, rounded as Ultralytics' LetterBox does), centred or
+ * in the top-left corner. Aspect ratios are those of the pixel grids: the
+ * input's pixel-aspect-ratio is not applied and the output is labelled 1/1,
+ * since network input tensors have square pixels.
+ *
+ * `antialias=true` samples bilinear and bicubic as torchvision's
+ * Resize(antialias=True) and PIL do (the filter widened by the downscale
+ * factor). `antialias-intermediate` says what is kept between its
+ * horizontal and vertical passes: `float` (default; torchvision on float
+ * tensors, or on the GPU) or `uint8` (PIL, and torchvision on CPU uint8
+ * tensors: the horizontal pass rounded to 8 bits first).
+ *
+ * `video-direction` (the GstVideoDirection interface, values as videoflip's)
+ * flips or rotates the input in the same pass, before it is resized: the
+ * samplers read the turned image, so every method, antialias, letterbox and
+ * the fused kernel apply to it. Directions that turn by 90 degrees (90r,
+ * 90l, ul-lr, ur-ll) exchange width and height wherever the output size
+ * comes from the input. `auto` follows the stream's image-orientation tags
+ * as videoflip does (renegotiating when a tag turns the frame).
+ *
+ * Every output buffer carries a GstCudaPrepGeometryMeta that maps its pixels
+ * back to the source frame (through any upstream crop and the direction).
+ * Equal input and output caps pass buffers through untouched unless a
+ * direction is set.
+ *
+ * A nearest or bilinear downscale that reads at most three input rows in
+ * four (1080 -> 360 bilinear reads rows 1, 4, 7, ...: the others have weight
+ * zero) says so in its allocation answer, and cudaframeupload copies only
+ * those rows; the output is the same, byte for byte.
+ *
+ *   gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload !
+ *       cudaresize add-borders=true pad-value="<114,114,114>" !
+ *       "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB" ! cudaframedownload !
+ *       fakesink
+ *   gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload !
+ *       cudaresize video-direction=90r ! "video/x-raw(memory:CUDAPitched),format=RGB" !
+ *       cudaframedownload ! fakesink
+ *   gst-launch-1.0 videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload !
+ *       cudaresize method=bicubic short-side=518 multiple-of=14 !
+ *       "video/x-raw(memory:CUDAPitched),format=RGB" ! cudaframedownload ! fakesink
+ */
+#include "gstcudaresize.h"
+
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cudaprep/copy.h"
+#include "cudaprep/resize.h"
+#include "cudaprep/resize_geometry.h"
+#include <gst/cudaprep/gstcudaprepcuda-private.h>
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "base/gstcudapreppendingmeta.h"
+#include "base/gstcudaprepnvcodec.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
+#define GST_CAT_DEFAULT gst_cuda_resize_debug
+
+enum {
+  PROP_0,
+  PROP_METHOD,
+  PROP_ADD_BORDERS,
+  PROP_PAD_VALUE,
+  PROP_LETTERBOX_ALIGN,
+  PROP_SHORT_SIDE,
+  PROP_MULTIPLE_OF,
+  PROP_ANTIALIAS,
+  PROP_ANTIALIAS_INTERMEDIATE,
+  PROP_FLOAT_INTERMEDIATE,
+  PROP_VIDEO_DIRECTION,
+};
+
+#define DEFAULT_METHOD GST_CUDA_RESIZE_METHOD_BILINEAR
+#define DEFAULT_ADD_BORDERS FALSE
+#define DEFAULT_LETTERBOX_ALIGN GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER
+#define DEFAULT_ANTIALIAS_INTERMEDIATE GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT
+// Black, as videoscale's add-borders; YOLO models want <114,114,114>.
+#define DEFAULT_PAD_LEVEL 0
+#define DEFAULT_PAD_VALUE_COUNT 3
+constexpr guint kMaxPadValues = 4;
+
+#define OUTPUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8 }"
+
+struct ResizeSettings {
+  GstCudaResizeMethod method = DEFAULT_METHOD;
+  gboolean add_borders = DEFAULT_ADD_BORDERS;
+  // As given: 1 value grey, 2 grey + alpha, 3 R,G,B, 4 R,G,B,A.
+  std::vector<gint> pad_values = std::vector<gint>(DEFAULT_PAD_VALUE_COUNT, DEFAULT_PAD_LEVEL);
+  GstCudaResizeLetterboxAlign letterbox_align = DEFAULT_LETTERBOX_ALIGN;
+  gint short_side = 0;   // 0: output size from caps
+  gint multiple_of = 0;  // 0: 1
+  gboolean antialias = FALSE;
+  GstCudaResizeAntialiasIntermediate antialias_intermediate = DEFAULT_ANTIALIAS_INTERMEDIATE;
+  gboolean float_intermediate = FALSE;
+  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  // What the stream's image-orientation tags ask for (video-direction=auto):
+  // the latest stream-scope tag's, else the latest global one's.
+  GstVideoOrientationMethod stream_tag_direction = GST_VIDEO_ORIENTATION_AUTO;  // AUTO: none
+  GstVideoOrientationMethod global_tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  bool uses_size_rule() const { return short_side > 0; }
+  // The direction applied; valid (checked by settings_error) directions only.
+  cudaprep::Orientation orientation() const {
+    GstVideoOrientationMethod applied = direction;
+    if (applied == GST_VIDEO_ORIENTATION_AUTO)
+      applied = stream_tag_direction != GST_VIDEO_ORIENTATION_AUTO ? stream_tag_direction
+                                                                   : global_tag_direction;
+    return static_cast<cudaprep::Orientation>(applied);
+  }
+  bool swaps_size() const { return cudaprep::swaps_axes(orientation()); }
+};
+
+// GstVideoOrientationMethod and cudaprep::Orientation share their values.
+static_assert(static_cast<int>(cudaprep::Orientation::kRotate90) == GST_VIDEO_ORIENTATION_90R &&
+              static_cast<int>(cudaprep::Orientation::kRotate270) == GST_VIDEO_ORIENTATION_90L &&
+              static_cast<int>(cudaprep::Orientation::kFlipVertical) ==
+                  GST_VIDEO_ORIENTATION_VERT &&
+              static_cast<int>(cudaprep::Orientation::kAntiTranspose) ==
+                  GST_VIDEO_ORIENTATION_UR_LL);
+
+struct GstCudaResizePrivate {
+  ResizeSettings settings;  // object lock
+  // Streaming thread.
+  cudaprep::Colorimetry colorimetry;  // of the input, from its caps
+  cudaprep::ResizeParams params;      // of the frame being processed
+  // The input rows `params` read, as announced upstream (period 0: all),
+  // and what it was computed for.
+  cudaprep::RowPattern rows_read;
+  cudaprep::Interpolation rows_interpolation = cudaprep::Interpolation::kBilinear;
+  bool rows_antialias = false;
+  cudaprep::Orientation rows_orientation = cudaprep::Orientation::kIdentity;
+  std::string stream_id;  // of the stream the tag directions came with
+  gint rows_src_height = 0, rows_rect_height = 0;
+};
+
+struct _GstCudaResize {
+  GstCudaPrepBaseTransform parent;
+  GstCudaResizePrivate *priv;
+};
+
+// GstVideoDirection has no methods: the interface is its video-direction
+// property.
+static void gst_cuda_resize_video_direction_init(GstVideoDirectionInterface *) {}
+
+G_DEFINE_TYPE_WITH_CODE(GstCudaResize, gst_cuda_resize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM,
+                        G_IMPLEMENT_INTERFACE(GST_TYPE_VIDEO_DIRECTION,
+                                              gst_cuda_resize_video_direction_init))
+GST_ELEMENT_REGISTER_DEFINE(cudaresize, "cudaresize", GST_RANK_NONE, GST_TYPE_CUDA_RESIZE)
+
+GType gst_cuda_resize_method_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_RESIZE_METHOD_NEAREST, "Nearest neighbour (OpenCV INTER_NEAREST)", "nearest"},
+      {GST_CUDA_RESIZE_METHOD_BILINEAR,
+       "Bilinear, half-pixel centres, no antialiasing (OpenCV INTER_LINEAR)", "bilinear"},
+      {GST_CUDA_RESIZE_METHOD_BICUBIC, "Bicubic, Keys A=-0.75 (OpenCV INTER_CUBIC)", "bicubic"},
+      {GST_CUDA_RESIZE_METHOD_AREA, "Area-weighted mean (OpenCV INTER_AREA)", "area"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeMethod", values));
+  return type;
+}
+
+GType gst_cuda_resize_letterbox_align_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER,
+       "Centred; an odd pixel of padding goes right/bottom (Ultralytics' LetterBox)", "center"},
+      {GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT, "Top-left corner; all padding right/bottom",
+       "top-left"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeLetterboxAlign", values));
+  return type;
+}
+
+GType gst_cuda_resize_antialias_intermediate_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT,
+       "Float between the passes, rounded once (torchvision on float tensors, or on the GPU)",
+       "float"},
+      {GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8,
+       "Horizontal pass first, rounded to 8 bits, then vertical (PIL, torchvision on CPU uint8 "
+       "tensors)",
+       "uint8"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeAntialiasIntermediate", values));
+  return type;
+}
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS(
+        GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS) ";" GST_CUDA_PREP_NVCODEC_VIDEO_CAPS(
+            GST_CUDA_PREP_FRAME_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(OUTPUT_FORMATS)));
+
+static ResizeSettings get_settings(GstCudaResize *self) {
+  GST_OBJECT_LOCK(self);
+  const ResizeSettings settings = self->priv->settings;
+  GST_OBJECT_UNLOCK(self);
+  return settings;
+}
+
+static cudaprep::Interpolation interpolation_of(GstCudaResizeMethod method) {
+  switch (method) {
+    case GST_CUDA_RESIZE_METHOD_NEAREST:
+      return cudaprep::Interpolation::kNearest;
+    case GST_CUDA_RESIZE_METHOD_BICUBIC:
+      return cudaprep::Interpolation::kBicubic;
+    case GST_CUDA_RESIZE_METHOD_AREA:
+      return cudaprep::Interpolation::kArea;
+    case GST_CUDA_RESIZE_METHOD_BILINEAR:
+      break;
+  }
+  return cudaprep::Interpolation::kBilinear;
+}
+
+// The pad value as R, G, B, A from the 1 to 4 values given.
+static void pad_rgba(const ResizeSettings &settings, uint8_t rgba[4]) {
+  const std::vector<gint> &values = settings.pad_values;
+  const bool grey = values.size() <= 2;
+  rgba[0] = static_cast<uint8_t>(values[0]);
+  rgba[1] = static_cast<uint8_t>(grey ? values[0] : values[1]);
+  rgba[2] = static_cast<uint8_t>(grey ? values[0] : values[2]);
+  const guint alpha_index = grey ? 1 : 3;
+  rgba[3] = values.size() > alpha_index ? static_cast<uint8_t>(values[alpha_index]) : 255;
+}
+
+// Why the settings cannot work, naming the property and value; empty if
+// they can.
+static std::string settings_error(const ResizeSettings &settings) {
+  if (settings.direction == GST_VIDEO_ORIENTATION_CUSTOM)
+    return "video-direction=custom is not supported by cudaresize: it flips and rotates by "
+           "identity, 90r, 180, 90l, horiz, vert, ul-lr or ur-ll only";
+  if (settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8 &&
+      !settings.antialias)
+    return "antialias-intermediate=uint8 needs antialias=true: it is the 8-bit step between the "
+           "antialiased passes";
+  const size_t count = settings.pad_values.size();
+  if (count < 1 || count > kMaxPadValues)
+    return "pad-value takes 1 to 4 values (<grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>), not " +
+           std::to_string(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (settings.pad_values[i] < 0 || settings.pad_values[i] > 255)
+      return "pad-value[" + std::to_string(i) + "]=" + std::to_string(settings.pad_values[i]) +
+             " is outside 0..255";
+  }
+  return {};
+}
+
+static gchar *gst_cuda_resize_settings_error(GstCudaPrepBaseTransform *base) {
+  const std::string error = settings_error(get_settings(GST_CUDA_RESIZE(base)));
+  return error.empty() ? nullptr : g_strdup(error.c_str());
+}
+
+// The output size the short-side rule derives from a width x height input,
+// oriented first (90r of 1920x1080 is a 1080x1920 image to size).
+static bool rule_output_size(const ResizeSettings &settings, gint width, gint height,
+                             gint *out_width, gint *out_height, std::string *reason) {
+  return cudaprep::short_side_multiple_size(
+      settings.swaps_size() ? height : width, settings.swaps_size() ? width : height,
+      settings.short_side, MAX(settings.multiple_of, 1), out_width, out_height, reason);
+}
+
+// How the input's YUV codes map to RGB. Unknown matrix or range parts take
+// GStreamer's default for this format and size; the matrix's Kr and Kb come
+// from GStreamer (gst_video_color_matrix_get_Kr_Kb: BT.601, BT.709,
+// BT.2020, SMPTE 240M, FCC); a matrix without them is refused rather than
+// converted wrongly.
+static bool input_colorimetry(const GstVideoInfo *info, cudaprep::Colorimetry *colorimetry,
+                              std::string *reason) {
+  *colorimetry = cudaprep::Colorimetry{};
+  if (!GST_VIDEO_INFO_IS_YUV(info)) return true;
+  GstVideoInfo default_info;
+  gst_video_info_set_format(&default_info, GST_VIDEO_INFO_FORMAT(info), GST_VIDEO_INFO_WIDTH(info),
+                            GST_VIDEO_INFO_HEIGHT(info));
+  GstVideoColorimetry given = info->colorimetry;
+  if (given.matrix == GST_VIDEO_COLOR_MATRIX_UNKNOWN)
+    given.matrix = default_info.colorimetry.matrix;
+  if (given.range == GST_VIDEO_COLOR_RANGE_UNKNOWN) given.range = default_info.colorimetry.range;
+  gdouble kr = 0.0, kb = 0.0;
+  if (!gst_video_color_matrix_get_Kr_Kb(given.matrix, &kr, &kb)) {
+    gchar *name = gst_video_colorimetry_to_string(&given);
+    *reason = std::string("input colorimetry ") + (name != nullptr ? name : "(unnamed)") +
+              " has no YUV colour matrix cudaresize can convert; YUV input needs one with "
+              "luma coefficients (BT.601, BT.709, BT.2020, SMPTE 240M), full or limited range";
+    g_free(name);
+    return false;
+  }
+  colorimetry->matrix = cudaprep::ColorMatrix{static_cast<float>(kr), static_cast<float>(kb)};
+  colorimetry->range = given.range == GST_VIDEO_COLOR_RANGE_0_255 ? cudaprep::ColorRange::kFull
+                                                                  : cudaprep::ColorRange::kLimited;
+  return true;
+}
+
+// A plane-less stand-in of a negotiated frame for resize_params_error(),
+// which checks formats, sizes and pitches and never reads pixels.
+static cudaprep::Image frame_shape(const GstVideoInfo *info) {
+  static uint8_t placeholder;
+  cudaprep::Image image;
+  gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &image.format);
+  image.width = GST_VIDEO_INFO_WIDTH(info);
+  image.height = GST_VIDEO_INFO_HEIGHT(info);
+  for (int plane = 0; plane < cudaprep::format_info(image.format).num_planes; ++plane) {
+    image.planes[plane].data = &placeholder;
+    image.planes[plane].pitch_bytes = cudaprep::plane_row_bytes(image.format, plane, image.width);
+  }
+  return image;
+}
+
+static cudaprep::LetterboxOptions letterbox_options(const ResizeSettings &settings) {
+  cudaprep::LetterboxOptions options;
+  options.align = settings.letterbox_align == GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT
+                      ? cudaprep::LetterboxAlign::kTopLeft
+                      : cudaprep::LetterboxAlign::kCenter;
+  return options;
+}
+
+// The kernel parameters for the current settings and negotiated frames.
+static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in_info,
+                          const GstVideoInfo *out_info, const cudaprep::Colorimetry &colorimetry,
+                          cudaprep::ResizeParams *params, std::string *reason) {
+  const gint in_width = GST_VIDEO_INFO_WIDTH(in_info), in_height = GST_VIDEO_INFO_HEIGHT(in_info);
+  const gint out_width = GST_VIDEO_INFO_WIDTH(out_info),
+             out_height = GST_VIDEO_INFO_HEIGHT(out_info);
+  *reason = settings_error(settings);
+  if (!reason->empty()) return false;
+  params->interpolation = interpolation_of(settings.method);
+  params->antialias = settings.antialias;
+  params->antialias_intermediate =
+      settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8
+          ? cudaprep::AntialiasIntermediate::kUint8
+          : cudaprep::AntialiasIntermediate::kFloat;
+  params->orientation = settings.orientation();
+  params->source_colorimetry = colorimetry;
+  pad_rgba(settings, params->pad_value);
+  params->dst_rect = cudaprep::PixelRect{0, 0, out_width, out_height};
+  if (settings.add_borders) {
+    // The oriented input is what keeps its aspect ratio.
+    if (!cudaprep::letterbox_rect(settings.swaps_size() ? in_height : in_width,
+                                  settings.swaps_size() ? in_width : in_height, out_width,
+                                  out_height, letterbox_options(settings), &params->dst_rect,
+                                  reason))
+      return false;
+  }
+  // The float intermediate is the fused kernel's; resize() itself refuses it,
+  // so it is checked off (params may hold the last call's value).
+  params->float_intermediate = false;
+  *reason = cudaprep::resize_params_error(frame_shape(in_info), frame_shape(out_info), *params);
+  params->float_intermediate = settings.float_intermediate;
+  return reason->empty();
+}
+
+// Exchanges the structure's width and height, where it has both.
+static void swap_size(GstStructure *structure) {
+  const GValue *width = gst_structure_get_value(structure, "width");
+  const GValue *height = gst_structure_get_value(structure, "height");
+  if (width == nullptr || height == nullptr) return;
+  GValue old_width = G_VALUE_INIT;
+  g_value_init(&old_width, G_VALUE_TYPE(width));
+  g_value_copy(width, &old_width);
+  gst_structure_set_value(structure, "width", height);
+  gst_structure_take_value(structure, "height", &old_width);
+}
+
+// Replaces the structure's width and height by `width` and `height` (int or
+// range values).
+static void set_size(GstStructure *structure, const GValue *width, const GValue *height) {
+  gst_structure_set_value(structure, "width", width);
+  gst_structure_set_value(structure, "height", height);
+}
+
+// Output pixels are labelled square (a missing field already means 1/1, and
+// leaving it missing keeps equal caps equal for passthrough); inputs may
+// have any pixel-aspect-ratio.
+static void label_pixel_aspect_ratio(GstStructure *structure, GstPadDirection direction) {
+  if (direction == GST_PAD_SRC)
+    gst_structure_remove_field(structure, "pixel-aspect-ratio");
+  else if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
+    gst_structure_set(structure, "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1, nullptr);
+}
+
+static const GValue *template_formats(GstStaticPadTemplate *templ) {
+  // Static caps live for the process; the field outlives this call.
+  GstCaps *caps = gst_static_caps_get(&templ->static_caps);
+  const GValue *formats = gst_structure_get_value(gst_caps_get_structure(caps, 0), "format");
+  gst_caps_unref(caps);
+  return formats;
+}
+
+// Each structure gives two on the other side: first the same format (when
+// possible there) and, without a size rule, the same size (width and height
+// exchanged by a direction that turns by 90 degrees), so that fixation and
+// passthrough prefer "no change"; then every format of the other side at
+// any size. With a size rule the output gets the rule's size instead.
+static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                               GstCaps *caps, GstCaps *filter) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  const ResizeSettings settings = get_settings(self);
+  const GValue *other_formats =
+      template_formats(direction == GST_PAD_SINK ? &src_template : &sink_template);
+  GstCaps *result = gst_caps_new_empty();
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    const GstStructure *given = gst_caps_get_structure(caps, i);
+    GstCapsFeatures *features = gst_caps_get_features(caps, i);
+
+    GValue width = G_VALUE_INIT, height = G_VALUE_INIT;
+    gint given_width = 0, given_height = 0, rule_width = 0, rule_height = 0;
+    std::string reason;
+    const bool rule_sizes_output = settings.uses_size_rule() && direction == GST_PAD_SINK;
+    // An impossible rule offers any size, so that the caps reach sink_event,
+    // which names the reason (offering nothing gives a bare not-negotiated).
+    if (rule_sizes_output && gst_structure_get_int(given, "width", &given_width) &&
+        gst_structure_get_int(given, "height", &given_height) &&
+        rule_output_size(settings, given_width, given_height, &rule_width, &rule_height, &reason)) {
+      g_value_init(&width, G_TYPE_INT);
+      g_value_set_int(&width, rule_width);
+      g_value_init(&height, G_TYPE_INT);
+      g_value_set_int(&height, rule_height);
+    } else {
+      g_value_init(&width, GST_TYPE_INT_RANGE);
+      gst_value_set_int_range(&width, 1, G_MAXINT);
+      g_value_init(&height, GST_TYPE_INT_RANGE);
+      gst_value_set_int_range(&height, 1, G_MAXINT);
+    }
+
+    GValue same_formats = G_VALUE_INIT;
+    const GValue *given_formats = gst_structure_get_value(given, "format");
+    if (given_formats != nullptr &&
+        gst_value_intersect(&same_formats, given_formats, other_formats)) {
+      GstStructure *same = gst_structure_copy(given);
+      gst_structure_take_value(same, "format", &same_formats);
+      if (settings.uses_size_rule())
+        set_size(same, &width, &height);
+      else if (settings.swaps_size())
+        swap_size(same);
+      label_pixel_aspect_ratio(same, direction);
+      gst_caps_append_structure_full(result, same, gst_caps_features_copy(features));
+    }
+
+    GstStructure *any = gst_structure_copy(given);
+    gst_structure_set_value(any, "format", other_formats);
+    // Colorimetry and chroma siting describe the given format only.
+    gst_structure_remove_fields(any, "colorimetry", "chroma-site", nullptr);
+    set_size(any, &width, &height);
+    label_pixel_aspect_ratio(any, direction);
+    gst_caps_append_structure_full(result, any, gst_caps_features_copy(features));
+    g_value_unset(&width);
+    g_value_unset(&height);
+  }
+  return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
+}
+
+// Whether `structure`'s `field` (absent: any) allows `value` (absent:
+// anything). gst_value_can_intersect() only compares types.
+static bool allows(const GstStructure *structure, const char *field, const GValue *value) {
+  const GValue *allowed = gst_structure_get_value(structure, field);
+  return value == nullptr || allowed == nullptr || gst_value_intersect(nullptr, allowed, value);
+}
+
+// Keeps what can be kept: the first structure that allows the given format
+// (and, for a direction turning by 90 degrees, the turned size: the base
+// class puts the untransformed caps first), that format, the given size
+// where the other side leaves it open.
+static GstCaps *gst_cuda_resize_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                            GstCaps *caps, GstCaps *othercaps) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  if (gst_caps_is_empty(othercaps)) return othercaps;
+  const GstStructure *given = gst_caps_get_structure(caps, 0);
+  const GValue *given_format = gst_structure_get_value(given, "format");
+  // The given size as the other side sees it: turned by a 90 degree direction.
+  const bool swapped = get_settings(self).swaps_size();
+  const GValue *turned_width = gst_structure_get_value(given, swapped ? "height" : "width");
+  const GValue *turned_height = gst_structure_get_value(given, swapped ? "width" : "height");
+  guint chosen = 0;
+  bool found = false;
+  for (int pass = swapped ? 0 : 1; pass < 2 && !found; ++pass) {
+    for (guint i = 0; i < gst_caps_get_size(othercaps); ++i) {
+      const GstStructure *candidate = gst_caps_get_structure(othercaps, i);
+      if (allows(candidate, "format", given_format) &&
+          (pass == 1 || (allows(candidate, "width", turned_width) &&
+                         allows(candidate, "height", turned_height)))) {
+        chosen = i;
+        found = true;
+        break;
+      }
+    }
+  }
+  GstStructure *structure = gst_structure_copy(gst_caps_get_structure(othercaps, chosen));
+  GstCaps *result = gst_caps_new_empty();
+  gst_caps_append_structure_full(result, structure,
+                                 gst_caps_features_copy(gst_caps_get_features(othercaps, chosen)));
+  gst_caps_unref(othercaps);
+
+  const gchar *format = gst_structure_get_string(given, "format");
+  if (format != nullptr) gst_structure_fixate_field_string(structure, "format", format);
+  gint width = 0, height = 0;
+  if (gst_structure_get_int(given, swapped ? "height" : "width", &width))
+    gst_structure_fixate_field_nearest_int(structure, "width", width);
+  if (gst_structure_get_int(given, swapped ? "width" : "height", &height))
+    gst_structure_fixate_field_nearest_int(structure, "height", height);
+  if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
+    gst_structure_fixate_field_nearest_fraction(structure, "pixel-aspect-ratio", 1, 1);
+  result = gst_caps_fixate(result);
+  GST_DEBUG_OBJECT(self, "fixated %s caps to %" GST_PTR_FORMAT,
+                   direction == GST_PAD_SINK ? "output" : "input", result);
+  return result;
+}
+
+// An impossible size rule or an unsupported colour matrix.
+static gchar *gst_cuda_resize_input_error(GstCudaPrepBaseTransform *base,
+                                          const GstVideoInfo *in_info) {
+  const ResizeSettings settings = get_settings(GST_CUDA_RESIZE(base));
+  std::string reason;
+  cudaprep::Colorimetry colorimetry;
+  gint width = 0, height = 0;
+  if (input_colorimetry(in_info, &colorimetry, &reason) &&
+      (!settings.uses_size_rule() ||
+       rule_output_size(settings, GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
+                        &width, &height, &reason)))
+    return nullptr;
+  return g_strdup_printf("Impossible cudaresize settings: %s", reason.c_str());
+}
+
+static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                         const GstVideoInfo *in_info, GstCaps *outcaps,
+                                         const GstVideoInfo *out_info) {
+  auto *self = GST_CUDA_RESIZE(base);
+  GstCudaResizePrivate *priv = self->priv;
+  cudaprep::PixelFormat in_format, out_format;
+  if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &in_format) ||
+      !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(out_info), &out_format) ||
+      !cudaprep::is_resize_source_format(in_format) ||
+      !cudaprep::is_resize_destination_format(out_format)) {
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("Unsupported conversion %s -> %s: cudaresize reads " GST_CUDA_PREP_FRAME_FORMATS
+         " and writes " OUTPUT_FORMATS,
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in_info)),
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out_info))),
+        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  const ResizeSettings settings = get_settings(self);
+  const gint in_width = GST_VIDEO_INFO_WIDTH(in_info);
+  const gint in_height = GST_VIDEO_INFO_HEIGHT(in_info);
+  const gint out_width = GST_VIDEO_INFO_WIDTH(out_info);
+  const gint out_height = GST_VIDEO_INFO_HEIGHT(out_info);
+  std::string reason;
+  gint rule_width = 0, rule_height = 0;
+  if (settings.uses_size_rule()) {
+    if (!rule_output_size(settings, in_width, in_height, &rule_width, &rule_height, &reason)) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("Impossible cudaresize settings: %s", reason.c_str()), (nullptr));
+      return FALSE;
+    }
+    if (rule_width != out_width || rule_height != out_height) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("Output caps %dx%d differ from the %dx%d that short-side=%d "
+                         "multiple-of=%d gives the %dx%d input",
+                         out_width, out_height, rule_width, rule_height, settings.short_side,
+                         settings.multiple_of, in_width, in_height),
+                        (nullptr));
+      return FALSE;
+    }
+  }
+  if (!input_colorimetry(in_info, &priv->colorimetry, &reason) ||
+      !resize_params(settings, in_info, out_info, priv->colorimetry, &priv->params, &reason)) {
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("Impossible cudaresize of %dx%d %s to %dx%d %s: %s", in_width, in_height,
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in_info)), out_width, out_height,
+         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out_info)), reason.c_str()),
+        (nullptr));
+    return FALSE;
+  }
+  // Equal caps are no reason to pass frames through that must be turned.
+  if (settings.orientation() != cudaprep::Orientation::kIdentity)
+    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
+  GST_INFO_OBJECT(self, "%dx%d %s -> %dx%d %s, image at %dx%d+%d+%d, direction %s", in_width,
+                  in_height, gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(in_info)), out_width,
+                  out_height, gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(out_info)),
+                  priv->params.dst_rect.width, priv->params.dst_rect.height,
+                  priv->params.dst_rect.x, priv->params.dst_rect.y,
+                  cudaprep::orientation_name(priv->params.orientation));
+  return TRUE;
+}
+
+// The input rows a resize reads, as a pattern worth copying by: period 0
+// when every row may be read or when most are.
+static cudaprep::RowPattern rows_worth_copying(const cudaprep::ResizeParams &params,
+                                               gint src_height) {
+  // Antialiased sampling reads every row of a downscale; a direction other
+  // than a mirror reads other source rows than the output's.
+  if (params.antialias || (params.orientation != cudaprep::Orientation::kIdentity &&
+                           params.orientation != cudaprep::Orientation::kFlipHorizontal))
+    return {};
+  const std::vector<bool> rows =
+      cudaprep::resize_rows_read(params.interpolation, src_height, params.dst_rect.height);
+  const auto count = std::count(rows.begin(), rows.end(), true);
+  if (rows.empty() || 4 * count > 3 * static_cast<gint64>(src_height)) return {};
+  cudaprep::RowPattern pattern = cudaprep::find_row_pattern(rows);
+  if (pattern.period < 2) return {};
+  return pattern;
+}
+
+// A frame uploaded for the rows of earlier settings (a method or size
+// changed while it was on its way) lacks rows this resize reads.
+static gboolean frame_holds_rows_read(GstCudaResize *self, GstBuffer *input, gint src_height) {
+  GstCudaResizePrivate *priv = self->priv;
+  if (priv->rows_interpolation != priv->params.interpolation ||
+      priv->rows_antialias != priv->params.antialias ||
+      priv->rows_orientation != priv->params.orientation || priv->rows_src_height != src_height ||
+      priv->rows_rect_height != priv->params.dst_rect.height) {
+    priv->rows_read = rows_worth_copying(priv->params, src_height);
+    priv->rows_interpolation = priv->params.interpolation;
+    priv->rows_antialias = priv->params.antialias;
+    priv->rows_orientation = priv->params.orientation;
+    priv->rows_src_height = src_height;
+    priv->rows_rect_height = priv->params.dst_rect.height;
+  }
+  return gst_cuda_prep_buffer_holds_rows(input, priv->rows_read);
+}
+
+// Settings that keep the caps (method, borders, pad value) apply from the
+// next frame on. The resize runs here, or is left to downstream's fused
+// kernel in a GstCudaPrepPendingMeta when it takes it.
+static GstCudaPrepOutputPlan gst_cuda_resize_plan_output(GstCudaPrepBaseTransform *base,
+                                                         GstBuffer *inbuf) {
+  auto *self = GST_CUDA_RESIZE(base);
+  const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
+  std::string reason;
+  if (!resize_params(get_settings(self), in_info, gst_cuda_prep_base_transform_get_out_info(base),
+                     self->priv->colorimetry, &self->priv->params, &reason)) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Impossible cudaresize: %s", reason.c_str()),
+                      (nullptr));
+    return GST_CUDA_PREP_OUTPUT_ERROR;
+  }
+  if (!frame_holds_rows_read(self, inbuf, GST_VIDEO_INFO_HEIGHT(in_info))) {
+    GST_INFO_OBJECT(self, "dropping a frame uploaded for the rows of earlier settings");
+    return GST_CUDA_PREP_OUTPUT_DROP;
+  }
+  if (gst_cuda_prep_base_transform_downstream_runs_pending(base))
+    return GST_CUDA_PREP_OUTPUT_IN_PLACE;
+  if (self->priv->params.float_intermediate) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("Impossible cudaresize: float-intermediate needs the fused kernel, but "
+                       "downstream does not take the resize: link cudaresize ! cudanormalize ! "
+                       "cudatensorize with nothing in between, or set float-intermediate=false"),
+                      (nullptr));
+    return GST_CUDA_PREP_OUTPUT_ERROR;
+  }
+  return GST_CUDA_PREP_OUTPUT_RUN;
+}
+
+static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
+                                                GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
+  auto *self = GST_CUDA_RESIZE(base);
+  GstCudaResizePrivate *priv = self->priv;
+  const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
+  GstCudaPrepGeometry source_geometry;
+  const GstCudaPrepGeometryMeta *in_geometry = gst_buffer_get_cuda_prep_geometry_meta(inbuf);
+  if (in_geometry != nullptr)
+    source_geometry = in_geometry->geometry;
+  else
+    gst_cuda_prep_geometry_init_identity(&source_geometry);
+  gst_cuda_prep_buffer_chain_geometry(
+      inbuf, outbuf,
+      cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
+                                      priv->params.dst_rect, priv->params.orientation));
+  if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE) {
+    const ResizeSettings settings = get_settings(self);
+    GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);
+    pending->has_resize = TRUE;
+    pending->resize = priv->params;
+    pending->letterbox = settings.add_borders;
+    pending->letterbox_options = letterbox_options(settings);
+    pending->source_geometry = source_geometry;
+  }
+  return TRUE;
+}
+
+// Tells upstream (cudaframeupload) which input rows this resize reads when
+// a downscale skips most (bilinear 1080 -> 360 reads one row in three), so
+// that only those cross PCIe.
+static gboolean gst_cuda_resize_region_read(GstCudaPrepBaseTransform *base,
+                                            const GstVideoInfo *in_info,
+                                            GstCudaPrepRegion *region) {
+  auto *self = GST_CUDA_RESIZE(base);
+  const GstVideoInfo *out_info = gst_cuda_prep_base_transform_get_out_info(base);
+  cudaprep::ResizeParams params;
+  std::string reason;
+  if (out_info == nullptr || !resize_params(get_settings(self), in_info, out_info,
+                                            self->priv->colorimetry, &params, &reason))
+    return FALSE;
+  const cudaprep::RowPattern rows = rows_worth_copying(params, GST_VIDEO_INFO_HEIGHT(in_info));
+  if (rows.period == 0) return FALSE;
+  region->rect = {0, rows.first, GST_VIDEO_INFO_WIDTH(in_info), rows.last - rows.first + 1};
+  region->rows = rows;
+  return TRUE;
+}
+
+static GstFlowReturn gst_cuda_resize_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
+                                             GstBuffer *outbuf) {
+  auto *self = GST_CUDA_RESIZE(base);
+  cudaprep::Image src, dst;
+  if (!gst_cuda_prep_base_transform_input_image(base, inbuf, &src) ||
+      !gst_cuda_prep_base_transform_output_image(base, outbuf, &dst))
+    return GST_FLOW_ERROR;
+  const std::string reason = cudaprep::resize_params_error(src, dst, self->priv->params);
+  if (!reason.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot resize this frame: %s", reason.c_str()),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  if (!CUDAPREP_CHECK(self, cudaprep::resize(src, dst, self->priv->params,
+                                             gst_cuda_prep_base_transform_get_stream(base))))
+    return GST_FLOW_ERROR;
+  return GST_FLOW_OK;
+}
+
+// After the applied direction may have changed: a turned frame is never
+// passed through, even between equal caps (renegotiating equal caps does
+// not reconfigure the element), and the output size may swap.
+static void direction_changed(GstCudaResize *self) {
+  if (get_settings(self).orientation() != cudaprep::Orientation::kIdentity)
+    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
+  gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+}
+
+// video-direction=auto follows the image-orientation tags as videoflip
+// does: a stream-scope tag wins over a global one; a stream tag without
+// orientation falls back to the global one, a global tag without it means
+// the identity; a new stream forgets both. Tags pass on unchanged.
+static gboolean gst_cuda_resize_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  auto *self = GST_CUDA_RESIZE(trans);
+  GstCudaResizePrivate *priv = self->priv;
+  bool tags_changed = false;
+  if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
+    GstTagList *tags = nullptr;
+    gst_event_parse_tag(event, &tags);
+    GstVideoOrientationMethod tagged = GST_VIDEO_ORIENTATION_IDENTITY;
+    const bool has_orientation = gst_video_orientation_from_tag(tags, &tagged);
+    const bool stream_scope = gst_tag_list_get_scope(tags) == GST_TAG_SCOPE_STREAM;
+    GST_OBJECT_LOCK(self);
+    if (stream_scope)
+      priv->settings.stream_tag_direction = has_orientation ? tagged : GST_VIDEO_ORIENTATION_AUTO;
+    else
+      priv->settings.global_tag_direction =
+          has_orientation ? tagged : GST_VIDEO_ORIENTATION_IDENTITY;
+    tags_changed = priv->settings.direction == GST_VIDEO_ORIENTATION_AUTO;
+    GST_OBJECT_UNLOCK(self);
+  } else if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START) {
+    const gchar *stream_id = nullptr;
+    gst_event_parse_stream_start(event, &stream_id);
+    if (stream_id == nullptr || priv->stream_id != stream_id) {
+      priv->stream_id = stream_id != nullptr ? stream_id : "";
+      GST_OBJECT_LOCK(self);
+      priv->settings.stream_tag_direction = GST_VIDEO_ORIENTATION_AUTO;
+      priv->settings.global_tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+      tags_changed = priv->settings.direction == GST_VIDEO_ORIENTATION_AUTO;
+      GST_OBJECT_UNLOCK(self);
+    }
+  }
+  if (tags_changed) {
+    GST_DEBUG_OBJECT(self, "direction from tags: %s",
+                     cudaprep::orientation_name(get_settings(self).orientation()));
+    direction_changed(self);
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->sink_event(trans, event);
+}
+
+static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const GValue *value,
+                                         GParamSpec *pspec) {
+  auto *self = GST_CUDA_RESIZE(object);
+  GST_OBJECT_LOCK(self);
+  ResizeSettings &settings = self->priv->settings;
+  switch (prop_id) {
+    case PROP_METHOD:
+      settings.method = static_cast<GstCudaResizeMethod>(g_value_get_enum(value));
+      break;
+    case PROP_ADD_BORDERS:
+      settings.add_borders = g_value_get_boolean(value);
+      break;
+    case PROP_PAD_VALUE:
+      settings.pad_values.clear();
+      for (guint i = 0; i < gst_value_array_get_size(value); ++i)
+        settings.pad_values.push_back(g_value_get_int(gst_value_array_get_value(value, i)));
+      break;
+    case PROP_LETTERBOX_ALIGN:
+      settings.letterbox_align = static_cast<GstCudaResizeLetterboxAlign>(g_value_get_enum(value));
+      break;
+    case PROP_SHORT_SIDE:
+      settings.short_side = g_value_get_int(value);
+      break;
+    case PROP_MULTIPLE_OF:
+      settings.multiple_of = g_value_get_int(value);
+      break;
+    case PROP_ANTIALIAS:
+      settings.antialias = g_value_get_boolean(value);
+      break;
+    case PROP_ANTIALIAS_INTERMEDIATE:
+      settings.antialias_intermediate =
+          static_cast<GstCudaResizeAntialiasIntermediate>(g_value_get_enum(value));
+      break;
+    case PROP_FLOAT_INTERMEDIATE:
+      settings.float_intermediate = g_value_get_boolean(value);
+      break;
+    case PROP_VIDEO_DIRECTION:
+      settings.direction = static_cast<GstVideoOrientationMethod>(g_value_get_enum(value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(self);
+  // The derived output size may change: renegotiate.
+  if (prop_id == PROP_VIDEO_DIRECTION)
+    direction_changed(self);
+  else if (prop_id == PROP_SHORT_SIDE || prop_id == PROP_MULTIPLE_OF)
+    gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+  // The rows read may change: upstream asks again which to copy.
+  gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
+}
+
+static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue *value,
+                                         GParamSpec *pspec) {
+  auto *self = GST_CUDA_RESIZE(object);
+  GST_OBJECT_LOCK(self);
+  const ResizeSettings &settings = self->priv->settings;
+  switch (prop_id) {
+    case PROP_METHOD:
+      g_value_set_enum(value, settings.method);
+      break;
+    case PROP_ADD_BORDERS:
+      g_value_set_boolean(value, settings.add_borders);
+      break;
+    case PROP_PAD_VALUE:
+      for (gint pad_value : settings.pad_values) {
+        GValue entry = G_VALUE_INIT;
+        g_value_init(&entry, G_TYPE_INT);
+        g_value_set_int(&entry, pad_value);
+        gst_value_array_append_and_take_value(value, &entry);
+      }
+      break;
+    case PROP_LETTERBOX_ALIGN:
+      g_value_set_enum(value, settings.letterbox_align);
+      break;
+    case PROP_SHORT_SIDE:
+      g_value_set_int(value, settings.short_side);
+      break;
+    case PROP_MULTIPLE_OF:
+      g_value_set_int(value, settings.multiple_of);
+      break;
+    case PROP_ANTIALIAS:
+      g_value_set_boolean(value, settings.antialias);
+      break;
+    case PROP_ANTIALIAS_INTERMEDIATE:
+      g_value_set_enum(value, settings.antialias_intermediate);
+      break;
+    case PROP_FLOAT_INTERMEDIATE:
+      g_value_set_boolean(value, settings.float_intermediate);
+      break;
+    case PROP_VIDEO_DIRECTION:
+      g_value_set_enum(value, settings.direction);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_cuda_resize_finalize(GObject *object) {
+  delete GST_CUDA_RESIZE(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_resize_parent_class)->finalize(object);
+}
+
+static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
+
+  gobject_class->set_property = gst_cuda_resize_set_property;
+  gobject_class->get_property = gst_cuda_resize_get_property;
+  gobject_class->finalize = gst_cuda_resize_finalize;
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                              GST_PARAM_MUTABLE_PLAYING);
+  g_object_class_install_property(
+      gobject_class, PROP_METHOD,
+      g_param_spec_enum("method", "Method",
+                        "Interpolation: nearest, bilinear, bicubic or area, each sampling as "
+                        "OpenCV's cv::resize does (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, "
+                        "INTER_AREA)",
+                        GST_TYPE_CUDA_RESIZE_METHOD, DEFAULT_METHOD, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_ADD_BORDERS,
+      g_param_spec_boolean("add-borders", "Add borders",
+                           "Keep the input's aspect ratio and fill the rest of the output with "
+                           "pad-value (letterbox); false stretches the input to the output size. "
+                           "Unlike videoscale's add-borders (default true) the default is false: "
+                           "models train with one or the other, so a letterbox is asked for",
+                           DEFAULT_ADD_BORDERS, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_PAD_VALUE,
+      gst_param_spec_array("pad-value", "Pad value",
+                           "Colour of the letterbox borders, 0-255 per channel whatever the output "
+                           "format: <grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>; alpha defaults to "
+                           "255. Default <0,0,0> (black); YOLO models use <114,114,114>. Values "
+                           "outside 0-255 or a wrong count are an error at start",
+                           g_param_spec_int("value", "Value", "One channel of the pad colour",
+                                            G_MININT, G_MAXINT, DEFAULT_PAD_LEVEL, flags),
+                           flags));
+  g_object_class_install_property(
+      gobject_class, PROP_LETTERBOX_ALIGN,
+      g_param_spec_enum("letterbox-align", "Letterbox alignment",
+                        "Where the image sits inside the borders when add-borders is true",
+                        GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN, DEFAULT_LETTERBOX_ALIGN, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_SHORT_SIDE,
+      g_param_spec_int("short-side", "Short side",
+                       "Derive the output size from the input: keep the aspect ratio, scale the "
+                       "short side to this many pixels, then snap both sides to multiples of "
+                       "multiple-of (Depth-Anything: 518 and 14). 0: the output size comes from "
+                       "the caps",
+                       0, G_MAXINT, 0, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_MULTIPLE_OF,
+      g_param_spec_int("multiple-of", "Multiple of",
+                       "With short-side: both output sides become multiples of this, rounded to "
+                       "nearest but never below short-side. 0 or 1: no snapping",
+                       0, G_MAXINT, 0, flags));
+
+  g_object_class_install_property(
+      gobject_class, PROP_ANTIALIAS,
+      g_param_spec_boolean("antialias", "Antialias",
+                           "bilinear and bicubic as torchvision's Resize(antialias=True) and PIL "
+                           "sample: the filter widens with the downscale factor (bicubic with "
+                           "A=-0.5). false: OpenCV's sampling. An error with nearest or area",
+                           FALSE, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_ANTIALIAS_INTERMEDIATE,
+      g_param_spec_enum("antialias-intermediate", "Antialias intermediate",
+                        "With antialias=true, what the antialiased resample keeps between its "
+                        "horizontal and vertical passes: float (rounded once at the end, as "
+                        "torchvision resizes float tensors, and uint8 tensors on the GPU) or uint8 "
+                        "(horizontal pass first, rounded half up and clamped to 0-255, then the "
+                        "vertical pass, as PIL and torchvision on CPU uint8 tensors do: within 1 "
+                        "of theirs). uint8 without antialias is an error at start",
+                        GST_TYPE_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE, DEFAULT_ANTIALIAS_INTERMEDIATE,
+                        flags));
+  g_object_class_install_property(
+      gobject_class, PROP_FLOAT_INTERMEDIATE,
+      g_param_spec_boolean("float-intermediate", "Float intermediate",
+                           "When fused into cudatensorize, normalise the resampled values "
+                           "unrounded (as references that resize floats do) instead of the 8-bit "
+                           "pixels this element would write. Needs cudaresize ! cudanormalize ! "
+                           "cudatensorize: an error when the resize would run here. Bilinear and "
+                           "bicubic then place samples as cv2.resize does for float images",
+                           FALSE, flags));
+  // GstVideoDirection's property, with its own blurb (the interface's
+  // accepts any pspec of its type and flags).
+  g_object_class_install_property(
+      gobject_class, PROP_VIDEO_DIRECTION,
+      g_param_spec_enum("video-direction", "Video direction",
+                        "Flip or rotate the input before resizing it, as videoflip's "
+                        "video-direction: identity, 90r (clockwise), 180, 90l, horiz, vert, ul-lr, "
+                        "ur-ll; auto follows the stream's image-orientation tags. 90r, 90l, ul-lr "
+                        "and ur-ll exchange the width and height of an output size derived from "
+                        "the input (kept size, short-side, letterbox). custom is an error at start",
+                        GST_TYPE_VIDEO_ORIENTATION_METHOD, GST_VIDEO_ORIENTATION_IDENTITY, flags));
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+  gst_element_class_set_static_metadata(
+      element_class, "CUDA resize", "Filter/Converter/Video/Scaler/Hardware",
+      "Resizes pitched CUDA device frames (nearest, bilinear, bicubic, area; stretch or "
+      "letterbox; size from caps or a short-side rule; flips and rotations) and converts "
+      "YUV/RGB formats to RGB, BGR, RGBA, BGRA, RGBx, BGRx or GRAY8 in the same pass",
+      "cudaprep developers");
+
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->transform_caps = gst_cuda_resize_transform_caps;
+  gst_cuda_prep_base_transform_class_read_nvcodec_frames(base_class);
+  trans_class->fixate_caps = gst_cuda_resize_fixate_caps;
+  base_class->settings_error = gst_cuda_resize_settings_error;
+  base_class->input_error = gst_cuda_resize_input_error;
+  base_class->set_info = gst_cuda_resize_set_info;
+  base_class->plan_output = gst_cuda_resize_plan_output;
+  base_class->annotate_output = gst_cuda_resize_annotate_output;
+  base_class->process = gst_cuda_resize_process;
+  base_class->region_read = gst_cuda_resize_region_read;
+  trans_class->sink_event = gst_cuda_resize_sink_event;
+  base_class->hands_input_to_pending = TRUE;
+
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN,
+                              static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE,
+                              static_cast<GstPluginAPIFlags>(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_resize_debug, "cudaresize", 0, "CUDA resize");
+}
+
+static void gst_cuda_resize_init(GstCudaResize *self) {
+  self->priv = new GstCudaResizePrivate();
+}

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "base/gstcudaprepbasetransform.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_RESIZE (gst_cuda_resize_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaResize, gst_cuda_resize, GST, CUDA_RESIZE, GstCudaPrepBaseTransform)
+
+// The values of the `method`, `letterbox-align` and `antialias-intermediate`
+// properties.
+typedef enum {
+  GST_CUDA_RESIZE_METHOD_NEAREST,
+  GST_CUDA_RESIZE_METHOD_BILINEAR,
+  GST_CUDA_RESIZE_METHOD_BICUBIC,
+  GST_CUDA_RESIZE_METHOD_AREA,
+} GstCudaResizeMethod;
+
+typedef enum {
+  GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER,
+  GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT,
+} GstCudaResizeLetterboxAlign;
+
+typedef enum {
+  GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT,
+  GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8,
+} GstCudaResizeAntialiasIntermediate;
+
+#define GST_TYPE_CUDA_RESIZE_METHOD (gst_cuda_resize_method_get_type())
+GType gst_cuda_resize_method_get_type(void);
+#define GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN (gst_cuda_resize_letterbox_align_get_type())
+GType gst_cuda_resize_letterbox_align_get_type(void);
+#define GST_TYPE_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE \
+  (gst_cuda_resize_antialias_intermediate_get_type())
+GType gst_cuda_resize_antialias_intermediate_get_type(void);
+
+GST_ELEMENT_REGISTER_DECLARE(cudaresize);
+
+G_END_DECLS

@@ -1,0 +1,661 @@
+/**
+ * SECTION:element-cudatensorize
+ *
+ * Packs frames into the network's input tensor: a batch of batch-size frames
+ * in NCHW or NHWC layout, contiguous, float32, float16 or uint8, in one pass
+ * over memory per frame. Input is either the planar float frame of
+ * cudanormalize (float32/float16 tensors) or 8-bit device video (uint8
+ * tensors, the pixels unchanged, alpha dropped, channels in the source's
+ * order). dtype=auto (default) keeps the input's element type; an explicit
+ * float dtype converts cudanormalize's frames (rounded to nearest even).
+ *
+ * Output caps:
+ *
+ *   other/x-cudaprep-tensor(memory:CUDAPitched), dtype=(string){float32,float16,uint8},
+ *     layout=(string){NCHW,NHWC}, batch=(int)N, channels=(int)C,
+ *     channel-order=(string){RGB,BGR,GRAY}, width=(int)W, height=(int)H
+ *
+ * Every output buffer carries a GstCudaPrepTensorMeta with one tensor (id
+ * "image"): shape and byte strides in layout order, dtype, device id, device
+ * pointer, the ready event to wait on (recorded after the last frame of the
+ * batch was written), and per batch item the source frame's PTS and the
+ * geometry mapping tensor pixels back to it. The buffer's PTS is the first
+ * item's.
+ *
+ * A tensor leaves every batch-size frames. At EOS and before any
+ * renegotiation (new input caps, or a new batch-size, layout or dtype) a
+ * partial batch leaves with batch_filled < batch_size in its meta (its shape
+ * keeps the batch it was started with; the missing items are zeros); a flush
+ * drops a partial batch.
+ *
+ *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudanormalize ! cudatensorize batch-size=4
+ * layout=nhwc dtype=float16 ! cudatensorsink drop=true
+ */
+#include "gstcudatensorize.h"
+
+#include <gst/video/video.h>
+
+#include <string>
+#include <vector>
+
+#include "cudaprep/preprocess.h"
+#include "cudaprep/tensorize.h"
+#include <gst/cudaprep/gstcudaprepcuda-private.h>
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "base/gstcudapreppendingmeta.h"
+#include "base/gstcudapreptensorformat.h"
+#include "base/gstcudaprepview.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensorize_debug);
+#define GST_CAT_DEFAULT gst_cuda_tensorize_debug
+
+enum { PROP_0, PROP_LAYOUT, PROP_BATCH_SIZE, PROP_DTYPE, PROP_FUSE };
+
+#define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
+#define DEFAULT_BATCH_SIZE 1
+#define DEFAULT_DTYPE GST_CUDA_PREP_TENSOR_DTYPE_AUTO
+
+struct TensorizeSettings {
+  cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
+  guint batch_size = DEFAULT_BATCH_SIZE;
+  gint dtype = DEFAULT_DTYPE;  // a cudaprep::DataType, or GST_CUDA_PREP_TENSOR_DTYPE_AUTO
+  gboolean fuse = TRUE;
+};
+
+struct GstCudaTensorizePrivate {
+  TensorizeSettings settings;  // object lock
+
+  // Negotiated (streaming thread).
+  gboolean planar_input = FALSE;
+  GstCudaPrepPlanarInfo planar_info;
+  cudaprep::ChannelOrder video_channel_order = cudaprep::ChannelOrder::kRGB;
+  cudaprep::TensorDesc desc;
+
+  // The batch being filled (streaming thread): a pooled tensor buffer, its
+  // first `filled` items written, described by `batch_desc`.
+  GstBuffer *batch = nullptr;
+  cudaprep::TensorDesc batch_desc;
+  guint filled = 0;
+  std::vector<GstCudaPrepTensorItem> items;
+  GstClockTime end_time = GST_CLOCK_TIME_NONE;  // of the last frame added, if known
+};
+
+struct _GstCudaTensorize {
+  GstCudaPrepBaseTransform parent;
+  GstCudaTensorizePrivate *priv;
+};
+
+G_DEFINE_TYPE(GstCudaTensorize, gst_cuda_tensorize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
+GST_ELEMENT_REGISTER_DEFINE(cudatensorize, "cudatensorize", GST_RANK_NONE, GST_TYPE_CUDA_TENSORIZE)
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS
+                    ";" GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_INTERLEAVED_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
+
+static TensorizeSettings get_settings(GstCudaTensorize *self) {
+  GST_OBJECT_LOCK(self);
+  const TensorizeSettings settings = self->priv->settings;
+  GST_OBJECT_UNLOCK(self);
+  return settings;
+}
+
+// The element type of tensors of this input: the dtype property, or with
+// dtype=auto the input's (planar frames: theirs; video: uint8).
+static gboolean resolve_dtype(gint dtype_setting, const GstStructure *input,
+                              cudaprep::DataType *dtype) {
+  if (dtype_setting != GST_CUDA_PREP_TENSOR_DTYPE_AUTO) {
+    *dtype = static_cast<cudaprep::DataType>(dtype_setting);
+    return TRUE;
+  }
+  if (!gst_structure_has_name(input, GST_CUDA_PREP_PLANAR_MEDIA_TYPE)) {
+    *dtype = cudaprep::DataType::kUInt8;
+    return TRUE;
+  }
+  return gst_cuda_prep_data_type_from_string(gst_structure_get_string(input, "dtype"), dtype);
+}
+
+static gchar *gst_cuda_tensorize_settings_error(GstCudaPrepBaseTransform *base) {
+  const TensorizeSettings settings = get_settings(GST_CUDA_TENSORIZE(base));
+  if (settings.batch_size < 1 || settings.batch_size > GST_CUDA_PREP_TENSOR_MAX_BATCH)
+    return g_strdup_printf("batch-size=%u is outside 1..%d", settings.batch_size,
+                           GST_CUDA_PREP_TENSOR_MAX_BATCH);
+  return nullptr;
+}
+
+// Input -> tensor with the properties' layout, batch and dtype (whether the
+// dtype suits the input is checked in set_info, with a message); tensor ->
+// planar frames or 8-bit video of the same size and channels.
+static GstCaps *gst_cuda_tensorize_transform_caps(GstBaseTransform *trans,
+                                                  GstPadDirection direction, GstCaps *caps,
+                                                  GstCaps *filter) {
+  auto *self = GST_CUDA_TENSORIZE(trans);
+  const TensorizeSettings settings = get_settings(self);
+  GstCaps *result = gst_caps_new_empty();
+  const guint size = gst_caps_get_size(caps);
+  for (guint i = 0; i < size; ++i) {
+    const GstStructure *structure = gst_caps_get_structure(caps, i);
+    if (direction == GST_PAD_SINK) {
+      GstStructure *tensor =
+          gst_structure_new(GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "layout", G_TYPE_STRING,
+                            cudaprep::tensor_layout_name(settings.layout), "batch", G_TYPE_INT,
+                            static_cast<gint>(settings.batch_size), nullptr);
+      cudaprep::DataType dtype;
+      if (resolve_dtype(settings.dtype, structure, &dtype))
+        gst_structure_set(tensor, "dtype", G_TYPE_STRING, cudaprep::data_type_name(dtype), nullptr);
+      gst_cuda_prep_structure_copy_fields(tensor, structure, {"width", "height"});
+      if (gst_structure_has_name(structure, GST_CUDA_PREP_PLANAR_MEDIA_TYPE)) {
+        gst_cuda_prep_structure_copy_fields(tensor, structure, {"channels", "channel-order"});
+      } else {
+        cudaprep::ChannelOrder order;
+        const gchar *format = gst_structure_get_string(structure, "format");
+        if (format != nullptr &&
+            gst_cuda_prep_video_channel_order(gst_video_format_from_string(format), &order)) {
+          gst_structure_set(tensor, "channels", G_TYPE_INT, cudaprep::channel_count(order),
+                            "channel-order", G_TYPE_STRING, cudaprep::channel_order_name(order),
+                            nullptr);
+        }
+      }
+      gst_cuda_prep_caps_append_device(result, tensor);
+    } else {
+      GstStructure *planar = gst_structure_new_empty(GST_CUDA_PREP_PLANAR_MEDIA_TYPE);
+      gst_cuda_prep_structure_copy_fields(planar, structure,
+                                          {"width", "height", "channels", "channel-order"});
+      gst_cuda_prep_caps_append_device(result, planar);
+
+      cudaprep::ChannelOrder order;
+      const gchar *order_name = gst_structure_get_string(structure, "channel-order");
+      const std::string video_caps =
+          std::string("video/x-raw, format=(string)") +
+          (order_name != nullptr && gst_cuda_prep_channel_order_from_string(order_name, &order)
+               ? gst_cuda_prep_video_formats_of(order)
+               : GST_CUDA_PREP_INTERLEAVED_FORMATS);
+      GstCaps *video = gst_caps_from_string(video_caps.c_str());
+      GstStructure *frame = gst_structure_copy(gst_caps_get_structure(video, 0));
+      gst_caps_unref(video);
+      gst_cuda_prep_structure_copy_fields(frame, structure, {"width", "height"});
+      gst_cuda_prep_caps_append_device(result, frame);
+    }
+  }
+  return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
+}
+
+static GstFlowReturn push_partial_batch(GstCudaTensorize *self);
+
+// The tensor's channels, size and dtype from the input caps; posts an error
+// naming what does not fit.
+static gboolean input_shape(GstCudaTensorize *self, GstCaps *incaps, const GstVideoInfo *video_info,
+                            gint dtype_setting, gint *channels, gint *height, gint *width,
+                            cudaprep::DataType *dtype) {
+  GstCudaTensorizePrivate *priv = self->priv;
+  const GstStructure *in = gst_caps_get_structure(incaps, 0);
+  priv->planar_input = video_info == nullptr;
+  if (!resolve_dtype(dtype_setting, in, dtype)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Input caps give no element type"),
+                      ("%" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  if (priv->planar_input) {
+    if (!gst_cuda_prep_planar_info_from_caps(&priv->planar_info, incaps)) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("Invalid planar input caps: %s", GST_CUDA_PREP_PLANAR_CAPS_RULES),
+                        ("%" GST_PTR_FORMAT, incaps));
+      return FALSE;
+    }
+    if (*dtype == cudaprep::DataType::kUInt8) {
+      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                        ("cudatensorize dtype=uint8 needs 8-bit video input, but it receives "
+                         "normalised float frames: set dtype=auto, float32 or float16, or "
+                         "remove cudanormalize"),
+                        (nullptr));
+      return FALSE;
+    }
+    *width = priv->planar_info.width;
+    *height = priv->planar_info.height;
+    *channels = priv->planar_info.channels;
+    return TRUE;
+  }
+  if (!gst_cuda_prep_video_channel_order(GST_VIDEO_INFO_FORMAT(video_info),
+                                         &priv->video_channel_order)) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("cudatensorize reads " GST_CUDA_PREP_INTERLEAVED_FORMATS " video, not %s",
+                       GST_VIDEO_INFO_NAME(video_info)),
+                      ("%" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  if (*dtype != cudaprep::DataType::kUInt8) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("cudatensorize receives 8-bit video, which gives uint8 tensors only, "
+                       "but dtype=%s: put cudanormalize before cudatensorize for float "
+                       "tensors, or set dtype=auto or uint8",
+                       cudaprep::data_type_name(*dtype)),
+                      (nullptr));
+    return FALSE;
+  }
+  *width = GST_VIDEO_INFO_WIDTH(video_info);
+  *height = GST_VIDEO_INFO_HEIGHT(video_info);
+  *channels = cudaprep::channel_count(priv->video_channel_order);
+  return TRUE;
+}
+
+// A renegotiation (new caps, or a new batch-size, layout or dtype) first
+// sends the batch begun under the old one on its way, whole as it was.
+static gboolean gst_cuda_tensorize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                            const GstVideoInfo *in_info, GstCaps *outcaps,
+                                            const GstVideoInfo *) {
+  auto *self = GST_CUDA_TENSORIZE(base);
+  GstCudaTensorizePrivate *priv = self->priv;
+  const GstFlowReturn pushed = push_partial_batch(self);
+  if (pushed != GST_FLOW_OK)
+    GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(pushed));
+  const TensorizeSettings settings = get_settings(self);
+  const gint batch_size = static_cast<gint>(settings.batch_size);
+  gint width = 0, height = 0, channels = 0;
+  cudaprep::DataType dtype;
+  if (!input_shape(self, incaps, in_info, settings.dtype, &channels, &height, &width, &dtype))
+    return FALSE;
+  // A buffer pool's buffers hold at most G_MAXUINT bytes.
+  guint64 tensor_bytes = cudaprep::data_type_size(dtype);
+  if (!g_uint64_checked_mul(&tensor_bytes, tensor_bytes, batch_size) ||
+      !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, channels) ||
+      !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, height) ||
+      !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, width) || tensor_bytes > G_MAXUINT) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("A %s tensor of batch-size=%d x %d channel(s) x %dx%d is too large: a "
+                       "tensor buffer holds at most 4 GiB; lower batch-size or the frame size",
+                       cudaprep::data_type_name(dtype), batch_size, channels, width, height),
+                      (nullptr));
+    return FALSE;
+  }
+  priv->desc = cudaprep::make_contiguous_tensor_desc(settings.layout, batch_size, channels, height,
+                                                     width, dtype);
+
+  const GstStructure *out = gst_caps_get_structure(outcaps, 0);
+  gint out_batch = 0, out_channels = 0, out_width = 0, out_height = 0;
+  if (!gst_structure_get_int(out, "batch", &out_batch) || out_batch != batch_size ||
+      !gst_structure_get_int(out, "channels", &out_channels) || out_channels != channels ||
+      !gst_structure_get_int(out, "width", &out_width) || out_width != width ||
+      !gst_structure_get_int(out, "height", &out_height) || out_height != height ||
+      g_strcmp0(gst_structure_get_string(out, "dtype"), cudaprep::data_type_name(dtype)) != 0 ||
+      g_strcmp0(gst_structure_get_string(out, "layout"),
+                cudaprep::tensor_layout_name(settings.layout)) != 0) {
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("Output caps do not describe the tensor cudatensorize makes"),
+                      ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  GST_INFO_OBJECT(self, "tensor %s %s batch %d, %d x %d x %d, %" G_GSIZE_FORMAT " bytes",
+                  cudaprep::tensor_layout_name(settings.layout), cudaprep::data_type_name(dtype),
+                  batch_size, channels, height, width, cudaprep::tensor_span_bytes(priv->desc));
+  return TRUE;
+}
+
+// Upstream may leave its resize and normalisation to this element (one
+// kernel per frame) when the result is the same: normalised frames in the
+// tensor's own dtype (a float16 frame into a float32 tensor is rounded twice
+// by the separate kernels).
+static gboolean gst_cuda_tensorize_accepts_pending(GstCudaPrepBaseTransform *base) {
+  GstCudaTensorizePrivate *priv = GST_CUDA_TENSORIZE(base)->priv;
+  return get_settings(GST_CUDA_TENSORIZE(base)).fuse && priv->planar_input &&
+         priv->planar_info.dtype == priv->desc.dtype;
+}
+
+static gsize gst_cuda_tensorize_output_block_size(GstCudaPrepBaseTransform *base) {
+  return cudaprep::tensor_span_bytes(GST_CUDA_TENSORIZE(base)->priv->desc);
+}
+
+// Starts a batch: a tensor buffer from the pool, ordered after its earlier
+// readers (an application may still read it on its own stream).
+static GstFlowReturn start_batch(GstCudaTensorize *self) {
+  GstCudaTensorizePrivate *priv = self->priv;
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  // GstBaseTransform activates its pool only in prepare_output_buffer, which
+  // batching bypasses.
+  GstBufferPool *pool = gst_base_transform_get_buffer_pool(GST_BASE_TRANSFORM(self));
+  GstBuffer *batch = nullptr;
+  const GstFlowReturn ret = gst_cuda_prep_core_acquire(core, pool, &batch);
+  if (pool != nullptr) gst_object_unref(pool);
+  if (ret != GST_FLOW_OK) return ret;
+  if (gst_buffer_n_memory(batch) != 1 ||
+      !gst_is_cuda_prep_memory(gst_buffer_peek_memory(batch, 0))) {
+    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Tensor", "not CUDA device memory");
+    gst_buffer_unref(batch);
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_cuda_prep_core_begin_write(core, batch)) {
+    gst_buffer_unref(batch);
+    return GST_FLOW_ERROR;
+  }
+  priv->batch = batch;
+  priv->batch_desc = priv->desc;
+  priv->filled = 0;
+  priv->items.assign(
+      priv->batch_desc.dims[0],
+      GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE,
+                            gst_cuda_prep_geometry_from_frame(cudaprep::FrameGeometry()), 0,
+                            GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME});
+  priv->end_time = GST_CLOCK_TIME_NONE;
+  return GST_FLOW_OK;
+}
+
+// Closes the batch: zeroes missing items, records the write event after
+// the last kernel and describes the tensor. Returns the buffer to push.
+static GstBuffer *finish_batch(GstCudaTensorize *self, GstFlowReturn *ret) {
+  GstCudaTensorizePrivate *priv = self->priv;
+  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(base);
+  GstBuffer *batch = priv->batch;
+  priv->batch = nullptr;
+  *ret = GST_FLOW_ERROR;
+  const cudaprep::TensorDesc &desc = priv->batch_desc;
+  GstMemory *memory = gst_buffer_peek_memory(batch, 0);
+  guint8 *data = gst_cuda_prep_memory_get_device_pointer(memory);
+  const gsize item_bytes = static_cast<gsize>(desc.strides_bytes[0]);
+  const gsize batch_size = static_cast<gsize>(desc.dims[0]);
+  // A partial batch (EOS): a reused buffer still holds old frames there.
+  if (priv->filled < batch_size &&
+      !CUDAPREP_CHECK(self, cudaMemsetAsync(data + priv->filled * item_bytes, 0,
+                                            (batch_size - priv->filled) * item_bytes,
+                                            gst_cuda_prep_core_get_stream(core)))) {
+    gst_buffer_unref(batch);
+    return nullptr;
+  }
+  if (!gst_cuda_prep_core_end_write(core, batch)) {
+    gst_buffer_unref(batch);
+    return nullptr;
+  }
+  GstCudaPrepTensorMeta *meta = gst_buffer_add_cuda_prep_tensor_meta(batch, 1);
+  if (meta == nullptr ||
+      !gst_cuda_prep_tensor_set_from_desc(
+          meta->tensors[0], g_quark_from_static_string(GST_CUDA_TENSORIZE_TENSOR_ID), desc, data,
+          gst_cuda_prep_core_get_device_id(core), gst_cuda_prep_memory_get_ready_event(memory))) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not attach the tensor meta"), (nullptr));
+    gst_buffer_unref(batch);
+    return nullptr;
+  }
+  GstCudaPrepTensor *tensor = meta->tensors[0];
+  for (gsize i = 0; i < batch_size; ++i) tensor->items[i] = priv->items[i];
+  tensor->batch_filled = priv->filled;
+
+  const GstClockTime first_pts = priv->items[0].pts;
+  GST_BUFFER_PTS(batch) = first_pts;
+  GST_BUFFER_DTS(batch) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION(batch) = GST_CLOCK_TIME_IS_VALID(first_pts) &&
+                                       GST_CLOCK_TIME_IS_VALID(priv->end_time) &&
+                                       priv->end_time >= first_pts
+                                   ? priv->end_time - first_pts
+                                   : GST_CLOCK_TIME_NONE;
+  GST_DEBUG_OBJECT(self, "tensor of %u/%" G_GSIZE_FORMAT " frames, pts %" GST_TIME_FORMAT,
+                   priv->filled, batch_size, GST_TIME_ARGS(first_pts));
+  *ret = GST_FLOW_OK;
+  return batch;
+}
+
+// Drops a partial batch (flush, stop); its write is still recorded so that
+// the memory's next user orders after the kernels already queued.
+static void drop_batch(GstCudaTensorize *self) {
+  GstCudaTensorizePrivate *priv = self->priv;
+  if (priv->batch == nullptr) return;
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  if (gst_cuda_prep_core_make_current(core)) gst_cuda_prep_core_end_write(core, priv->batch);
+  gst_clear_buffer(&priv->batch);
+  priv->filled = 0;
+}
+
+// The kernel that writes `frame` into item `index` of the batch at
+// `tensor_data`: the fused one when upstream left its work in a pending
+// meta, else tensorize of a planar or 8-bit frame. Posts an error and
+// returns FALSE when the frame does not fit.
+static gboolean write_item(GstCudaTensorize *self, GstBuffer *frame, void *tensor_data, int index,
+                           cudaStream_t stream) {
+  GstCudaTensorizePrivate *priv = self->priv;
+  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
+  const cudaprep::TensorDesc &desc = priv->batch_desc;
+  const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(frame);
+  const gchar *error = nullptr;
+  std::string reason;
+  cudaprep::Image image;
+  cudaprep::PlanarImage planar;
+  if (pending != nullptr && pending->has_normalize) {
+    // Fused: the frame is still the source; run what upstream left here.
+    if (!gst_cuda_prep_buffer_source_image(frame, &image, &error))
+      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Pending", error);
+    reason = cudaprep::preprocess_params_error(image, pending->resize, pending->normalize,
+                                               tensor_data, desc, index);
+  } else if (priv->planar_input) {
+    if (!gst_cuda_prep_buffer_planar_image(frame, &priv->planar_info, &planar, &error))
+      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Input", error);
+    reason = cudaprep::tensorize_planar_error(planar, tensor_data, desc, index);
+  } else {
+    if (!gst_cuda_prep_base_transform_input_image(base, frame, &image)) return FALSE;
+    reason = cudaprep::tensorize_interleaved_error(image, priv->video_channel_order, tensor_data,
+                                                   desc, index);
+  }
+  if (!reason.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("Cannot write this frame into the tensor: %s", reason.c_str()), (nullptr));
+    return FALSE;
+  }
+  cudaError_t launched;
+  if (pending != nullptr && pending->has_normalize)
+    launched = cudaprep::preprocess(image, pending->resize, pending->normalize, tensor_data, desc,
+                                    index, stream);
+  else if (priv->planar_input)
+    launched = cudaprep::tensorize_planar(planar, tensor_data, desc, index, stream);
+  else
+    launched = cudaprep::tensorize_interleaved(image, priv->video_channel_order, tensor_data, desc,
+                                               index, stream);
+  return CUDAPREP_CHECK(self, launched);
+}
+
+// Writes `frame` into the next item of the batch.
+static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
+  GstCudaTensorizePrivate *priv = self->priv;
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  if (!gst_cuda_prep_core_make_current(core)) return GST_FLOW_ERROR;
+  if (priv->batch == nullptr) {
+    const GstFlowReturn ret = start_batch(self);
+    if (ret != GST_FLOW_OK) return ret;
+  }
+  void *tensor_data =
+      gst_cuda_prep_memory_get_device_pointer(gst_buffer_peek_memory(priv->batch, 0));
+  const int index = static_cast<int>(priv->filled);
+  if (!gst_cuda_prep_core_begin_read(core, frame) ||
+      !write_item(self, frame, tensor_data, index, gst_cuda_prep_core_get_stream(core)) ||
+      !gst_cuda_prep_core_end_read(core, frame))
+    return GST_FLOW_ERROR;
+
+  GstCudaPrepTensorItem &item = priv->items[index];
+  item.pts = GST_BUFFER_PTS(frame);
+  GstCudaPrepGeometryMeta *geometry = gst_buffer_get_cuda_prep_geometry_meta(frame);
+  if (geometry != nullptr)
+    item.geometry = geometry->geometry;
+  else
+    gst_cuda_prep_geometry_init_identity(&item.geometry);
+  priv->end_time = GST_BUFFER_PTS_IS_VALID(frame) && GST_BUFFER_DURATION_IS_VALID(frame)
+                       ? GST_BUFFER_PTS(frame) + GST_BUFFER_DURATION(frame)
+                       : GST_BUFFER_PTS(frame);
+  priv->filled++;
+  return GST_FLOW_OK;
+}
+
+// The default submit_input_buffer negotiates and queues the frame in
+// queued_buf; here each frame goes into the batch, and a full batch leaves.
+static GstFlowReturn gst_cuda_tensorize_generate_output(GstBaseTransform *trans,
+                                                        GstBuffer **outbuf) {
+  auto *self = GST_CUDA_TENSORIZE(trans);
+  *outbuf = nullptr;
+  GstBuffer *frame = trans->queued_buf;
+  trans->queued_buf = nullptr;
+  if (frame == nullptr) return GST_FLOW_OK;
+  GstFlowReturn ret = add_frame(self, frame);
+  gst_buffer_unref(frame);
+  if (ret == GST_FLOW_OK &&
+      self->priv->filled == static_cast<guint>(self->priv->batch_desc.dims[0]))
+    *outbuf = finish_batch(self, &ret);
+  return ret;
+}
+
+// Pushes a partial batch downstream: at EOS, and before a renegotiation
+// (its frames belong to the old caps).
+static GstFlowReturn push_partial_batch(GstCudaTensorize *self) {
+  if (self->priv->batch == nullptr) return GST_FLOW_OK;
+  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  if (!gst_cuda_prep_core_make_current(core)) return GST_FLOW_ERROR;
+  GstFlowReturn ret;
+  GstBuffer *batch = finish_batch(self, &ret);
+  if (batch == nullptr) return ret;
+  return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), batch);
+}
+
+static gboolean gst_cuda_tensorize_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  auto *self = GST_CUDA_TENSORIZE(trans);
+  switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS: {
+      const GstFlowReturn ret = push_partial_batch(self);
+      if (ret != GST_FLOW_OK)
+        GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(ret));
+      break;
+    }
+    case GST_EVENT_FLUSH_STOP:
+      drop_batch(self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)->sink_event(trans, event);
+}
+
+static gboolean gst_cuda_tensorize_stop(GstBaseTransform *trans) {
+  drop_batch(GST_CUDA_TENSORIZE(trans));
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)->stop(trans);
+}
+
+static void gst_cuda_tensorize_set_property(GObject *object, guint prop_id, const GValue *value,
+                                            GParamSpec *pspec) {
+  auto *self = GST_CUDA_TENSORIZE(object);
+  GST_OBJECT_LOCK(self);
+  TensorizeSettings &settings = self->priv->settings;
+  switch (prop_id) {
+    case PROP_LAYOUT:
+      settings.layout = static_cast<cudaprep::TensorLayout>(g_value_get_enum(value));
+      break;
+    case PROP_BATCH_SIZE:
+      settings.batch_size = g_value_get_uint(value);
+      break;
+    case PROP_DTYPE:
+      settings.dtype = g_value_get_enum(value);
+      break;
+    case PROP_FUSE:
+      settings.fuse = g_value_get_boolean(value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_cuda_tensorize_get_property(GObject *object, guint prop_id, GValue *value,
+                                            GParamSpec *pspec) {
+  auto *self = GST_CUDA_TENSORIZE(object);
+  const TensorizeSettings settings = get_settings(self);
+  switch (prop_id) {
+    case PROP_LAYOUT:
+      g_value_set_enum(value, static_cast<gint>(settings.layout));
+      break;
+    case PROP_BATCH_SIZE:
+      g_value_set_uint(value, settings.batch_size);
+      break;
+    case PROP_DTYPE:
+      g_value_set_enum(value, settings.dtype);
+      break;
+    case PROP_FUSE:
+      g_value_set_boolean(value, settings.fuse);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+}
+
+static void gst_cuda_tensorize_finalize(GObject *object) {
+  delete GST_CUDA_TENSORIZE(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_tensorize_parent_class)->finalize(object);
+}
+
+static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
+
+  gobject_class->set_property = gst_cuda_tensorize_set_property;
+  gobject_class->get_property = gst_cuda_tensorize_get_property;
+  gobject_class->finalize = gst_cuda_tensorize_finalize;
+
+  // Read when caps are set: changes apply from the next negotiation.
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                              GST_PARAM_MUTABLE_READY);
+  g_object_class_install_property(
+      gobject_class, PROP_LAYOUT,
+      g_param_spec_enum("layout", "Layout", "Order of the tensor's axes in memory",
+                        GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<gint>(DEFAULT_LAYOUT),
+                        flags));
+  g_object_class_install_property(
+      gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint("batch-size", "Batch size",
+                        "Frames per tensor (its N), 1 to 1024: a tensor leaves every batch-size "
+                        "frames; at EOS a partial batch leaves with its real count in the tensor "
+                        "meta (batch_filled). Other values are an error at start",
+                        0, G_MAXUINT, DEFAULT_BATCH_SIZE, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_DTYPE,
+      g_param_spec_enum("dtype", "Data type",
+                        "Element type of the tensor: auto keeps the input's (cudanormalize's "
+                        "float32 or float16, uint8 from 8-bit video); float32 or float16 convert "
+                        "cudanormalize's frames (round to nearest even); uint8 needs 8-bit video "
+                        "(pixels unchanged)",
+                        GST_TYPE_CUDA_PREP_TENSOR_DTYPE, DEFAULT_DTYPE, flags));
+
+  g_object_class_install_property(
+      gobject_class, PROP_FUSE,
+      g_param_spec_boolean("fuse", "Fuse",
+                           "Let cudaresize and cudanormalize leave their work to this element, "
+                           "which then runs resize, normalisation and layout in one kernel per "
+                           "frame (same bytes as the separate kernels, one pass over memory); "
+                           "false runs every element's own kernel",
+                           TRUE, flags));
+
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+  gst_element_class_set_static_metadata(
+      element_class, "CUDA tensorize", "Filter/Converter/Video/Hardware",
+      "Packs CUDA device frames into batched NCHW or NHWC float32, float16 or uint8 tensors "
+      "carrying a GstCudaPrepTensorMeta (shape, strides, ready event, per-frame PTS and "
+      "geometry)",
+      "cudaprep developers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_caps = gst_cuda_tensorize_transform_caps;
+  trans_class->generate_output = gst_cuda_tensorize_generate_output;
+  trans_class->sink_event = gst_cuda_tensorize_sink_event;
+  trans_class->stop = gst_cuda_tensorize_stop;
+  base_class->settings_error = gst_cuda_tensorize_settings_error;
+  base_class->set_info = gst_cuda_tensorize_set_info;
+  base_class->accepts_pending = gst_cuda_tensorize_accepts_pending;
+  base_class->output_block_size = gst_cuda_tensorize_output_block_size;
+
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_DTYPE, static_cast<GstPluginAPIFlags>(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_tensorize_debug, "cudatensorize", 0, "CUDA tensorize");
+}
+
+static void gst_cuda_tensorize_init(GstCudaTensorize *self) {
+  self->priv = new GstCudaTensorizePrivate();
+}

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "base/gstcudaprepbasetransform.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_TENSORIZE (gst_cuda_tensorize_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaTensorize, gst_cuda_tensorize, GST, CUDA_TENSORIZE,
+                     GstCudaPrepBaseTransform)
+
+GST_ELEMENT_REGISTER_DECLARE(cudatensorize);
+
+// The id (GstCudaPrepTensor.id) of the image tensor cudatensorize attaches.
+#define GST_CUDA_TENSORIZE_TENSOR_ID "image"
+
+G_END_DECLS
