@@ -32,9 +32,9 @@
 #include <utility>
 #include <vector>
 
-#include "cpu_time.h"
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudatensorsink.h>
+#include "cpu_time.h"
 #include "memory_use.h"
 
 namespace {

@@ -63,11 +63,11 @@
 #include <thread>
 #include <vector>
 
-#include "cpu_time.h"
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
-#include "base/gstcudaprepnvcodec.h"
 #include <gst/cudaprep/gstcudatensorsink.h>
+#include "base/gstcudaprepnvcodec.h"
+#include "cpu_time.h"
 
 namespace {
 

@@ -37,13 +37,13 @@
 #include <thread>
 #include <vector>
 
-#include "cudaprep/copy.h"
-#include "cudaprep/resize_geometry.h"
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudapreppool.h>
-#include "base/gstcudaprepview.h"
 #include <gst/cudaprep/gstcudatensorsink.h>
+#include "cudaprep/copy.h"
+#include "cudaprep/resize_geometry.h"
+#include "base/gstcudaprepview.h"
 #include "cpu_time.h"
 #include "memory_use.h"
 

@@ -28,11 +28,11 @@
 #include <thread>
 #include <vector>
 
-#include "cpu_time.h"
-#include "cudaprep/preprocess.h"
-#include "cudaprep/preprocess_batch.h"
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudatensorsink.h>
+#include "cudaprep/preprocess.h"
+#include "cudaprep/preprocess_batch.h"
+#include "cpu_time.h"
 
 namespace {
 

@@ -16,8 +16,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "channel_mean.h"
 #include <gst/cudaprep/gstcudatensorsink.h>
+#include "channel_mean.h"
 
 namespace {
 

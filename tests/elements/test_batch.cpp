@@ -35,11 +35,11 @@
 #include <utility>
 #include <vector>
 
-#include "common/cuda_test.h"
-#include "common/gst_frames.h"
 #include <gst/cudaprep/gstcudaprepbox.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
 #include "base/gstcudaprepregion.h"
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
 
 namespace {
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "common/cuda_test.h"
-#include "common/gst_frames.h"
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
 
 namespace {
 

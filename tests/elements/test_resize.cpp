@@ -22,14 +22,14 @@
 #include <utility>
 #include <vector>
 
-#include "common/cuda_test.h"
-#include "common/gst_frames.h"
-#include "common/kernel_helpers.h"
-#include "cudaprep/resize.h"
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
+#include "cudaprep/resize.h"
 #include "base/gstcudaprepregion.h"
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
+#include "common/kernel_helpers.h"
 #include "reference/color_ref.h"
 #include "reference/resize_ref.h"
 

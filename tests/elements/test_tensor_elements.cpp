@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "common/cuda_test.h"
-#include "common/gst_frames.h"
-#include "cudaprep/npy.h"
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include <gst/cudaprep/gstcudatensorsink.h>
+#include "cudaprep/npy.h"
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
 #include "reference/normalize_ref.h"
 
 namespace {

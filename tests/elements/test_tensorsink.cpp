@@ -20,9 +20,9 @@
 #include <thread>
 #include <vector>
 
+#include <gst/cudaprep/gstcudatensorsink.h>
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include <gst/cudaprep/gstcudatensorsink.h>
 
 namespace {
 

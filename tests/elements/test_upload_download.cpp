@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
+#include <gst/cudaprep/gstcudaprepformat-private.h>
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include "base/gstcudaprepbasetransform.h"
 #include "common/cuda_test.h"
 #include "common/gpu_helpers.h"
 #include "common/gst_frames.h"
-#include "base/gstcudaprepbasetransform.h"
-#include <gst/cudaprep/gstcudaprepformat-private.h>
-#include <gst/cudaprep/gstcudaprepmemory.h>
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include <gst/cudaprep/gstcudaprepmeta.h>
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include <gst/cudaprep/gstcudaprepmeta.h>
 
 namespace {
 

@@ -14,12 +14,12 @@
 #include <thread>
 #include <vector>
 
-#include "common/cuda_test.h"
-#include "common/gst_frames.h"
-#include "cudaprep/image.h"
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudatensorsink.h>
+#include "cudaprep/image.h"
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
 
 namespace {
 

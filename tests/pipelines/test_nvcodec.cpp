@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "common/cuda_test.h"
-#include "common/gst_frames.h"
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include "base/gstcudaprepnvcodec.h"
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
 #include "reference/resize_ref.h"
 
 namespace {

@@ -9,9 +9,9 @@
 #include <random>
 #include <string>
 
-#include "cudaprep/resize_geometry.h"
 #include <gst/cudaprep/gstcudaprepbox.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "cudaprep/resize_geometry.h"
 
 namespace {
 

@@ -5,11 +5,11 @@
 
 #include <vector>
 
-#include "common/cuda_test.h"
-#include "common/gpu_helpers.h"
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudapreppool.h>
+#include "common/cuda_test.h"
+#include "common/gpu_helpers.h"
 
 namespace {
 

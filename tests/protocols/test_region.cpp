@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "common/cuda_test.h"
-#include "common/gst_frames.h"
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
 #include "base/gstcudaprepregion.h"
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
 
 namespace {
 

@@ -2,11 +2,11 @@
 
 #include <gst/video/video.h>
 
-#include "gstcudaprepcontext.h"
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
-#include "gstcudaprepnvcodec.h"
 #include <gst/cudaprep/gstcudapreppool.h>
+#include "gstcudaprepcontext.h"
+#include "gstcudaprepnvcodec.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_core_debug);
 #define GST_CAT_DEFAULT gst_cuda_prep_core_debug

@@ -62,14 +62,14 @@
 #include <string>
 #include <vector>
 
-#include "cudaprep/preprocess_batch.h"
-#include "cudaprep/resize_geometry.h"
-#include "cudaprep/tensorize.h"
-#include "base/gstcudaprepcore.h"
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "cudaprep/preprocess_batch.h"
+#include "cudaprep/resize_geometry.h"
+#include "cudaprep/tensorize.h"
+#include "base/gstcudaprepcore.h"
 #include "base/gstcudapreppendingmeta.h"
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudapreptensorformat.h"

@@ -22,9 +22,9 @@
 
 #include <gst/video/video.h>
 
-#include "cudaprep/copy.h"
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
+#include "cudaprep/copy.h"
 #include "base/gstcudaprepnvcodec.h"
 #include "base/gstcudaprepview.h"
 

@@ -10,9 +10,9 @@
  */
 #include "gstcudaframedownload.h"
 
-#include "cudaprep/copy.h"
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
+#include "cudaprep/copy.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_download_debug);
 #define GST_CAT_DEFAULT gst_cuda_frame_download_debug

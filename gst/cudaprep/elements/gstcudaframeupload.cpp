@@ -27,11 +27,11 @@
 
 #include <gst/video/gstvideopool.h>
 
-#include "cudaprep/copy.h"
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
-#include "base/gstcudaprepnvcodec.h"
 #include <gst/cudaprep/gstcudaprepmemory.h>
+#include "cudaprep/copy.h"
+#include "base/gstcudaprepnvcodec.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_upload_debug);
 #define GST_CAT_DEFAULT gst_cuda_frame_upload_debug

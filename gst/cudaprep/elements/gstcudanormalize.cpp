@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "cudaprep/normalize.h"
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "cudaprep/normalize.h"
 #include "base/gstcudapreppendingmeta.h"
 #include "base/gstcudapreptensorformat.h"
 #include "base/gstcudaprepview.h"

@@ -66,14 +66,14 @@
 #include <string>
 #include <vector>
 
-#include "cudaprep/copy.h"
-#include "cudaprep/resize.h"
-#include "cudaprep/resize_geometry.h"
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
-#include "base/gstcudapreppendingmeta.h"
+#include "cudaprep/copy.h"
+#include "cudaprep/resize.h"
+#include "cudaprep/resize_geometry.h"
 #include "base/gstcudaprepnvcodec.h"
+#include "base/gstcudapreppendingmeta.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
 #define GST_CAT_DEFAULT gst_cuda_resize_debug

@@ -38,12 +38,12 @@
 #include <string>
 #include <vector>
 
-#include "cudaprep/preprocess.h"
-#include "cudaprep/tensorize.h"
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "cudaprep/preprocess.h"
+#include "cudaprep/tensorize.h"
 #include "base/gstcudapreppendingmeta.h"
 #include "base/gstcudapreptensorformat.h"
 #include "base/gstcudaprepview.h"
