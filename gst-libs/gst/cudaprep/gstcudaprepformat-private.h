@@ -32,6 +32,22 @@ G_BEGIN_DECLS
 // memory transaction and satisfies the texture pitch alignment of every GPU.
 #define GST_CUDA_PREP_PITCH_ALIGNMENT 256
 
+// The tensor cudatensorize and cudabatch emit and cudatensorsink takes:
+//   other/x-cudaprep-tensor(memory:CUDAPitched),
+//     dtype=(string){float32,float16,uint8}, layout=(string){NCHW,NHWC},
+//     batch=(int)[1,1024], channels=(int)[1,3],
+//     channel-order=(string){RGB,BGR,GRAY}, width, height
+// one tensor per buffer, described by its GstCudaPrepTensorMeta.
+#define GST_CUDA_PREP_TENSOR_MEDIA_TYPE "other/x-cudaprep-tensor"
+
+#define GST_CUDA_PREP_TENSOR_MAX_BATCH 1024
+
+#define GST_CUDA_PREP_TENSOR_CAPS                                                            \
+  GST_CUDA_PREP_TENSOR_MEDIA_TYPE                                                            \
+  "(memory:CUDAPitched), dtype=(string){ float32, float16, uint8 }, layout=(string){ NCHW, " \
+  "NHWC }, batch=(int)[ 1, 1024 ], channels=(int)[ 1, 3 ], channel-order=(string){ RGB, "    \
+  "BGR, GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ]"
+
 G_END_DECLS
 
 // Maps a GStreamer video format to the kernels' format; false if unsupported.

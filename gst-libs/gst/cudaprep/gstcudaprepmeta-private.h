@@ -35,6 +35,12 @@ inline GstCudaPrepGeometry gst_cuda_prep_geometry_from_frame(const cudaprep::Fra
       f.crop_x, f.crop_y, f.scale_x, f.scale_y, f.pad_x, f.pad_y, static_cast<gint>(f.orientation)};
 }
 
+// What `buffer`'s pixels are in the original frame's terms: its geometry
+// meta, identity without one.
+cudaprep::FrameGeometry gst_cuda_prep_buffer_get_geometry(GstBuffer *buffer);
+// Sets `buffer`'s geometry meta (added if it has none) to `geometry`.
+void gst_cuda_prep_buffer_set_geometry(GstBuffer *buffer, const cudaprep::FrameGeometry &geometry);
+
 // --- Tensor descriptions ----------------------------------------------------
 
 // Describes `tensor` as the rank-4 image tensor `desc` at device pointer

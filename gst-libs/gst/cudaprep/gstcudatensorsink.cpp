@@ -56,9 +56,9 @@
 #include "cudaprep/dlpack_export.h"
 #include "cudaprep/npy.h"
 #include "gstcudaprepcuda-private.h"
+#include "gstcudaprepformat-private.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepmeta-private.h"
-#include "base/gstcudapreptensorformat.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensor_sink_debug);
 #define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug

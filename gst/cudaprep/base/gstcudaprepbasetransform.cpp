@@ -4,6 +4,7 @@
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include "gstcudaprepnvcodec.h"
+#include "gstcudapreppendingmeta.h"
 #include "gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_base_transform_debug);
@@ -77,14 +78,7 @@ gboolean gst_cuda_prep_base_transform_downstream_runs_pending(GstCudaPrepBaseTra
 
 void gst_cuda_prep_buffer_chain_geometry(GstBuffer *inbuf, GstBuffer *outbuf,
                                          const cudaprep::FrameGeometry &step) {
-  GstCudaPrepGeometryMeta *in_meta = gst_buffer_get_cuda_prep_geometry_meta(inbuf);
-  const GstCudaPrepGeometry geometry = gst_cuda_prep_geometry_from_frame(
-      in_meta != nullptr ? gst_cuda_prep_geometry_to_frame(in_meta->geometry).then(step) : step);
-  GstCudaPrepGeometryMeta *out_meta = gst_buffer_get_cuda_prep_geometry_meta(outbuf);
-  if (out_meta != nullptr)
-    out_meta->geometry = geometry;
-  else
-    gst_buffer_add_cuda_prep_geometry_meta(outbuf, &geometry);
+  gst_cuda_prep_buffer_set_geometry(outbuf, gst_cuda_prep_buffer_get_geometry(inbuf).then(step));
 }
 
 static void gst_cuda_prep_base_transform_set_property(GObject *object, guint prop_id,

@@ -3,6 +3,7 @@
 #include <gst/video/video.h>
 
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
+#include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudapreppool.h>
 #include "gstcudaprepcontext.h"

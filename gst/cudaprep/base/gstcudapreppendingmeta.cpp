@@ -14,7 +14,7 @@ gboolean pending_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
   new (&pending->normalize) cudaprep::NormalizeParams();
   pending->letterbox = FALSE;
   new (&pending->letterbox_options) cudaprep::LetterboxOptions();
-  gst_cuda_prep_geometry_init_identity(&pending->source_geometry);
+  new (&pending->source_geometry) cudaprep::FrameGeometry();
   return TRUE;
 }
 

@@ -28,7 +28,7 @@ typedef struct {
   cudaprep::LetterboxOptions letterbox_options;
   // The held source frame's mapping from the original frame: its geometry
   // before the pending resize was composed onto the buffer's geometry meta.
-  GstCudaPrepGeometry source_geometry;
+  cudaprep::FrameGeometry source_geometry;
 } GstCudaPrepPendingMeta;
 
 #define GST_CUDA_PREP_PENDING_META_API_TYPE (gst_cuda_prep_pending_meta_api_get_type())

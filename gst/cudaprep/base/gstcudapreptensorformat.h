@@ -1,4 +1,4 @@
-// Caps, device layouts and pools of the two non-video payloads of cudaprep:
+// Caps, device layouts and property enums of the non-video payloads:
 //
 //  - the planar float frame between cudanormalize and cudatensorize:
 //      application/x-cudaprep-planar(memory:CUDAPitched),
@@ -8,23 +8,20 @@
 //    `pitch_bytes` per row (the row rounded up to GST_CUDA_PREP_PITCH_ALIGNMENT).
 //    The layout is a function of the caps, so both ends compute it alike.
 //
-//  - the tensor cudatensorize emits:
-//      other/x-cudaprep-tensor(memory:CUDAPitched),
-//        dtype=(string){float32,float16,uint8}, layout=(string){NCHW,NHWC},
-//        batch=(int)[1,1024], channels=(int)[1,3],
-//        channel-order=(string){RGB,BGR,GRAY}, width, height
-//    one contiguous tensor per buffer, described by its GstCudaPrepTensorMeta.
+//  - the tensor cudatensorize and cudabatch emit: its caps are the library's
+//    (gstcudaprepformat-private.h), since cudatensorsink takes them.
 #pragma once
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+
+#include <gst/cudaprep/gstcudaprepformat-private.h>
 
 #include "cudaprep/tensor.h"
 
 G_BEGIN_DECLS
 
 #define GST_CUDA_PREP_PLANAR_MEDIA_TYPE "application/x-cudaprep-planar"
-#define GST_CUDA_PREP_TENSOR_MEDIA_TYPE "other/x-cudaprep-tensor"
 
 #define GST_CUDA_PREP_PLANAR_CAPS                              \
   GST_CUDA_PREP_PLANAR_MEDIA_TYPE                              \
@@ -32,14 +29,6 @@ G_BEGIN_DECLS
   "channels=(int)[ 1, 3 ], channel-order=(string){ RGB, BGR, " \
   "GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ], "    \
   "framerate=(fraction)[ 0/1, max ]"
-
-#define GST_CUDA_PREP_TENSOR_MAX_BATCH 1024
-
-#define GST_CUDA_PREP_TENSOR_CAPS                                                            \
-  GST_CUDA_PREP_TENSOR_MEDIA_TYPE                                                            \
-  "(memory:CUDAPitched), dtype=(string){ float32, float16, uint8 }, layout=(string){ NCHW, " \
-  "NHWC }, batch=(int)[ 1, 1024 ], channels=(int)[ 1, 3 ], channel-order=(string){ RGB, "    \
-  "BGR, GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ]"
 
 // Property enums. Their values are the kernels' enum values.
 #define GST_TYPE_CUDA_PREP_FLOAT_DTYPE (gst_cuda_prep_float_dtype_get_type())

@@ -653,14 +653,6 @@ static GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad, const
   return GST_FLOW_OK;
 }
 
-// What `buffer`'s pixels are in the original frame's terms (its geometry
-// meta; identity without one).
-static cudaprep::FrameGeometry buffer_geometry(GstBuffer *buffer) {
-  const GstCudaPrepGeometryMeta *meta = gst_buffer_get_cuda_prep_geometry_meta(buffer);
-  return meta != nullptr ? gst_cuda_prep_geometry_to_frame(meta->geometry)
-                         : cudaprep::FrameGeometry();
-}
-
 struct FrameRegion {
   cudaprep::PixelRect rect;
   gint id;
@@ -743,8 +735,7 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
   // Without a pending resize the chain had no cudaresize (or it passed the
   // frame through): regions are stretched, bilinear (ResizeParams' default).
   const cudaprep::FrameGeometry source_geometry =
-      pending->has_resize ? gst_cuda_prep_geometry_to_frame(pending->source_geometry)
-                          : buffer_geometry(buffer);
+      pending->has_resize ? pending->source_geometry : gst_cuda_prep_buffer_get_geometry(buffer);
   const gint width = priv->info.width, height = priv->info.height;
   GstFlowReturn ret = GST_FLOW_OK;
   for (size_t i = 0; i < regions.size() && ret == GST_FLOW_OK; ++i) {
@@ -806,7 +797,7 @@ static GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuff
   BatchItem item = {};
   item.buffer = buffer;
   item.item.pts = GST_BUFFER_PTS(buffer);
-  item.item.geometry = gst_cuda_prep_geometry_from_frame(buffer_geometry(buffer));
+  item.item.geometry = gst_cuda_prep_geometry_from_frame(gst_cuda_prep_buffer_get_geometry(buffer));
   item.item.source_index = pad->source_index;
   item.item.region_id = GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME;
   return append_item(self, pad, item);

@@ -686,12 +686,8 @@ static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, 
   auto *self = GST_CUDA_RESIZE(base);
   GstCudaResizePrivate *priv = self->priv;
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
-  GstCudaPrepGeometry source_geometry;
-  const GstCudaPrepGeometryMeta *in_geometry = gst_buffer_get_cuda_prep_geometry_meta(inbuf);
-  if (in_geometry != nullptr)
-    source_geometry = in_geometry->geometry;
-  else
-    gst_cuda_prep_geometry_init_identity(&source_geometry);
+  // Read before the chain below: in place, outbuf may be inbuf.
+  const cudaprep::FrameGeometry source_geometry = gst_cuda_prep_buffer_get_geometry(inbuf);
   gst_cuda_prep_buffer_chain_geometry(
       inbuf, outbuf,
       cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
