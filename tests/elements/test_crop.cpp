@@ -275,6 +275,51 @@ INSTANTIATE_TEST_SUITE_P(Formats, CropPixels,
                                   std::to_string(info.param.top);
                          });
 
+// A crop of a crop (issue 23): the second crop reads the first one's view,
+// in the view's own pixels, while the upload copied only the first crop's
+// region. Every frame arrives, each equal to the one crop the two compose.
+TEST(CropComposition, ACropOfACropKeepsEveryFrameAndItsPixels) {
+  CUDAPREP_REQUIRE_GPU();
+  for (const char *format : {"RGBA", "NV12"}) {
+    const CropCase first{format, 640, 360, 120, 60, 300, 200};
+    const CropCase second{format, 300, 200, 10, 20, 64, 48};
+    const CropCase composed{format, 640, 360, 130, 80, 64, 48};
+    const std::string in_caps = caps_string(first.format, first.width, first.height);
+    const std::string out_caps = caps_string(first.format, second.crop_width, second.crop_height);
+    const GstVideoInfo in_info = video_info(in_caps), out_info = video_info(out_caps);
+    gchar *description = g_strdup_printf(
+        "cudaframeupload ! cudacrop x=%d y=%d width=%d height=%d ! "
+        "cudacrop x=%d y=%d width=%d height=%d ! cudaframedownload",
+        first.left, first.top, first.crop_width, first.crop_height, second.left, second.top,
+        second.crop_width, second.crop_height);
+    GstHarness *harness = gst_harness_new_parse(description);
+    g_free(description);
+    gst_harness_set_src_caps_str(harness, in_caps.c_str());
+    gst_harness_set_sink_caps_str(harness, out_caps.c_str());
+    std::mt19937 rng(23);
+    for (int frame = 0; frame < 5; ++frame) {
+      GstBuffer *input = random_frame(in_info, rng);
+      gst_buffer_ref(input);
+      ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+      GstBuffer *output = gst_harness_try_pull(harness);
+      ASSERT_NE(output, nullptr) << first.format << ": frame " << frame << " was lost";
+      for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&out_info); ++plane) {
+        const std::vector<guint8> expected = reference_crop(input, in_info, composed, plane);
+        EXPECT_EQ(first_difference(plane_bytes(output, out_info, plane), expected), SIZE_MAX)
+            << first.format << " frame " << frame << " plane " << plane;
+      }
+      double source_x, source_y;
+      gst_cuda_prep_geometry_to_source(&gst_buffer_get_cuda_prep_geometry_meta(output)->geometry,
+                                       0, 0, &source_x, &source_y);
+      EXPECT_EQ(source_x, composed.left);
+      EXPECT_EQ(source_y, composed.top);
+      gst_buffer_unref(output);
+      gst_buffer_unref(input);
+    }
+    gst_harness_teardown(harness);
+  }
+}
+
 // The output is a view (offsets into the input memory) when downstream
 // reads GstVideoMeta, and a compact frame when it does not.
 void check_crop_output(bool downstream_reads_video_meta) {

@@ -474,6 +474,33 @@ INSTANTIATE_TEST_SUITE_P(DTypesAndLayouts, TensorOutput,
                                   info.param.channel_order + "_" + info.param.format;
                          });
 
+// Caps equal to those in force (funnel, concat, input-selector re-send
+// them) change nothing: the batch begun goes on, no partial batch leaves.
+TEST(TensorElementsGpu, EqualCapsMidBatchLeaveTheBatchWhole) {
+  CUDAPREP_REQUIRE_GPU();
+  GstHarness *harness = gst_harness_new_parse("cudaframeupload ! cudatensorize batch-size=4");
+  const std::string caps = caps_string("RGBA", 32, 16);
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  std::mt19937 rng(4);
+  const GstVideoInfo info = video_info(caps);
+  for (int frame = 0; frame < 4; ++frame) {
+    if (frame == 2) {
+      GstCaps *same = gst_caps_from_string(caps.c_str());
+      EXPECT_TRUE(gst_harness_push_event(harness, gst_event_new_caps(same)));
+      gst_caps_unref(same);
+    }
+    ASSERT_EQ(gst_harness_push(harness, random_frame(info, rng)), GST_FLOW_OK);
+  }
+  GstBuffer *batch = gst_harness_pull(harness);
+  ASSERT_NE(batch, nullptr);
+  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(batch);
+  ASSERT_NE(meta, nullptr);
+  EXPECT_EQ(meta->tensors[0]->batch_filled, 4u) << "the equal caps split the batch";
+  EXPECT_EQ(gst_harness_buffers_in_queue(harness), 0u);
+  gst_buffer_unref(batch);
+  gst_harness_teardown(harness);
+}
+
 TEST(TensorElementsGpu, FloatTensorFromVideoNamesTheFix) {
   CUDAPREP_REQUIRE_GPU();
   const std::string error = pipeline_error(

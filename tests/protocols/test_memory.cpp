@@ -133,6 +133,27 @@ TEST_F(DevicePool, BuffersCarryPitchedVideoMetaAndAreReused) {
   gst_object_unref(pool);
 }
 
+// Memory borrowed from another owner (nvcodec's decoder frames) holds the
+// allocator only while it lives: N borrows leave its reference count as it
+// was (each used to leak one).
+TEST_F(DevicePool, BorrowedMemoryHoldsNoAllocatorReferenceAfterItIsFreed) {
+  void *device = nullptr;
+  CUDA_ASSERT_OK(cudaMalloc(&device, 4096));
+  GstAllocator *allocator = gst_cuda_prep_allocator_get(0);
+  const guint refs_before = GST_OBJECT_REFCOUNT_VALUE(allocator);
+  for (int i = 0; i < 90; ++i) {
+    GstMemory *memory = gst_cuda_prep_memory_new_borrowed(0, static_cast<guint8 *>(device), 4096,
+                                                          nullptr, nullptr);
+    ASSERT_NE(memory, nullptr);
+    EXPECT_EQ(GST_OBJECT_REFCOUNT_VALUE(allocator), refs_before + 1);
+    gst_memory_unref(memory);
+  }
+  gst_cuda_prep_memory_release_borrowed();
+  EXPECT_EQ(GST_OBJECT_REFCOUNT_VALUE(allocator), refs_before);
+  gst_object_unref(allocator);
+  CUDA_ASSERT_OK(cudaFree(device));
+}
+
 // A frame read over and over without being written again (an application
 // pushing the same device frame, a still image) keeps one read event per
 // reader stream: nothing grows with the number of reads.

@@ -36,10 +36,11 @@ G_DECLARE_FINAL_TYPE(GstCudaPrepHostAllocator, gst_cuda_prep_host_allocator, GST
                      CUDA_PREP_HOST_ALLOCATOR, GstAllocator)
 
 // Page-locked (pinned) system memory, which the GPU copies from
-// asynchronously at full PCIe speed. One shared instance.
+// asynchronously at full PCIe speed. One shared instance, as a new reference.
 GST_CUDA_PREP_API GstAllocator *gst_cuda_prep_host_allocator_get(void);
 
-// The allocator of one device (one shared instance per device id).
+// The allocator of one device (one shared instance per device id), as a new
+// reference the caller releases with gst_object_unref().
 GST_CUDA_PREP_API GstAllocator *gst_cuda_prep_allocator_get(gint device_id);
 
 // A memory of `size` bytes at `device_ptr` on `device_id` that someone else

@@ -76,11 +76,6 @@ gboolean gst_cuda_prep_base_transform_downstream_runs_pending(GstCudaPrepBaseTra
   return g_atomic_int_get(&get_priv(self)->downstream_runs_pending);
 }
 
-void gst_cuda_prep_buffer_chain_geometry(GstBuffer *inbuf, GstBuffer *outbuf,
-                                         const cudaprep::FrameGeometry &step) {
-  gst_cuda_prep_buffer_set_geometry(outbuf, gst_cuda_prep_buffer_get_geometry(inbuf).then(step));
-}
-
 static void gst_cuda_prep_base_transform_set_property(GObject *object, guint prop_id,
                                                       const GValue *value, GParamSpec *pspec) {
   auto *self = GST_CUDA_PREP_BASE_TRANSFORM(object);

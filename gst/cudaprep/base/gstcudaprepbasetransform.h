@@ -144,10 +144,4 @@ gboolean gst_cuda_prep_base_transform_output_image(GstCudaPrepBaseTransform *sel
 gboolean gst_cuda_prep_base_transform_downstream_reads_views(GstCudaPrepBaseTransform *self);
 gboolean gst_cuda_prep_base_transform_downstream_runs_pending(GstCudaPrepBaseTransform *self);
 
-// Gives `outbuf` the geometry meta of `inbuf` (identity if none) followed by
-// `step`, the mapping this element applies: tensor pixels stay traceable to
-// the source frame through every crop and resize.
-void gst_cuda_prep_buffer_chain_geometry(GstBuffer *inbuf, GstBuffer *outbuf,
-                                         const cudaprep::FrameGeometry &step);
-
 G_END_DECLS

@@ -357,10 +357,14 @@ static gboolean gst_cuda_crop_annotate_output(GstCudaPrepBaseTransform *base, Gs
     if (!input_view(self, outbuf, &view)) return FALSE;
     gst_cuda_prep_buffer_set_view(outbuf, view);
   }
+  const cudaprep::PixelRect &rect = self->priv->rect;
   cudaprep::FrameGeometry crop;
-  crop.crop_x = self->priv->rect.x;
-  crop.crop_y = self->priv->rect.y;
-  gst_cuda_prep_buffer_chain_geometry(inbuf, outbuf, crop);
+  crop.crop_x = rect.x;
+  crop.crop_y = rect.y;
+  gst_cuda_prep_buffer_move_pixel_metas(
+      inbuf, outbuf, crop, rect.width, rect.height,
+      plan == GST_CUDA_PREP_OUTPUT_IN_PLACE ? GstCudaPrepPixelMove::kView
+                                            : GstCudaPrepPixelMove::kNewFrame);
   return TRUE;
 }
 

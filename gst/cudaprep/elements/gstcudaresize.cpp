@@ -74,6 +74,7 @@
 #include "cudaprep/resize_geometry.h"
 #include "base/gstcudaprepnvcodec.h"
 #include "base/gstcudapreppendingmeta.h"
+#include "base/gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
 #define GST_CAT_DEFAULT gst_cuda_resize_debug
@@ -688,10 +689,14 @@ static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, 
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   // Read before the chain below: in place, outbuf may be inbuf.
   const cudaprep::FrameGeometry source_geometry = gst_cuda_prep_buffer_get_geometry(inbuf);
-  gst_cuda_prep_buffer_chain_geometry(
+  const GstVideoInfo *out_info = gst_cuda_prep_base_transform_get_out_info(base);
+  gst_cuda_prep_buffer_move_pixel_metas(
       inbuf, outbuf,
       cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
-                                      priv->params.dst_rect, priv->params.orientation));
+                                      priv->params.dst_rect, priv->params.orientation),
+      GST_VIDEO_INFO_WIDTH(out_info), GST_VIDEO_INFO_HEIGHT(out_info),
+      plan == GST_CUDA_PREP_OUTPUT_IN_PLACE ? GstCudaPrepPixelMove::kPending
+                                            : GstCudaPrepPixelMove::kNewFrame);
   if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE) {
     const ResizeSettings settings = get_settings(self);
     GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);

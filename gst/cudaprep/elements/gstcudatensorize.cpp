@@ -512,11 +512,25 @@ static GstFlowReturn push_partial_batch(GstCudaTensorize *self) {
   return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), batch);
 }
 
+// Whether a caps event carries the caps already in force on the sink pad.
+static gboolean caps_event_repeats_current(GstBaseTransform *trans, GstEvent *event) {
+  GstCaps *caps = nullptr;
+  gst_event_parse_caps(event, &caps);
+  GstCaps *current = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(trans));
+  const gboolean repeats = current != nullptr && gst_caps_is_equal(current, caps);
+  if (current != nullptr) gst_caps_unref(current);
+  return repeats;
+}
+
 static gboolean gst_cuda_tensorize_sink_event(GstBaseTransform *trans, GstEvent *event) {
   auto *self = GST_CUDA_TENSORIZE(trans);
   switch (GST_EVENT_TYPE(event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_CAPS: {
+    case GST_EVENT_CAPS:
+      // funnel, concat and input-selector re-send the caps in force: the
+      // batch goes on.
+      if (caps_event_repeats_current(trans, event)) break;
+      [[fallthrough]];
+    case GST_EVENT_EOS: {
       const GstFlowReturn ret = push_partial_batch(self);
       if (ret != GST_FLOW_OK)
         GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(ret));
