@@ -68,6 +68,17 @@ def _setup(gst, gobject, prep):
     proto(prep, "gst_cuda_tensor_sink_sample_end_read", ctypes.c_int, vp, vp)
     proto(prep, "gst_cuda_prep_tensor_get_item", ctypes.c_int, vp, c_size,
           ctypes.POINTER(c_u64), vp)
+    # The geometry and the box helper (gstcudaprepmeta.h, gstcudaprepbox.h):
+    # the module's Geometry maps points and boxes through these only.
+    c_double, p_double = ctypes.c_double, ctypes.POINTER(ctypes.c_double)
+    proto(prep, "gst_cuda_prep_geometry_init_identity", None, vp)
+    proto(prep, "gst_cuda_prep_geometry_to_source", None, vp, c_double, c_double,
+          p_double, p_double)
+    proto(prep, "gst_cuda_prep_geometry_to_output", None, vp, c_double, c_double,
+          p_double, p_double)
+    proto(prep, "gst_cuda_prep_tensor_box_to_source", ctypes.c_int, vp, c_size,
+          c_double, c_double, c_double, c_double, ctypes.c_int, ctypes.c_int,
+          p_double, p_double, p_double, p_double)
     proto(prep, "gst_cuda_prep_memory_get_allocation_count", c_u64)
 
 

@@ -33,8 +33,127 @@ _VERSIONED = 1 << 0
 _CONSUMER_SYNCS = 1 << 1
 
 
+# GstCudaPrepGeometry, GstCudaPrepTensorItem and GstCudaPrepTensor
+# (gstcudaprepmeta.h), mirrored field by field: the binding reads the C
+# tensor through them and hands them back to the C helpers.
+# tests/test_geometry.py holds every size and offset against what the C
+# compiler makes of the header (and test_gir.py the field names against the
+# typelib's).
+
+ORIENTATION_NAMES = ("identity", "90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll")
+
+# GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME
+_WHOLE_FRAME = -1
+# G_MAXINT: the frame size the box helper gets when the caller knows none,
+# and the extent of the tensor a Geometry of one's own is taken to be in.
+_UNBOUNDED = 2**31 - 1
+_UINT8, _NCHW = 6, 0
+
+
+class Geometry(ctypes.Structure):
+    """GstCudaPrepGeometry: out = R(src - crop) * scale + pad, in continuous
+    pixel coordinates (pixel i covers [i, i + 1)), R the flip or rotation
+    `orientation` (a GstVideoOrientationMethod value: 0 identity, 1 90r, 2
+    180, 3 90l, 4 horiz, 5 vert, 6 ul-lr, 7 ur-ll) as a signed swap of the
+    axes. With an orientation, crop is the source point at the turned
+    image's top-left (90r of a W x H frame: (0, H)).
+
+    The maths is the C library's: to_source() and to_output() call
+    gst_cuda_prep_geometry_to_source() and _to_output(), box_to_source()
+    gst_cuda_prep_tensor_box_to_source(). Geometry() starts from the
+    identity (gst_cuda_prep_geometry_init_identity(): scale 1; it used to
+    start all zero); arguments then set the fields in order, or by name:
+    Geometry(crop_x, crop_y, scale_x, scale_y, pad_x, pad_y, orientation).
+    """
+
+    _fields_ = [(name, ctypes.c_double)
+                for name in ("crop_x", "crop_y", "scale_x", "scale_y", "pad_x", "pad_y")]
+    _fields_.append(("orientation", ctypes.c_int))
+
+    def __init__(self, *args, **kwargs):
+        native().prep.gst_cuda_prep_geometry_init_identity(ctypes.byref(self))
+        super().__init__(*args, **kwargs)
+
+    def _map(self, function, x, y):
+        rx, ry = ctypes.c_double(), ctypes.c_double()
+        function(ctypes.byref(self), float(x), float(y), ctypes.byref(rx), ctypes.byref(ry))
+        return (rx.value, ry.value)
+
+    def to_source(self, x, y):
+        """A point of the output (tensor pixels) -> the source frame, as
+        floats (gst_cuda_prep_geometry_to_source())."""
+        return self._map(native().prep.gst_cuda_prep_geometry_to_source, x, y)
+
+    def to_output(self, x, y):
+        """A point of the source frame -> the output, as floats
+        (gst_cuda_prep_geometry_to_output())."""
+        return self._map(native().prep.gst_cuda_prep_geometry_to_output, x, y)
+
+    def box_to_source(self, box, frame_size=None):
+        """(x0, y0, x1, y1) in tensor pixels -> the same box in the source
+        frame as floats, corners sorted (a flip or rotation exchanges them),
+        clipped as gst_cuda_prep_tensor_box_to_source() clips it, which this
+        calls: to the tensor, to the frame (frame_size = (width, height),
+        integers, in source pixels) and, for a region item, to its region.
+        None when nothing is left (the box lies wholly in the letterbox pad
+        or outside the frame or region), when the item holds no frame (not
+        below the tensor's batch_filled), for a zero or negative scale, or
+        when the tensor is not a rank-4 uint8, float16 or float32 image
+        tensor.
+
+        A Tensor item's geometry (tensor.items[i].geometry) is clipped to
+        that item of that tensor (also after Tensor.release(): the tensor's
+        description is copied). A Geometry of one's own belongs to no tensor:
+        it is taken as the one item of a tensor of unbounded size
+        (2**31 - 1 pixels), so only coordinates below 0 are cut. Without
+        frame_size the frame is unbounded likewise: the box is cut at the
+        frame's left and top edges (0) but not at its right and bottom ones.
+
+        Changed: this used to map the two corners with no clipping at all,
+        and never returned None."""
+        x0, y0, x1, y1 = (float(v) for v in box)
+        if frame_size is None:
+            width = height = _UNBOUNDED
+        else:
+            width, height = (max(-_UNBOUNDED - 1, min(_UNBOUNDED, int(v))) for v in frame_size)
+        bound = getattr(self, "_item", None)
+        if bound is None:
+            tensor, index = _TensorCopy.lone(self), 0
+        else:
+            tensor, index = bound
+        out = [ctypes.c_double() for _ in range(4)]
+        if not native().prep.gst_cuda_prep_tensor_box_to_source(
+                ctypes.byref(tensor.tensor), index, x0, y0, x1, y1, width, height,
+                *(ctypes.byref(v) for v in out)):
+            return None
+        return tuple(v.value for v in out)
+
+    def __repr__(self):
+        orientation = self.orientation
+        name = (ORIENTATION_NAMES[orientation] if 0 <= orientation < len(ORIENTATION_NAMES)
+                else str(orientation))
+        return ("Geometry(crop=(%g, %g), scale=(%g, %g), pad=(%g, %g), orientation=%s)" %
+                (self.crop_x, self.crop_y, self.scale_x, self.scale_y, self.pad_x, self.pad_y,
+                 name))
+
+
+class _CTensorItem(ctypes.Structure):
+    """GstCudaPrepTensorItem."""
+
+    _fields_ = [
+        ("pts", ctypes.c_uint64),
+        ("geometry", Geometry),
+        ("source_index", ctypes.c_int),
+        ("region_id", ctypes.c_int),
+        ("region_x", ctypes.c_int),
+        ("region_y", ctypes.c_int),
+        ("region_width", ctypes.c_int),
+        ("region_height", ctypes.c_int),
+    ]
+
+
 class _CTensor(ctypes.Structure):
-    """GstCudaPrepTensor (gstcudaprepmeta.h), up to the items pointer."""
+    """GstCudaPrepTensor."""
 
     _fields_ = [
         ("id", ctypes.c_uint32),
@@ -50,68 +169,70 @@ class _CTensor(ctypes.Structure):
         ("ready_event", vp),
         ("batch_size", ctypes.c_size_t),
         ("batch_filled", ctypes.c_size_t),
-        ("items", vp),
+        ("items", ctypes.POINTER(_CTensorItem)),
     ]
 
 
-# R of each GstVideoOrientationMethod value (identity, 90r, 180, 90l, horiz,
-# vert, ul-lr, ur-ll) as (xx, xy, yx, yy): R(x, y) = (xx x + xy y, yx x + yy y).
-_ORIENTATION_MATRICES = (
-    (1, 0, 0, 1), (0, -1, 1, 0), (-1, 0, 0, -1), (0, 1, -1, 0),
-    (-1, 0, 0, 1), (1, 0, 0, -1), (0, 1, 1, 0), (0, -1, -1, 0),
-)
-ORIENTATION_NAMES = ("identity", "90r", "180", "90l", "horiz", "vert", "ul-lr", "ur-ll")
+class _TensorCopy:
+    """A GstCudaPrepTensor in Python memory with its own copy of the items,
+    for the box helper: outlives the sample it was copied from. `tensor`
+    (the _CTensor) and `items` (its array, may be None) stay together."""
 
+    def __init__(self, tensor, items):
+        self.tensor = tensor
+        self.items = items
 
-class Geometry(ctypes.Structure):
-    """GstCudaPrepGeometry: out = R(src - crop) * scale + pad, in continuous
-    pixel coordinates, R the flip or rotation `orientation` (a
-    GstVideoOrientationMethod value) as a signed swap of the axes.
-    to_source() maps a tensor point back to the frame."""
+    @classmethod
+    def of(cls, c):
+        """A copy of the C tensor `c` (a _CTensor over the C memory); its
+        device pointer and ready event are left out."""
+        tensor = _CTensor()
+        ctypes.memmove(ctypes.byref(tensor), ctypes.byref(c), ctypes.sizeof(_CTensor))
+        tensor.data = None
+        tensor.ready_event = None
+        items = None
+        if c.items:
+            items = (_CTensorItem * max(c.batch_size, 1))()
+            ctypes.memmove(items, c.items, ctypes.sizeof(_CTensorItem) * c.batch_size)
+            tensor.items = ctypes.cast(items, ctypes.POINTER(_CTensorItem))
+        return cls(tensor, items)
 
-    _fields_ = [(name, ctypes.c_double)
-                for name in ("crop_x", "crop_y", "scale_x", "scale_y", "pad_x", "pad_y")]
-    _fields_.append(("orientation", ctypes.c_int))
-
-    def _matrix(self):
-        return _ORIENTATION_MATRICES[self.orientation]
-
-    def to_source(self, x, y):
-        xx, xy, yx, yy = self._matrix()
-        rx = (x - self.pad_x) / self.scale_x
-        ry = (y - self.pad_y) / self.scale_y
-        # R is orthogonal: its inverse is its transpose.
-        return (xx * rx + yx * ry + self.crop_x, xy * rx + yy * ry + self.crop_y)
-
-    def to_output(self, x, y):
-        xx, xy, yx, yy = self._matrix()
-        dx, dy = x - self.crop_x, y - self.crop_y
-        return ((xx * dx + xy * dy) * self.scale_x + self.pad_x,
-                (yx * dx + yy * dy) * self.scale_y + self.pad_y)
-
-    def box_to_source(self, box):
-        """(x0, y0, x1, y1) in tensor pixels -> the same box in the frame,
-        corners sorted (a flip or rotation exchanges them)."""
-        x0, y0 = self.to_source(box[0], box[1])
-        x1, y1 = self.to_source(box[2], box[3])
-        return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
-
-    def __repr__(self):
-        return ("Geometry(crop=(%g, %g), scale=(%g, %g), pad=(%g, %g), orientation=%s)" %
-                (self.crop_x, self.crop_y, self.scale_x, self.scale_y, self.pad_x, self.pad_y,
-                 ORIENTATION_NAMES[self.orientation]))
+    @classmethod
+    def lone(cls, geometry):
+        """A tensor of unbounded size whose one item, filled, holds
+        `geometry` (a copy) and no region: where a Geometry of one's own
+        takes its boxes."""
+        items = (_CTensorItem * 1)()
+        items[0].pts = GST_CLOCK_TIME_NONE
+        items[0].geometry = geometry
+        items[0].region_id = _WHOLE_FRAME
+        tensor = _CTensor(data_type=_UINT8, image_layout=_NCHW, num_dims=4,
+                          batch_size=1, batch_filled=1,
+                          items=ctypes.cast(items, ctypes.POINTER(_CTensorItem)))
+        tensor.dims[:4] = (1, 1, _UNBOUNDED, _UNBOUNDED)
+        return cls(tensor, items)
 
 
 class Item:
-    """One batch item: its source frame's PTS (ns, None if unknown) and the
-    geometry mapping its tensor pixels back to that frame."""
+    """One batch item: its source frame's PTS (ns, None if unknown), the
+    geometry mapping its tensor pixels back to that frame
+    (geometry.box_to_source() maps a detection back, clipped), the source it
+    came from (source_index: cudabatch's sink_N, 0 for one stream) and, for
+    a region item, region_id and region (x, y, width, height in source-frame
+    pixels); a whole frame has region_id -1 and region None."""
 
-    def __init__(self, pts, geometry):
+    def __init__(self, pts, geometry, source_index=0, region_id=_WHOLE_FRAME, region=None):
         self.pts = pts
         self.geometry = geometry
+        self.source_index = source_index
+        self.region_id = region_id
+        self.region = region
 
     def __repr__(self):
-        return "Item(pts=%r, %r)" % (self.pts, self.geometry)
+        if self.region is None:
+            return "Item(pts=%r, %r)" % (self.pts, self.geometry)
+        return "Item(pts=%r, %r, region_id=%d, region=%r)" % (
+            self.pts, self.geometry, self.region_id, self.region)
 
 
 def _check_stream_for_cpu(stream):
@@ -271,13 +392,24 @@ class Tensor:
         self.device_id = c.device_id
         self.data_ptr = c.data or 0
         self.ready_event = c.ready_event or 0
+        # Each item's geometry is a view into this copy, bound to its item,
+        # so that box_to_source() clips to the item as C does.
+        copy = _TensorCopy.of(c)
         items = []
         for index in range(filled):
-            pts = ctypes.c_uint64()
-            geometry = Geometry()
-            lib.prep.gst_cuda_prep_tensor_get_item(address, index, ctypes.byref(pts),
-                                                   ctypes.byref(geometry))
-            items.append(Item(None if pts.value == GST_CLOCK_TIME_NONE else pts.value, geometry))
+            if copy.items is None or index >= c.batch_size:
+                geometry = Geometry()
+                geometry._item = (copy, index)
+                items.append(Item(None, geometry))
+                continue
+            item = copy.items[index]
+            geometry = item.geometry
+            geometry._item = (copy, index)
+            region = None
+            if item.region_id != _WHOLE_FRAME:
+                region = (item.region_x, item.region_y, item.region_width, item.region_height)
+            items.append(Item(None if item.pts == GST_CLOCK_TIME_NONE else item.pts, geometry,
+                              item.source_index, item.region_id, region))
         self.items = items
 
     @classmethod

@@ -30,7 +30,7 @@ class Typelib(unittest.TestCase):
                      "sample_get_size", "set_callbacks"):
             self.assertIn(name, sink_methods)
         tensor_methods = {m.get_name() for m in GstCudaPrep.Tensor.__info__.get_methods()}
-        for name in ("get_dims", "get_strides", "get_item", "get_data_address"):
+        for name in ("get_dims", "get_strides", "get_item", "get_data_address", "box_to_source"):
             self.assertIn(name, tensor_methods)
         self.assertEqual(GstCudaPrep.TensorDataType.FLOAT32, 11)
         self.assertEqual(GstCudaPrep.TensorImageLayout.NHWC, 1)
@@ -42,6 +42,21 @@ class Typelib(unittest.TestCase):
         geometry.crop_x, geometry.scale_x, geometry.pad_y = 100.0, 0.4, 128.0
         geometry.crop_y, geometry.scale_y = 60.0, 0.4
         self.assertEqual(tuple(geometry.to_source(640.0, 512.0)), (1700.0, 1020.0))
+
+    def test_ctypes_mirrors_match_the_typelib(self):
+        # The module's ctypes structs have the header's fields, in its order
+        # and at the offsets the typelib computed from it. (test_geometry.py
+        # holds them against the C compiler; this catches a field that
+        # compiler check cannot see, one added in a struct's tail padding.)
+        from cudaprep import _tensor
+        for record, mirror in ((GstCudaPrep.Geometry, cudaprep.Geometry),
+                               (GstCudaPrep.TensorItem, _tensor._CTensorItem),
+                               (GstCudaPrep.Tensor, _tensor._CTensor)):
+            info = record.__info__
+            theirs = [(field.get_name(), field.get_offset()) for field in info.get_fields()]
+            ours = [(name, getattr(mirror, name).offset) for name, _ in mirror._fields_]
+            self.assertEqual(ours, theirs, info.get_name())
+            self.assertEqual(ctypes.sizeof(mirror), info.get_size(), info.get_name())
 
     def test_parse_launch_gives_a_typed_sink(self):
         pipeline = Gst.parse_launch("fakesrc num-buffers=0 ! cudatensorsink name=sink")
