@@ -25,7 +25,8 @@
  *
  * location="tensor-%05d.npy" also writes each tensor as a NumPy .npy file
  * (shape in layout order with N = the frames of the batch): a device-to-host
- * copy on the sink's own stream after the ready event, so the host waits
+ * copy on the streaming thread's per-thread default stream after the ready
+ * event, as gst_cuda_tensor_sink_sample_download() copies, so the host waits
  * for it. For debugging, not for speed. The pattern holds at most one
  * conversion, %d, %i or %u with an optional width (%5d) or zero-padded width
  * (%05d) up to 20, for the tensor's index from 0 (%% is a percent sign);
@@ -203,9 +204,7 @@ struct _GstCudaTensorSink {
   gboolean pulled;  // an application pulled (auto: it takes the tensors)
   gboolean told_no_consumer;
 
-  // .npy writing (streaming thread): created on first use.
-  cudaStream_t npy_stream;
-  gint npy_device;
+  // The index of the next .npy file (streaming thread; 0 at start).
   guint64 npy_index;
 };
 
@@ -371,6 +370,48 @@ gsize gst_cuda_tensor_sink_sample_get_size(GstSample *sample) {
          cudaprep::data_type_size(desc.dtype);
 }
 
+// Copies tensor_span_bytes(`desc`) bytes from `tensor`->data (`desc` as
+// filled_tensor_desc() gives it; for a contiguous tensor the dense bytes in
+// layout order) to `dest`, host memory of at least that many bytes, and
+// waits until they are there. `memory` is the cudaprep memory holding the
+// tensor: the copy waits for its last write (begin_read) and is recorded as
+// a read of it (end_read), so the pool does not rewrite it before the copy
+// is done. Makes tensor->device_id current for the call only. Returns the
+// first failing call's error (not consumed: the caller reports it) and, if
+// `failed_call` is not NULL, sets it to that call's name (NULL on success).
+//
+// One stream for every copy to the host: the calling thread's per-thread
+// default stream (cudaStreamPerThread) on the tensor's device. The host
+// waits for each copy, so a stream of our own would buy no overlap, only
+// state: the per-thread stream exists for every thread and device without
+// being created or destroyed (nothing to tear down when the sink stops or to
+// remake when the tensor's device changes), threads that copy at once (an
+// application's, several sinks' streaming threads) never share it, and it
+// waits for the tensor's ready event, not for the work of other streams;
+// only the legacy default stream (NULL) and it still wait for each other.
+static cudaError_t copy_to_host(GstMemory *memory, const GstCudaPrepTensor *tensor,
+                                const cudaprep::TensorDesc &desc, gpointer dest,
+                                const gchar **failed_call) {
+  const cudaStream_t stream = cudaStreamPerThread;
+  GstCudaPrepScopedDevice device(tensor->device_id);
+  cudaError_t err = device.result();
+  const gchar *call = "cudaSetDevice(tensor->device_id)";
+  // Each step runs if every one before it succeeded, and names itself.
+#define COPY_STEP(step)     \
+  if (err == cudaSuccess) { \
+    err = (step);           \
+    call = #step;           \
+  }
+  COPY_STEP(gst_cuda_prep_memory_begin_read(memory, stream))
+  COPY_STEP(cudaMemcpyAsync(dest, tensor->data, cudaprep::tensor_span_bytes(desc),
+                            cudaMemcpyDeviceToHost, stream))
+  COPY_STEP(gst_cuda_prep_memory_end_read(memory, stream))
+  COPY_STEP(cudaStreamSynchronize(stream))
+#undef COPY_STEP
+  if (failed_call != nullptr) *failed_call = err == cudaSuccess ? nullptr : call;
+  return err;
+}
+
 cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest,
                                                  gsize dest_size) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample) && dest != nullptr, cudaErrorInvalidValue);
@@ -391,17 +432,8 @@ cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer des
     GST_WARNING("download needs %" G_GSIZE_FORMAT " bytes, got %" G_GSIZE_FORMAT, size, dest_size);
     return cudaErrorInvalidValue;
   }
-  GstCudaPrepScopedDevice device(tensor->device_id);
-  if (device.result() != cudaSuccess) return device.result();
-  // The per-thread default stream: ordered after the tensor's write, not
-  // after unrelated work of the legacy default stream.
-  const cudaStream_t stream = cudaStreamPerThread;
-  cudaError_t err = gst_cuda_prep_memory_begin_read(memory, stream);
-  if (err == cudaSuccess)
-    err = cudaMemcpyAsync(dest, tensor->data, size, cudaMemcpyDeviceToHost, stream);
-  if (err == cudaSuccess) err = gst_cuda_prep_memory_end_read(memory, stream);
-  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
-  return err;
+  // Contiguous: its span is these `size` dense bytes.
+  return copy_to_host(memory, tensor, desc, dest, nullptr);
 }
 
 // Whether an application takes the tensors (lock held).
@@ -476,25 +508,11 @@ static gboolean write_npy(GstCudaTensorSink *self, GstBuffer *buffer,
   cudaprep::TensorDesc desc;
   if (!filled_tensor_desc(buffer, &tensor, &desc)) return FALSE;
   const std::string path = format_location(pattern, self->npy_index++);
-  if (self->npy_stream != nullptr && self->npy_device != tensor->device_id) {
-    if (!CUDAPREP_CHECK(self, cudaSetDevice(self->npy_device)) ||
-        !CUDAPREP_CHECK(self, cudaStreamDestroy(self->npy_stream)))
-      return FALSE;
-    self->npy_stream = nullptr;
-  }
-  if (!CUDAPREP_CHECK(self, cudaSetDevice(tensor->device_id))) return FALSE;
-  if (self->npy_stream == nullptr) {
-    if (!CUDAPREP_CHECK(self, cudaStreamCreateWithFlags(&self->npy_stream, cudaStreamNonBlocking)))
-      return FALSE;
-    self->npy_device = tensor->device_id;
-  }
-  GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
   std::vector<guint8> host(cudaprep::tensor_span_bytes(desc));
-  if (!CUDAPREP_CHECK(self, gst_cuda_prep_memory_begin_read(memory, self->npy_stream)) ||
-      !CUDAPREP_CHECK(self, cudaMemcpyAsync(host.data(), tensor->data, host.size(),
-                                            cudaMemcpyDeviceToHost, self->npy_stream)) ||
-      !CUDAPREP_CHECK(self, gst_cuda_prep_memory_end_read(memory, self->npy_stream)) ||
-      !CUDAPREP_CHECK(self, cudaStreamSynchronize(self->npy_stream)))
+  const gchar *failed_call = nullptr;
+  const cudaError_t err =
+      copy_to_host(gst_buffer_peek_memory(buffer, 0), tensor, desc, host.data(), &failed_call);
+  if (!gst_cuda_prep_check(GST_ELEMENT(self), err, failed_call, __FILE__, GST_FUNCTION, __LINE__))
     return FALSE;
   std::string error;
   if (!cudaprep::write_npy(path, host.data(), desc, &error)) {
@@ -725,13 +743,7 @@ static gboolean gst_cuda_tensor_sink_stop(GstBaseSink *bsink) {
   g_mutex_lock(&self->lock);
   self->opened = FALSE;
   g_mutex_unlock(&self->lock);
-  gboolean ok = TRUE;
-  if (self->npy_stream != nullptr) {
-    ok = CUDAPREP_CHECK(self, cudaSetDevice(self->npy_device)) &&
-         CUDAPREP_CHECK(self, cudaStreamDestroy(self->npy_stream));
-    self->npy_stream = nullptr;
-  }
-  return ok;
+  return TRUE;
 }
 
 // Pulls wait for tensors from READY -> PAUSED to PAUSED -> READY (basesink
@@ -1007,5 +1019,4 @@ static void gst_cuda_tensor_sink_init(GstCudaTensorSink *self) {
   g_cond_init(&self->pull_cond);
   g_cond_init(&self->room_cond);
   g_queue_init(&self->samples);
-  self->npy_device = -1;
 }
