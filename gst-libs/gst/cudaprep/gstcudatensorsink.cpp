@@ -8,8 +8,8 @@
  * new-tensor signal); the eos signal or callback tells when the stream ended.
  * The tensor stays in device memory; its GstCudaPrepTensorMeta gives the
  * device pointer, shape, strides and the ready event an application's stream
- * waits on. See gstcudatensorsink.h for the C API, including the zero-copy
- * DLPack export.
+ * waits on. See gstcudatensorsink.h for the C API and gstcudatensorsample.h
+ * for reading a pulled sample, including the zero-copy DLPack export.
  *
  * Who takes the tensors (consumer): with consumer=auto (default) the sink
  * holds tensors for an application once one shows itself (a pull, callbacks
@@ -49,19 +49,17 @@
  */
 #include "gstcudatensorsink.h"
 
-#include <cerrno>
-#include <cstring>
 #include <string>
 #include <vector>
 
-#include "cudaprep/dlpack_export.h"
 #include "cudaprep/npy.h"
 #include "gstcudaprepcuda-private.h"
 #include "gstcudaprepformat-private.h"
 #include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta-private.h"
+#include "gstcudatensorsample-private.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensor_sink_debug);
+// Shared with the sample API and the .npy writer (gstcudatensorsample-private.h).
+GST_DEBUG_CATEGORY(gst_cuda_tensor_sink_debug);
 #define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug
 
 enum {
@@ -232,210 +230,6 @@ GType gst_cuda_tensor_sink_consumer_get_type(void) {
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
 
-namespace {
-
-// The image tensor of `buffer` as the kernels describe it, N cut to the
-// frames it holds (a partial batch's padding left out).
-bool filled_tensor_desc(GstBuffer *buffer, const GstCudaPrepTensor **tensor_out,
-                        cudaprep::TensorDesc *desc) {
-  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
-  if (meta == nullptr || meta->num_tensors == 0) return false;
-  const GstCudaPrepTensor *tensor = meta->tensors[0];
-  if (!gst_cuda_prep_tensor_to_desc(tensor, desc)) return false;
-  if (tensor->batch_filled > 0)
-    desc->dims[cudaprep::tensor_axes(desc->layout).batch] =
-        static_cast<int64_t>(tensor->batch_filled);
-  *tensor_out = tensor;
-  return true;
-}
-
-struct DLPackOwner {
-  GstBuffer *buffer;
-  cudaStream_t stream;
-  gint device_id;
-  bool record_reads;  // false when the consumer synchronises itself (stream -1)
-};
-
-void release_dlpack(void *user_data) {
-  auto *owner = static_cast<DLPackOwner *>(user_data);
-  if (owner->record_reads) {
-    GstCudaPrepScopedDevice device(owner->device_id);
-    const cudaError_t err = gst_cuda_prep_consume_error(
-        gst_cuda_prep_memory_end_read(gst_buffer_peek_memory(owner->buffer, 0), owner->stream));
-    if (err != cudaSuccess)
-      GST_ERROR("recording the DLPack consumer's reads failed: %s", cudaGetErrorString(err));
-  }
-  gst_buffer_unref(owner->buffer);
-  g_free(owner);
-}
-
-// DLPack 1.0 around a 0.6 export: the versioned struct shares the inner
-// tensor's shape and strides and deletes it with itself.
-void delete_versioned(GstCudaPrepDLManagedTensorVersioned *versioned) {
-  auto *inner = static_cast<DLManagedTensor *>(versioned->manager_ctx);
-  inner->deleter(inner);
-  g_free(versioned);
-}
-
-GstCudaPrepDLManagedTensorVersioned *wrap_versioned(DLManagedTensor *inner) {
-  auto *versioned = g_new0(GstCudaPrepDLManagedTensorVersioned, 1);
-  versioned->version.major = GST_CUDA_PREP_DLPACK_MAJOR_VERSION;
-  versioned->version.minor = GST_CUDA_PREP_DLPACK_MINOR_VERSION;
-  versioned->manager_ctx = inner;
-  versioned->deleter = delete_versioned;
-  versioned->flags = 0;
-  versioned->dl_tensor = inner->dl_tensor;
-  return versioned;
-}
-
-}  // namespace
-
-const GstCudaPrepTensor *gst_cuda_tensor_sink_sample_get_tensor(GstSample *sample) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
-  GstBuffer *buffer = gst_sample_get_buffer(sample);
-  if (buffer == nullptr) return nullptr;
-  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
-  return meta != nullptr && meta->num_tensors > 0 ? meta->tensors[0] : nullptr;
-}
-
-static GstMemory *sample_memory(GstSample *sample) {
-  GstBuffer *buffer = gst_sample_get_buffer(sample);
-  if (buffer == nullptr || gst_buffer_n_memory(buffer) != 1) return nullptr;
-  GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
-  return gst_is_cuda_prep_memory(memory) ? memory : nullptr;
-}
-
-cudaError_t gst_cuda_tensor_sink_sample_begin_read(GstSample *sample, cudaStream_t stream) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), cudaErrorInvalidValue);
-  GstMemory *memory = sample_memory(sample);
-  if (memory == nullptr) return cudaErrorInvalidValue;
-  return gst_cuda_prep_memory_begin_read(memory, stream);
-}
-
-cudaError_t gst_cuda_tensor_sink_sample_end_read(GstSample *sample, cudaStream_t stream) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), cudaErrorInvalidValue);
-  GstMemory *memory = sample_memory(sample);
-  if (memory == nullptr) return cudaErrorInvalidValue;
-  return gst_cuda_prep_memory_end_read(memory, stream);
-}
-
-DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaStream_t stream) {
-  return static_cast<DLManagedTensor *>(
-      gst_cuda_tensor_sink_sample_export_dlpack(sample, stream, GST_CUDA_PREP_DLPACK_FLAGS_NONE));
-}
-
-gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *sample, cudaStream_t stream,
-                                                   GstCudaPrepDLPackFlags flags) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
-  GstMemory *memory = sample_memory(sample);
-  GstBuffer *buffer = gst_sample_get_buffer(sample);
-  const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (memory == nullptr || !filled_tensor_desc(buffer, &tensor, &desc)) {
-    GST_WARNING("the sample holds no cudaprep tensor");
-    return nullptr;
-  }
-  const bool consumer_syncs = (flags & GST_CUDA_PREP_DLPACK_CONSUMER_SYNCS) != 0;
-  if (!consumer_syncs) {
-    GstCudaPrepScopedDevice device(tensor->device_id);
-    const cudaError_t err = gst_cuda_prep_consume_error(
-        device.result() != cudaSuccess ? device.result()
-                                       : gst_cuda_prep_memory_begin_read(memory, stream));
-    if (err != cudaSuccess) {
-      GST_WARNING("ordering the DLPack consumer's stream after the tensor failed: %s",
-                  cudaGetErrorString(err));
-      return nullptr;
-    }
-  }
-  auto *owner = g_new(DLPackOwner, 1);
-  *owner = DLPackOwner{gst_buffer_ref(buffer), stream, tensor->device_id, !consumer_syncs};
-  DLManagedTensor *managed =
-      cudaprep::export_dlpack(desc, tensor->data, tensor->device_id, release_dlpack, owner);
-  if (managed == nullptr) {
-    gst_buffer_unref(owner->buffer);
-    g_free(owner);
-    return nullptr;
-  }
-  if ((flags & GST_CUDA_PREP_DLPACK_VERSIONED) != 0) return wrap_versioned(managed);
-  return managed;
-}
-
-gsize gst_cuda_tensor_sink_sample_get_size(GstSample *sample) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), 0);
-  GstBuffer *buffer = gst_sample_get_buffer(sample);
-  const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (buffer == nullptr || !filled_tensor_desc(buffer, &tensor, &desc)) return 0;
-  return static_cast<gsize>(cudaprep::tensor_element_count(desc)) *
-         cudaprep::data_type_size(desc.dtype);
-}
-
-// Copies tensor_span_bytes(`desc`) bytes from `tensor`->data (`desc` as
-// filled_tensor_desc() gives it; for a contiguous tensor the dense bytes in
-// layout order) to `dest`, host memory of at least that many bytes, and
-// waits until they are there. `memory` is the cudaprep memory holding the
-// tensor: the copy waits for its last write (begin_read) and is recorded as
-// a read of it (end_read), so the pool does not rewrite it before the copy
-// is done. Makes tensor->device_id current for the call only. Returns the
-// first failing call's error (not consumed: the caller reports it) and, if
-// `failed_call` is not NULL, sets it to that call's name (NULL on success).
-//
-// One stream for every copy to the host: the calling thread's per-thread
-// default stream (cudaStreamPerThread) on the tensor's device. The host
-// waits for each copy, so a stream of our own would buy no overlap, only
-// state: the per-thread stream exists for every thread and device without
-// being created or destroyed (nothing to tear down when the sink stops or to
-// remake when the tensor's device changes), threads that copy at once (an
-// application's, several sinks' streaming threads) never share it, and it
-// waits for the tensor's ready event, not for the work of other streams;
-// only the legacy default stream (NULL) and it still wait for each other.
-static cudaError_t copy_to_host(GstMemory *memory, const GstCudaPrepTensor *tensor,
-                                const cudaprep::TensorDesc &desc, gpointer dest,
-                                const gchar **failed_call) {
-  const cudaStream_t stream = cudaStreamPerThread;
-  GstCudaPrepScopedDevice device(tensor->device_id);
-  cudaError_t err = device.result();
-  const gchar *call = "cudaSetDevice(tensor->device_id)";
-  // Each step runs if every one before it succeeded, and names itself.
-#define COPY_STEP(step)     \
-  if (err == cudaSuccess) { \
-    err = (step);           \
-    call = #step;           \
-  }
-  COPY_STEP(gst_cuda_prep_memory_begin_read(memory, stream))
-  COPY_STEP(cudaMemcpyAsync(dest, tensor->data, cudaprep::tensor_span_bytes(desc),
-                            cudaMemcpyDeviceToHost, stream))
-  COPY_STEP(gst_cuda_prep_memory_end_read(memory, stream))
-  COPY_STEP(cudaStreamSynchronize(stream))
-#undef COPY_STEP
-  if (failed_call != nullptr) *failed_call = err == cudaSuccess ? nullptr : call;
-  return err;
-}
-
-cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest,
-                                                 gsize dest_size) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample) && dest != nullptr, cudaErrorInvalidValue);
-  GstMemory *memory = sample_memory(sample);
-  const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (memory == nullptr || !filled_tensor_desc(gst_sample_get_buffer(sample), &tensor, &desc)) {
-    GST_WARNING("the sample holds no cudaprep tensor");
-    return cudaErrorInvalidValue;
-  }
-  // cudatensorize writes dense tensors; a strided one would need a gather.
-  if (!cudaprep::tensor_is_contiguous(desc)) {
-    GST_WARNING("downloading a strided tensor is not supported");
-    return cudaErrorNotSupported;
-  }
-  const gsize size = gst_cuda_tensor_sink_sample_get_size(sample);
-  if (dest_size < size) {
-    GST_WARNING("download needs %" G_GSIZE_FORMAT " bytes, got %" G_GSIZE_FORMAT, size, dest_size);
-    return cudaErrorInvalidValue;
-  }
-  // Contiguous: its span is these `size` dense bytes.
-  return copy_to_host(memory, tensor, desc, dest, nullptr);
-}
-
 // Whether an application takes the tensors (lock held).
 static gboolean has_consumer(GstCudaTensorSink *self) {
   return self->consumer == GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION || self->pulled ||
@@ -506,12 +300,12 @@ static gboolean write_npy(GstCudaTensorSink *self, GstBuffer *buffer,
                           const LocationPattern &pattern, const std::string &location) {
   const GstCudaPrepTensor *tensor = nullptr;
   cudaprep::TensorDesc desc;
-  if (!filled_tensor_desc(buffer, &tensor, &desc)) return FALSE;
+  if (!gst_cuda_prep_filled_tensor_desc(buffer, &tensor, &desc)) return FALSE;
   const std::string path = format_location(pattern, self->npy_index++);
   std::vector<guint8> host(cudaprep::tensor_span_bytes(desc));
   const gchar *failed_call = nullptr;
-  const cudaError_t err =
-      copy_to_host(gst_buffer_peek_memory(buffer, 0), tensor, desc, host.data(), &failed_call);
+  const cudaError_t err = gst_cuda_prep_tensor_copy_to_host(
+      gst_buffer_peek_memory(buffer, 0), tensor, desc, host.data(), &failed_call);
   if (!gst_cuda_prep_check(GST_ELEMENT(self), err, failed_call, __FILE__, GST_FUNCTION, __LINE__))
     return FALSE;
   std::string error;
@@ -574,7 +368,7 @@ static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *
   cudaprep::TensorDesc desc;
   if (gst_buffer_n_memory(buffer) != 1 ||
       !gst_is_cuda_prep_memory(gst_buffer_peek_memory(buffer, 0)) ||
-      !filled_tensor_desc(buffer, &tensor, &desc)) {
+      !gst_cuda_prep_filled_tensor_desc(buffer, &tensor, &desc)) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
                       ("cudatensorsink received a buffer without a cudaprep tensor: put "
                        "cudatensorize before it"),
