@@ -50,12 +50,10 @@
 #include "gstcudatensorsink.h"
 
 #include <string>
-#include <vector>
 
-#include "cudaprep/npy.h"
-#include "gstcudaprepcuda-private.h"
 #include "gstcudaprepformat-private.h"
 #include "gstcudaprepmemory.h"
+#include "gstcudaprepnpywriter-private.h"
 #include "gstcudatensorsample-private.h"
 
 // Shared with the sample API and the .npy writer (gstcudatensorsample-private.h).
@@ -82,75 +80,6 @@ enum { SIGNAL_NEW_TENSOR, SIGNAL_EOS, SIGNAL_PULL_TENSOR, SIGNAL_TRY_PULL_TENSOR
 static guint signals[LAST_SIGNAL];
 
 namespace {
-
-// A parsed `location`: prefix, the index (if numbered) formatted with
-// `width` and `zero_pad`, suffix. %% already turned into %.
-struct LocationPattern {
-  std::string prefix;
-  std::string suffix;
-  bool numbered = false;
-  bool zero_pad = false;
-  int width = 0;
-};
-
-constexpr int kMaxLocationWidth = 20;  // the digits of G_MAXUINT64
-
-// Parses `location`; on failure returns false with `error` saying why. The
-// pattern is never given to printf: only the index is formatted, by us.
-bool parse_location(const char *location, LocationPattern *pattern, std::string *error) {
-  *pattern = LocationPattern();
-  std::string *text = &pattern->prefix;
-  for (const char *p = location; *p != '\0'; ++p) {
-    if (*p != '%') {
-      *text += *p;
-      continue;
-    }
-    const char *spec = p;
-    ++p;
-    if (*p == '%') {
-      *text += '%';
-      continue;
-    }
-    bool zero_pad = false;
-    if (*p == '0') {
-      zero_pad = true;
-      ++p;
-    }
-    int width = 0;
-    while (*p >= '0' && *p <= '9' && width <= kMaxLocationWidth) width = width * 10 + (*p++ - '0');
-    if (width > kMaxLocationWidth) {
-      *error = "the width of \"" + std::string(spec, p) + "\" is above " +
-               std::to_string(kMaxLocationWidth);
-      return false;
-    }
-    if (*p != 'd' && *p != 'i' && *p != 'u') {
-      const std::string found = *p == '\0' ? std::string(spec) : std::string(spec, p + 1);
-      *error = "\"" + found +
-               "\" is not a conversion the sink writes: use one %d, %i or %u, optionally with "
-               "a width (%5d) or zero-padded width (%05d), for the tensor's index, and %% for "
-               "a percent sign";
-      return false;
-    }
-    if (pattern->numbered) {
-      *error = "it has more than one conversion; use one %d, %i or %u for the tensor's index";
-      return false;
-    }
-    pattern->numbered = true;
-    pattern->zero_pad = zero_pad;
-    pattern->width = width;
-    text = &pattern->suffix;
-  }
-  return true;
-}
-
-std::string format_location(const LocationPattern &pattern, guint64 index) {
-  if (!pattern.numbered) return pattern.prefix;
-  gchar *number = pattern.zero_pad ? g_strdup_printf("%0*" G_GUINT64_FORMAT, pattern.width, index)
-                                   : g_strdup_printf("%*" G_GUINT64_FORMAT, pattern.width, index);
-  std::string path = pattern.prefix + number + pattern.suffix;
-  g_free(number);
-  return path;
-}
 
 // The application's callbacks, shared with the streaming thread while it
 // calls them (an atomic rc box: notify runs when the last user is done).
@@ -187,7 +116,7 @@ struct _GstCudaTensorSink {
   guint max_buffers;
   gboolean drop;
   gchar *location;
-  LocationPattern *pattern;  // `location` parsed; NULL when invalid or unset
+  GstCudaPrepNpyLocation *pattern;  // `location` parsed; NULL when invalid or unset
   GstCudaTensorSinkConsumer consumer;
   gboolean wait_on_eos;
 
@@ -295,30 +224,6 @@ void gst_cuda_tensor_sink_set_callbacks(GstCudaTensorSink *sink,
   callbacks_unref(old);
 }
 
-// Writes the tensor of `buffer` to the next .npy file of `pattern`.
-static gboolean write_npy(GstCudaTensorSink *self, GstBuffer *buffer,
-                          const LocationPattern &pattern, const std::string &location) {
-  const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (!gst_cuda_prep_filled_tensor_desc(buffer, &tensor, &desc)) return FALSE;
-  const std::string path = format_location(pattern, self->npy_index++);
-  std::vector<guint8> host(cudaprep::tensor_span_bytes(desc));
-  const gchar *failed_call = nullptr;
-  const cudaError_t err = gst_cuda_prep_tensor_copy_to_host(
-      gst_buffer_peek_memory(buffer, 0), tensor, desc, host.data(), &failed_call);
-  if (!gst_cuda_prep_check(GST_ELEMENT(self), err, failed_call, __FILE__, GST_FUNCTION, __LINE__))
-    return FALSE;
-  std::string error;
-  if (!cudaprep::write_npy(path, host.data(), desc, &error)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, WRITE,
-                      ("Could not write tensor file \"%s\": %s", path.c_str(), error.c_str()),
-                      ("location pattern \"%s\"", location.c_str()));
-    return FALSE;
-  }
-  GST_DEBUG_OBJECT(self, "wrote %s", path.c_str());
-  return TRUE;
-}
-
 // Queues `sample` for the application (taking it), dropping or waiting as
 // the settings say. Called with the preroll lock held, from render.
 static GstFlowReturn queue_sample(GstCudaTensorSink *self, GstSample *sample) {
@@ -377,16 +282,17 @@ static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *
   }
 
   g_mutex_lock(&self->lock);
-  LocationPattern pattern;
+  std::string path;
   std::string location;
   const gboolean write = self->pattern != nullptr;
   if (write) {
-    pattern = *self->pattern;
+    path = self->pattern->path(self->npy_index++);
     location = self->location;
   }
   g_mutex_unlock(&self->lock);
   // Before queueing: an application that pulls tensor N finds file N complete.
-  if (write && !write_npy(self, buffer, pattern, location)) return GST_FLOW_ERROR;
+  if (write && !gst_cuda_prep_npy_write_tensor(GST_ELEMENT(self), buffer, path, location.c_str()))
+    return GST_FLOW_ERROR;
 
   GstCaps *caps = gst_pad_get_current_caps(GST_BASE_SINK_PAD(bsink));
   GstSample *sample = gst_sample_new(buffer, caps, &bsink->segment, nullptr);
@@ -496,35 +402,10 @@ static gboolean gst_cuda_tensor_sink_start(GstBaseSink *bsink) {
   auto *self = GST_CUDA_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
   gchar *location = g_strdup(self->location);
-  const gboolean valid = self->location == nullptr || self->pattern != nullptr;
-  std::string first_file;
-  if (self->pattern != nullptr) first_file = format_location(*self->pattern, 0);
   g_mutex_unlock(&self->lock);
-
-  if (!valid) {
-    LocationPattern pattern;
-    std::string error;
-    parse_location(location, &pattern, &error);
-    GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
-                      ("Invalid location \"%s\": %s", location, error.c_str()), (nullptr));
-    g_free(location);
-    return FALSE;
-  }
-  if (!first_file.empty()) {
-    gchar *dir = g_path_get_dirname(first_file.c_str());
-    const gboolean is_dir = g_file_test(dir, G_FILE_TEST_IS_DIR);
-    if (!is_dir)
-      GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                        ("Cannot write tensor file \"%s\": the directory \"%s\" does not exist",
-                         first_file.c_str(), dir),
-                        ("location \"%s\"", location));
-    g_free(dir);
-    if (!is_dir) {
-      g_free(location);
-      return FALSE;
-    }
-  }
+  const gboolean ok = gst_cuda_prep_npy_check_location(GST_ELEMENT(self), location);
   g_free(location);
+  if (!ok) return FALSE;
   self->npy_index = 0;
   g_mutex_lock(&self->lock);
   self->opened = TRUE;
@@ -595,11 +476,11 @@ static gboolean gst_cuda_tensor_sink_unlock_stop(GstBaseSink *bsink) {
 // and the old one stays. Takes the lock.
 static void set_location(GstCudaTensorSink *self, const gchar *location) {
   if (location != nullptr && location[0] == '\0') location = nullptr;  // empty: no files
-  LocationPattern *pattern = nullptr;
+  GstCudaPrepNpyLocation *pattern = nullptr;
   std::string error;
   if (location != nullptr) {
-    pattern = new LocationPattern();
-    if (!parse_location(location, pattern, &error)) {
+    pattern = new GstCudaPrepNpyLocation();
+    if (!pattern->parse(location, &error)) {
       delete pattern;
       pattern = nullptr;
     }
