@@ -7,4 +7,5 @@
 #include "gstcudaprepdlpack.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepmeta.h"
+#include "gstcudatensorsample.h"
 #include "gstcudatensorsink.h"

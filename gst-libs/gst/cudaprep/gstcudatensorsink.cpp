@@ -8,8 +8,8 @@
  * new-tensor signal); the eos signal or callback tells when the stream ended.
  * The tensor stays in device memory; its GstCudaPrepTensorMeta gives the
  * device pointer, shape, strides and the ready event an application's stream
- * waits on. See gstcudatensorsink.h for the C API, including the zero-copy
- * DLPack export.
+ * waits on. See gstcudatensorsink.h for the C API and gstcudatensorsample.h
+ * for reading a pulled sample, including the zero-copy DLPack export.
  *
  * Who takes the tensors (consumer): with consumer=auto (default) the sink
  * holds tensors for an application once one shows itself (a pull, callbacks
@@ -25,7 +25,8 @@
  *
  * location="tensor-%05d.npy" also writes each tensor as a NumPy .npy file
  * (shape in layout order with N = the frames of the batch): a device-to-host
- * copy on the sink's own stream after the ready event, so the host waits
+ * copy on the streaming thread's per-thread default stream after the ready
+ * event, as gst_cuda_tensor_sink_sample_download() copies, so the host waits
  * for it. For debugging, not for speed. The pattern holds at most one
  * conversion, %d, %i or %u with an optional width (%5d) or zero-padded width
  * (%05d) up to 20, for the tensor's index from 0 (%% is a percent sign);
@@ -48,19 +49,15 @@
  */
 #include "gstcudatensorsink.h"
 
-#include <cerrno>
-#include <cstring>
 #include <string>
-#include <vector>
 
-#include "cudaprep/dlpack_export.h"
-#include "cudaprep/npy.h"
-#include "gstcudaprepcuda-private.h"
 #include "gstcudaprepformat-private.h"
 #include "gstcudaprepmemory.h"
-#include "gstcudaprepmeta-private.h"
+#include "gstcudaprepnpywriter-private.h"
+#include "gstcudatensorsample-private.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensor_sink_debug);
+// Shared with the sample API and the .npy writer (gstcudatensorsample-private.h).
+GST_DEBUG_CATEGORY(gst_cuda_tensor_sink_debug);
 #define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug
 
 enum {
@@ -83,75 +80,6 @@ enum { SIGNAL_NEW_TENSOR, SIGNAL_EOS, SIGNAL_PULL_TENSOR, SIGNAL_TRY_PULL_TENSOR
 static guint signals[LAST_SIGNAL];
 
 namespace {
-
-// A parsed `location`: prefix, the index (if numbered) formatted with
-// `width` and `zero_pad`, suffix. %% already turned into %.
-struct LocationPattern {
-  std::string prefix;
-  std::string suffix;
-  bool numbered = false;
-  bool zero_pad = false;
-  int width = 0;
-};
-
-constexpr int kMaxLocationWidth = 20;  // the digits of G_MAXUINT64
-
-// Parses `location`; on failure returns false with `error` saying why. The
-// pattern is never given to printf: only the index is formatted, by us.
-bool parse_location(const char *location, LocationPattern *pattern, std::string *error) {
-  *pattern = LocationPattern();
-  std::string *text = &pattern->prefix;
-  for (const char *p = location; *p != '\0'; ++p) {
-    if (*p != '%') {
-      *text += *p;
-      continue;
-    }
-    const char *spec = p;
-    ++p;
-    if (*p == '%') {
-      *text += '%';
-      continue;
-    }
-    bool zero_pad = false;
-    if (*p == '0') {
-      zero_pad = true;
-      ++p;
-    }
-    int width = 0;
-    while (*p >= '0' && *p <= '9' && width <= kMaxLocationWidth) width = width * 10 + (*p++ - '0');
-    if (width > kMaxLocationWidth) {
-      *error = "the width of \"" + std::string(spec, p) + "\" is above " +
-               std::to_string(kMaxLocationWidth);
-      return false;
-    }
-    if (*p != 'd' && *p != 'i' && *p != 'u') {
-      const std::string found = *p == '\0' ? std::string(spec) : std::string(spec, p + 1);
-      *error = "\"" + found +
-               "\" is not a conversion the sink writes: use one %d, %i or %u, optionally with "
-               "a width (%5d) or zero-padded width (%05d), for the tensor's index, and %% for "
-               "a percent sign";
-      return false;
-    }
-    if (pattern->numbered) {
-      *error = "it has more than one conversion; use one %d, %i or %u for the tensor's index";
-      return false;
-    }
-    pattern->numbered = true;
-    pattern->zero_pad = zero_pad;
-    pattern->width = width;
-    text = &pattern->suffix;
-  }
-  return true;
-}
-
-std::string format_location(const LocationPattern &pattern, guint64 index) {
-  if (!pattern.numbered) return pattern.prefix;
-  gchar *number = pattern.zero_pad ? g_strdup_printf("%0*" G_GUINT64_FORMAT, pattern.width, index)
-                                   : g_strdup_printf("%*" G_GUINT64_FORMAT, pattern.width, index);
-  std::string path = pattern.prefix + number + pattern.suffix;
-  g_free(number);
-  return path;
-}
 
 // The application's callbacks, shared with the streaming thread while it
 // calls them (an atomic rc box: notify runs when the last user is done).
@@ -188,7 +116,7 @@ struct _GstCudaTensorSink {
   guint max_buffers;
   gboolean drop;
   gchar *location;
-  LocationPattern *pattern;  // `location` parsed; NULL when invalid or unset
+  GstCudaPrepNpyLocation *pattern;  // `location` parsed; NULL when invalid or unset
   GstCudaTensorSinkConsumer consumer;
   gboolean wait_on_eos;
 
@@ -203,9 +131,7 @@ struct _GstCudaTensorSink {
   gboolean pulled;  // an application pulled (auto: it takes the tensors)
   gboolean told_no_consumer;
 
-  // .npy writing (streaming thread): created on first use.
-  cudaStream_t npy_stream;
-  gint npy_device;
+  // The index of the next .npy file (streaming thread; 0 at start).
   guint64 npy_index;
 };
 
@@ -232,177 +158,6 @@ GType gst_cuda_tensor_sink_consumer_get_type(void) {
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
-
-namespace {
-
-// The image tensor of `buffer` as the kernels describe it, N cut to the
-// frames it holds (a partial batch's padding left out).
-bool filled_tensor_desc(GstBuffer *buffer, const GstCudaPrepTensor **tensor_out,
-                        cudaprep::TensorDesc *desc) {
-  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
-  if (meta == nullptr || meta->num_tensors == 0) return false;
-  const GstCudaPrepTensor *tensor = meta->tensors[0];
-  if (!gst_cuda_prep_tensor_to_desc(tensor, desc)) return false;
-  if (tensor->batch_filled > 0)
-    desc->dims[cudaprep::tensor_axes(desc->layout).batch] =
-        static_cast<int64_t>(tensor->batch_filled);
-  *tensor_out = tensor;
-  return true;
-}
-
-struct DLPackOwner {
-  GstBuffer *buffer;
-  cudaStream_t stream;
-  gint device_id;
-  bool record_reads;  // false when the consumer synchronises itself (stream -1)
-};
-
-void release_dlpack(void *user_data) {
-  auto *owner = static_cast<DLPackOwner *>(user_data);
-  if (owner->record_reads) {
-    GstCudaPrepScopedDevice device(owner->device_id);
-    const cudaError_t err = gst_cuda_prep_consume_error(
-        gst_cuda_prep_memory_end_read(gst_buffer_peek_memory(owner->buffer, 0), owner->stream));
-    if (err != cudaSuccess)
-      GST_ERROR("recording the DLPack consumer's reads failed: %s", cudaGetErrorString(err));
-  }
-  gst_buffer_unref(owner->buffer);
-  g_free(owner);
-}
-
-// DLPack 1.0 around a 0.6 export: the versioned struct shares the inner
-// tensor's shape and strides and deletes it with itself.
-void delete_versioned(GstCudaPrepDLManagedTensorVersioned *versioned) {
-  auto *inner = static_cast<DLManagedTensor *>(versioned->manager_ctx);
-  inner->deleter(inner);
-  g_free(versioned);
-}
-
-GstCudaPrepDLManagedTensorVersioned *wrap_versioned(DLManagedTensor *inner) {
-  auto *versioned = g_new0(GstCudaPrepDLManagedTensorVersioned, 1);
-  versioned->version.major = GST_CUDA_PREP_DLPACK_MAJOR_VERSION;
-  versioned->version.minor = GST_CUDA_PREP_DLPACK_MINOR_VERSION;
-  versioned->manager_ctx = inner;
-  versioned->deleter = delete_versioned;
-  versioned->flags = 0;
-  versioned->dl_tensor = inner->dl_tensor;
-  return versioned;
-}
-
-}  // namespace
-
-const GstCudaPrepTensor *gst_cuda_tensor_sink_sample_get_tensor(GstSample *sample) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
-  GstBuffer *buffer = gst_sample_get_buffer(sample);
-  if (buffer == nullptr) return nullptr;
-  GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
-  return meta != nullptr && meta->num_tensors > 0 ? meta->tensors[0] : nullptr;
-}
-
-static GstMemory *sample_memory(GstSample *sample) {
-  GstBuffer *buffer = gst_sample_get_buffer(sample);
-  if (buffer == nullptr || gst_buffer_n_memory(buffer) != 1) return nullptr;
-  GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
-  return gst_is_cuda_prep_memory(memory) ? memory : nullptr;
-}
-
-cudaError_t gst_cuda_tensor_sink_sample_begin_read(GstSample *sample, cudaStream_t stream) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), cudaErrorInvalidValue);
-  GstMemory *memory = sample_memory(sample);
-  if (memory == nullptr) return cudaErrorInvalidValue;
-  return gst_cuda_prep_memory_begin_read(memory, stream);
-}
-
-cudaError_t gst_cuda_tensor_sink_sample_end_read(GstSample *sample, cudaStream_t stream) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), cudaErrorInvalidValue);
-  GstMemory *memory = sample_memory(sample);
-  if (memory == nullptr) return cudaErrorInvalidValue;
-  return gst_cuda_prep_memory_end_read(memory, stream);
-}
-
-DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaStream_t stream) {
-  return static_cast<DLManagedTensor *>(
-      gst_cuda_tensor_sink_sample_export_dlpack(sample, stream, GST_CUDA_PREP_DLPACK_FLAGS_NONE));
-}
-
-gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *sample, cudaStream_t stream,
-                                                   GstCudaPrepDLPackFlags flags) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
-  GstMemory *memory = sample_memory(sample);
-  GstBuffer *buffer = gst_sample_get_buffer(sample);
-  const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (memory == nullptr || !filled_tensor_desc(buffer, &tensor, &desc)) {
-    GST_WARNING("the sample holds no cudaprep tensor");
-    return nullptr;
-  }
-  const bool consumer_syncs = (flags & GST_CUDA_PREP_DLPACK_CONSUMER_SYNCS) != 0;
-  if (!consumer_syncs) {
-    GstCudaPrepScopedDevice device(tensor->device_id);
-    const cudaError_t err = gst_cuda_prep_consume_error(
-        device.result() != cudaSuccess ? device.result()
-                                       : gst_cuda_prep_memory_begin_read(memory, stream));
-    if (err != cudaSuccess) {
-      GST_WARNING("ordering the DLPack consumer's stream after the tensor failed: %s",
-                  cudaGetErrorString(err));
-      return nullptr;
-    }
-  }
-  auto *owner = g_new(DLPackOwner, 1);
-  *owner = DLPackOwner{gst_buffer_ref(buffer), stream, tensor->device_id, !consumer_syncs};
-  DLManagedTensor *managed =
-      cudaprep::export_dlpack(desc, tensor->data, tensor->device_id, release_dlpack, owner);
-  if (managed == nullptr) {
-    gst_buffer_unref(owner->buffer);
-    g_free(owner);
-    return nullptr;
-  }
-  if ((flags & GST_CUDA_PREP_DLPACK_VERSIONED) != 0) return wrap_versioned(managed);
-  return managed;
-}
-
-gsize gst_cuda_tensor_sink_sample_get_size(GstSample *sample) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample), 0);
-  GstBuffer *buffer = gst_sample_get_buffer(sample);
-  const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (buffer == nullptr || !filled_tensor_desc(buffer, &tensor, &desc)) return 0;
-  return static_cast<gsize>(cudaprep::tensor_element_count(desc)) *
-         cudaprep::data_type_size(desc.dtype);
-}
-
-cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest,
-                                                 gsize dest_size) {
-  g_return_val_if_fail(GST_IS_SAMPLE(sample) && dest != nullptr, cudaErrorInvalidValue);
-  GstMemory *memory = sample_memory(sample);
-  const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (memory == nullptr || !filled_tensor_desc(gst_sample_get_buffer(sample), &tensor, &desc)) {
-    GST_WARNING("the sample holds no cudaprep tensor");
-    return cudaErrorInvalidValue;
-  }
-  // cudatensorize writes dense tensors; a strided one would need a gather.
-  if (!cudaprep::tensor_is_contiguous(desc)) {
-    GST_WARNING("downloading a strided tensor is not supported");
-    return cudaErrorNotSupported;
-  }
-  const gsize size = gst_cuda_tensor_sink_sample_get_size(sample);
-  if (dest_size < size) {
-    GST_WARNING("download needs %" G_GSIZE_FORMAT " bytes, got %" G_GSIZE_FORMAT, size, dest_size);
-    return cudaErrorInvalidValue;
-  }
-  GstCudaPrepScopedDevice device(tensor->device_id);
-  if (device.result() != cudaSuccess) return device.result();
-  // The per-thread default stream: ordered after the tensor's write, not
-  // after unrelated work of the legacy default stream.
-  const cudaStream_t stream = cudaStreamPerThread;
-  cudaError_t err = gst_cuda_prep_memory_begin_read(memory, stream);
-  if (err == cudaSuccess)
-    err = cudaMemcpyAsync(dest, tensor->data, size, cudaMemcpyDeviceToHost, stream);
-  if (err == cudaSuccess) err = gst_cuda_prep_memory_end_read(memory, stream);
-  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
-  return err;
-}
 
 // Whether an application takes the tensors (lock held).
 static gboolean has_consumer(GstCudaTensorSink *self) {
@@ -469,44 +224,6 @@ void gst_cuda_tensor_sink_set_callbacks(GstCudaTensorSink *sink,
   callbacks_unref(old);
 }
 
-// Writes the tensor of `buffer` to the next .npy file of `pattern`.
-static gboolean write_npy(GstCudaTensorSink *self, GstBuffer *buffer,
-                          const LocationPattern &pattern, const std::string &location) {
-  const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (!filled_tensor_desc(buffer, &tensor, &desc)) return FALSE;
-  const std::string path = format_location(pattern, self->npy_index++);
-  if (self->npy_stream != nullptr && self->npy_device != tensor->device_id) {
-    if (!CUDAPREP_CHECK(self, cudaSetDevice(self->npy_device)) ||
-        !CUDAPREP_CHECK(self, cudaStreamDestroy(self->npy_stream)))
-      return FALSE;
-    self->npy_stream = nullptr;
-  }
-  if (!CUDAPREP_CHECK(self, cudaSetDevice(tensor->device_id))) return FALSE;
-  if (self->npy_stream == nullptr) {
-    if (!CUDAPREP_CHECK(self, cudaStreamCreateWithFlags(&self->npy_stream, cudaStreamNonBlocking)))
-      return FALSE;
-    self->npy_device = tensor->device_id;
-  }
-  GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
-  std::vector<guint8> host(cudaprep::tensor_span_bytes(desc));
-  if (!CUDAPREP_CHECK(self, gst_cuda_prep_memory_begin_read(memory, self->npy_stream)) ||
-      !CUDAPREP_CHECK(self, cudaMemcpyAsync(host.data(), tensor->data, host.size(),
-                                            cudaMemcpyDeviceToHost, self->npy_stream)) ||
-      !CUDAPREP_CHECK(self, gst_cuda_prep_memory_end_read(memory, self->npy_stream)) ||
-      !CUDAPREP_CHECK(self, cudaStreamSynchronize(self->npy_stream)))
-    return FALSE;
-  std::string error;
-  if (!cudaprep::write_npy(path, host.data(), desc, &error)) {
-    GST_ELEMENT_ERROR(self, RESOURCE, WRITE,
-                      ("Could not write tensor file \"%s\": %s", path.c_str(), error.c_str()),
-                      ("location pattern \"%s\"", location.c_str()));
-    return FALSE;
-  }
-  GST_DEBUG_OBJECT(self, "wrote %s", path.c_str());
-  return TRUE;
-}
-
 // Queues `sample` for the application (taking it), dropping or waiting as
 // the settings say. Called with the preroll lock held, from render.
 static GstFlowReturn queue_sample(GstCudaTensorSink *self, GstSample *sample) {
@@ -556,7 +273,7 @@ static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *
   cudaprep::TensorDesc desc;
   if (gst_buffer_n_memory(buffer) != 1 ||
       !gst_is_cuda_prep_memory(gst_buffer_peek_memory(buffer, 0)) ||
-      !filled_tensor_desc(buffer, &tensor, &desc)) {
+      !gst_cuda_prep_filled_tensor_desc(buffer, &tensor, &desc)) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
                       ("cudatensorsink received a buffer without a cudaprep tensor: put "
                        "cudatensorize before it"),
@@ -565,16 +282,17 @@ static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *
   }
 
   g_mutex_lock(&self->lock);
-  LocationPattern pattern;
+  std::string path;
   std::string location;
   const gboolean write = self->pattern != nullptr;
   if (write) {
-    pattern = *self->pattern;
+    path = self->pattern->path(self->npy_index++);
     location = self->location;
   }
   g_mutex_unlock(&self->lock);
   // Before queueing: an application that pulls tensor N finds file N complete.
-  if (write && !write_npy(self, buffer, pattern, location)) return GST_FLOW_ERROR;
+  if (write && !gst_cuda_prep_npy_write_tensor(GST_ELEMENT(self), buffer, path, location.c_str()))
+    return GST_FLOW_ERROR;
 
   GstCaps *caps = gst_pad_get_current_caps(GST_BASE_SINK_PAD(bsink));
   GstSample *sample = gst_sample_new(buffer, caps, &bsink->segment, nullptr);
@@ -684,35 +402,10 @@ static gboolean gst_cuda_tensor_sink_start(GstBaseSink *bsink) {
   auto *self = GST_CUDA_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
   gchar *location = g_strdup(self->location);
-  const gboolean valid = self->location == nullptr || self->pattern != nullptr;
-  std::string first_file;
-  if (self->pattern != nullptr) first_file = format_location(*self->pattern, 0);
   g_mutex_unlock(&self->lock);
-
-  if (!valid) {
-    LocationPattern pattern;
-    std::string error;
-    parse_location(location, &pattern, &error);
-    GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
-                      ("Invalid location \"%s\": %s", location, error.c_str()), (nullptr));
-    g_free(location);
-    return FALSE;
-  }
-  if (!first_file.empty()) {
-    gchar *dir = g_path_get_dirname(first_file.c_str());
-    const gboolean is_dir = g_file_test(dir, G_FILE_TEST_IS_DIR);
-    if (!is_dir)
-      GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                        ("Cannot write tensor file \"%s\": the directory \"%s\" does not exist",
-                         first_file.c_str(), dir),
-                        ("location \"%s\"", location));
-    g_free(dir);
-    if (!is_dir) {
-      g_free(location);
-      return FALSE;
-    }
-  }
+  const gboolean ok = gst_cuda_prep_npy_check_location(GST_ELEMENT(self), location);
   g_free(location);
+  if (!ok) return FALSE;
   self->npy_index = 0;
   g_mutex_lock(&self->lock);
   self->opened = TRUE;
@@ -725,13 +418,7 @@ static gboolean gst_cuda_tensor_sink_stop(GstBaseSink *bsink) {
   g_mutex_lock(&self->lock);
   self->opened = FALSE;
   g_mutex_unlock(&self->lock);
-  gboolean ok = TRUE;
-  if (self->npy_stream != nullptr) {
-    ok = CUDAPREP_CHECK(self, cudaSetDevice(self->npy_device)) &&
-         CUDAPREP_CHECK(self, cudaStreamDestroy(self->npy_stream));
-    self->npy_stream = nullptr;
-  }
-  return ok;
+  return TRUE;
 }
 
 // Pulls wait for tensors from READY -> PAUSED to PAUSED -> READY (basesink
@@ -789,11 +476,11 @@ static gboolean gst_cuda_tensor_sink_unlock_stop(GstBaseSink *bsink) {
 // and the old one stays. Takes the lock.
 static void set_location(GstCudaTensorSink *self, const gchar *location) {
   if (location != nullptr && location[0] == '\0') location = nullptr;  // empty: no files
-  LocationPattern *pattern = nullptr;
+  GstCudaPrepNpyLocation *pattern = nullptr;
   std::string error;
   if (location != nullptr) {
-    pattern = new LocationPattern();
-    if (!parse_location(location, pattern, &error)) {
+    pattern = new GstCudaPrepNpyLocation();
+    if (!pattern->parse(location, &error)) {
       delete pattern;
       pattern = nullptr;
     }
@@ -1007,5 +694,4 @@ static void gst_cuda_tensor_sink_init(GstCudaTensorSink *self) {
   g_cond_init(&self->pull_cond);
   g_cond_init(&self->room_cond);
   g_queue_init(&self->samples);
-  self->npy_device = -1;
 }
