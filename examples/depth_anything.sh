@@ -7,7 +7,7 @@
 #   examples/depth_anything.sh [BUILD_DIR [OUTPUT_DIR]]   (default: build, /tmp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GST_PLUGIN_PATH="${1:-build}/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_PLUGIN_PATH="${1:-build}/gst/cudaprep${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 
 gst-launch-1.0 -e \
   videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1920,height=1080,colorimetry=bt709 ! \

@@ -11,7 +11,11 @@ deleter records torch's reads and gives the buffer back to the pipeline.
 The sink also writes each tensor as .npy; every torch tensor is checked
 against its file and against the device pointer it was exported from.
 
-    python3 examples/dlpack_consumer.py build/gst
+    python3 examples/dlpack_consumer.py [BUILD_DIR]     (default: build)
+
+The library comes from BUILD_DIR/gst-libs/gst/cudaprep and the plugin from
+BUILD_DIR/gst/cudaprep; CUDAPREP_LIB_DIR and CUDAPREP_PLUGIN_DIR, as for the
+cudaprep module, name other folders (a staged one holding both).
 """
 import ctypes
 import os
@@ -28,7 +32,11 @@ GST_STATE_PLAYING = 4
 
 
 def main():
-    lib_dir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/gst")
+    build_dir = sys.argv[1] if len(sys.argv) > 1 else "build"
+    lib_dir = os.path.abspath(os.environ.get("CUDAPREP_LIB_DIR")
+                              or os.path.join(build_dir, "gst-libs", "gst", "cudaprep"))
+    plugin_dir = os.path.abspath(os.environ.get("CUDAPREP_PLUGIN_DIR")
+                                 or os.path.join(build_dir, "gst", "cudaprep"))
     gst = ctypes.CDLL("libgstreamer-1.0.so.0")
     prep = ctypes.CDLL(os.path.join(lib_dir, "libgstcudaprep-1.0.so"))
     vp = ctypes.c_void_p
@@ -52,7 +60,7 @@ def main():
 
     npy_dir = tempfile.mkdtemp(prefix="cudaprep-dlpack-")
     gst.gst_init(None, None)
-    gst.gst_registry_scan_path(gst.gst_registry_get(), lib_dir.encode())
+    gst.gst_registry_scan_path(gst.gst_registry_get(), plugin_dir.encode())
     pipeline = gst.gst_parse_launch(
         b"videotestsrc num-buffers=8 ! video/x-raw,format=RGB,width=224,height=224"
         b" ! cudaframeupload"
@@ -62,7 +70,7 @@ def main():
         None,
     )
     if not pipeline:
-        sys.exit("could not build the pipeline (is the plugin in %s?)" % lib_dir)
+        sys.exit("could not build the pipeline (is the plugin in %s?)" % plugin_dir)
     sink = gst.gst_bin_get_by_name(pipeline, b"sink")
     gst.gst_element_set_state(pipeline, GST_STATE_PLAYING)
 

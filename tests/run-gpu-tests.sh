@@ -8,7 +8,7 @@ set -uo pipefail
 logs=${1:-.gpu-logs}
 mkdir -p "$logs"
 source .gst-bundle/env.sh
-export CUDAPREP_PLUGIN_DIR=$PWD/.gpu-stage/gst
+# (The suites register the elements themselves: no plugin path.)
 passed=0 failed=0 skipped=0 failed_suites=()
 for test in .gpu-stage/tests/test_*; do
   name=$(basename "$test")

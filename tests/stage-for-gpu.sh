@@ -1,28 +1,41 @@
 #!/usr/bin/env bash
 # Stages the test binaries, the library and the plugin of BUILD (default
 # build) into .gpu-stage/, and GStreamer with what they link into
-# .gst-bundle/, small enough to carry to a GPU machine without GStreamer:
+# .gst-bundle/ (tools/gst-bundle.sh), small enough to carry to a GPU machine
+# without GStreamer:
 #   tests/stage-for-gpu.sh [BUILD]
-#   # there:  source .gst-bundle/env.sh && export CUDAPREP_PLUGIN_DIR=$PWD/.gpu-stage/gst
+#   # there:  source .gst-bundle/env.sh
 #   #         export CUDAPREP_TEST_DATA_DIR=$PWD/.gpu-stage/data
 #   #         .gpu-stage/tests/test_upload_download
+# The test suites register the elements themselves (linked in). The library
+# (libgstcudaprep-1.0.so*, from BUILD/gst-libs/gst/cudaprep/, with its
+# typelib when one was built) and the plugin module (libgstcudaprep.so, from
+# BUILD/gst/cudaprep/) go side by side into .gpu-stage/gst/, so that Python,
+# the examples and the benchmarks there take
+# CUDAPREP_LIB_DIR=CUDAPREP_PLUGIN_DIR=$PWD/.gpu-stage/gst.
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
 stage=.gpu-stage
 rm -rf "$stage"; mkdir -p "$stage/tests" "$stage/gst" "$stage/examples" "$stage/bench"
-cp -a "$build"/gst/libgstcudaprep*.so* "$stage/gst/"
-rm -rf "$stage"/gst/*.p
+for f in "$build"/gst-libs/gst/cudaprep/libgstcudaprep-1.0.so*; do
+  [ -d "$f" ] || cp -a "$f" "$stage/gst/"   # (not meson's libgstcudaprep-1.0.so.*.p)
+done
+cp -a "$build/gst/cudaprep/libgstcudaprep.so" "$stage/gst/"
+typelib=$build/gst-libs/gst/cudaprep/GstCudaPrep-1.0.typelib
+if [ -f "$typelib" ]; then cp "$typelib" "$stage/gst/"; fi
 find "$build/tests" -maxdepth 1 -type f -name 'test_*' ! -name '*_opencv' ! -name '*_pil' -executable -exec cp {} "$stage/tests/" \;
 for dir in examples bench; do
   [ -d "$build/$dir" ] && find "$build/$dir" -maxdepth 1 -type f -executable -exec cp {} "$stage/$dir/" \;
 done
 # The small streams the decoder tests read (CUDAPREP_TEST_DATA_DIR there).
-cp -a "$(dirname "$0")/data" "$stage/data"
+cp -a "$here/data" "$stage/data"
 strip --strip-debug "$stage"/tests/* "$stage"/gst/*.so* 2>/dev/null || true
-plugins=/usr/lib/$(gcc -dumpmachine)/gstreamer-1.0
-# GStreamer 1.22 ships videoconvert and videoscale as one plugin, which the
-# shared bundle script does not name; the CPU peer of the benchmark needs it.
-"$(dirname "$0")/../../shared/tools/gst-bundle.sh" .gst-bundle "$stage"/tests/* \
-  "$stage"/gst/libgstcudaprep.so "$stage"/bench/* "$plugins/libgstvideoconvertscale.so"
-cp -L "$plugins/libgstvideoconvertscale.so" .gst-bundle/plugins/
+"$here/../tools/gst-bundle.sh" .gst-bundle "$stage"/tests/* \
+  "$stage"/gst/libgstcudaprep-1.0.so "$stage"/gst/libgstcudaprep.so "$stage"/bench/*
+# The build tree's binaries find the library through relative run paths
+# (../gst-libs/gst/cudaprep) that the stage does not have, and the plugin
+# scanner loads the plugin module in a process of its own: the library also
+# goes into the bundle's lib/, which env.sh puts on LD_LIBRARY_PATH there.
+cp -L "$stage/gst/libgstcudaprep-1.0.so.0" .gst-bundle/lib/
 du -sh "$stage"

@@ -18,7 +18,7 @@ arch=$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 stdlib=/usr/lib/python3.11
 dist=/usr/lib/python3/dist-packages
 typelibs=/usr/lib/$arch/girepository-1.0
-typelib=$build/gst/GstCudaPrep-1.0.typelib
+typelib=$build/gst-libs/gst/cudaprep/GstCudaPrep-1.0.typelib
 [ -f "$typelib" ] || { echo "no $typelib: build with g-ir-scanner installed" >&2; exit 1; }
 
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/girepository-1.0" "$out/site-packages"

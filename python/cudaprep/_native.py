@@ -1,9 +1,10 @@
 """ctypes binding of the C API (libgstreamer-1.0, libgstcudaprep-1.0).
 
 No PyGObject needed. Libraries are found through CUDAPREP_LIB_DIR (a build
-tree's gst/ folder), else the libdir meson installed into (_config.py),
-else the dynamic loader's search path. The plugin is registered from
-CUDAPREP_PLUGIN_DIR, else the installed plugin folder.
+tree's gst-libs/gst/cudaprep/ folder), else the libdir meson installed into
+(_config.py), else the dynamic loader's search path. The plugin is
+registered from CUDAPREP_PLUGIN_DIR (a build tree's gst/cudaprep/, the
+folder of libgstcudaprep.so), else the installed plugin folder.
 """
 import ctypes
 import os

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Makes OUTDIR (default .gst-bundle/), this machine's GStreamer runtime in one
+# folder that travels to a machine where GStreamer is not installed (the GPU
+# machine):
+#   bin/       gst-launch-1.0, gst-inspect-1.0
+#   libexec/   gst-plugin-scanner
+#   plugins/   the plugins tests, examples and benchmarks use (core elements,
+#              videotestsrc, videoconvertscale, app, png/jpeg, parsers,
+#              muxers, nvcodec and x264 where installed, ...)
+#   lib/       every shared library those need, and those that each BINARY
+#              given needs (libgstcheck, libgstcuda, OpenCV, ...), except the
+#              C/C++ runtime the target has (libc, libm, libstdc++, ...)
+#   env.sh     to source there (below)
+# Usage:
+#   tools/gst-bundle.sh [OUTDIR [BINARY...]]
+# The BINARYs (test programs, the plugin module, benchmarks) are read with
+# ldd, not copied: stage them yourself (tests/stage-for-gpu.sh does both).
+# On the other machine, from anywhere:
+#   source OUTDIR/env.sh
+# which puts the bundle first: PATH (bin/), LD_LIBRARY_PATH (lib/),
+# GST_PLUGIN_SYSTEM_PATH_1_0 (plugins/ only, never the system's),
+# GST_PLUGIN_SCANNER_1_0 (libexec/gst-plugin-scanner) and GST_REGISTRY_1_0
+# (a registry file of its own under $TMPDIR, default /tmp).
+# Needs: the Debian packages gstreamer1.0-tools gstreamer1.0-plugins-base
+#        gstreamer1.0-plugins-good installed here; with gstreamer1.0-plugins-bad
+#        (nvcodec: nvh264dec/nvh265dec, cudaupload; libgstcuda-1.0) and
+#        gstreamer1.0-plugins-ugly (x264enc) also installed, those travel too.
+#        A plugin of the list that is not installed is left out.
+# The bundle and a staged build together exceed what one device call
+# carries uncompressed; pack them: tar -czf .gpu-carry/stage.tgz DIRS...
+# and unpack there first: tar -xzf .gpu-carry/stage.tgz
+set -euo pipefail
+out=${1:-.gst-bundle}
+shift || true
+extra=("$@")
+arch=$(gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+sys=/usr/lib/$arch
+rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/plugins" "$out/libexec"
+# plugins worth having for tests, examples and benchmarks
+plugins="coreelements coretracers videotestsrc videoconvert videoscale app
+  videorate videoparsersbad debug png jpeg multifile pbtypes rawparse
+  videocrop videofilter imagefreeze videoconvertscale nvcodec isomp4
+  matroska x264 typefindfunctions"
+for p in $plugins; do
+  f=$sys/gstreamer-1.0/libgst$p.so
+  [ -f "$f" ] && cp -L "$f" "$out/plugins/"
+done
+cp -L /usr/bin/gst-launch-1.0 /usr/bin/gst-inspect-1.0 "$out/bin/"
+cp -L $sys/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner "$out/libexec/"
+# every shared library these need, except the C/C++ runtime the target has
+skip='^(libc|libm|libdl|librt|libpthread|ld-linux-x86-64|libstdc\+\+|libgcc_s|linux-vdso)\.so'
+for f in "$out"/bin/* "$out"/libexec/* "$out"/plugins/*.so "${extra[@]}"; do
+  ldd "$f" | awk '/=> \//{print $3}'
+done | sort -u | while read -r lib; do
+  base=$(basename "$lib")
+  [[ $base =~ $skip ]] || cp -L "$lib" "$out/lib/"
+done
+cat > "$out/env.sh" <<'ENV'
+# source me: puts the bundled GStreamer first on every search path
+_gb=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export PATH="$_gb/bin:$PATH"
+export LD_LIBRARY_PATH="$_gb/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export GST_PLUGIN_SYSTEM_PATH_1_0="$_gb/plugins"
+export GST_PLUGIN_SCANNER_1_0="$_gb/libexec/gst-plugin-scanner"
+export GST_REGISTRY_1_0="${TMPDIR:-/tmp}/gst-bundle-registry.bin"
+unset _gb
+ENV
+du -sh "$out"
