@@ -4,6 +4,7 @@
 // partial batch at EOS, the uint8 path, the DLPack export's lifetime and
 // the .npy files.
 #include <glib/gstdio.h>
+#include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>

@@ -109,7 +109,7 @@ TEST(CoordinateRule, RegionsOfInterestFollowACropKeepingIdsAndParams) {
   EXPECT_EQ(moved.y, 40);
   EXPECT_EQ(moved.w, 40);
   EXPECT_EQ(moved.h, 30);
-  const GstVideoRegionOfInterestMeta *out_roi = gst_buffer_get_video_region_of_interest_meta(out);
+  GstVideoRegionOfInterestMeta *out_roi = gst_buffer_get_video_region_of_interest_meta(out);
   ASSERT_NE(out_roi, nullptr);
   EXPECT_EQ(out_roi->id, 7);
   EXPECT_EQ(out_roi->parent_id, 3);
