@@ -63,13 +63,10 @@
 #include <string>
 #include <vector>
 
-#include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
-#include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
-#include "cudaprep/preprocess_batch.h"
 #include "cudaprep/resize_geometry.h"
-#include "cudaprep/tensorize.h"
+#include "base/gstcudaprepbatchwriter.h"
 #include "base/gstcudaprepcore.h"
 #include "base/gstcudapreppendingmeta.h"
 #include "base/gstcudaprepregion.h"
@@ -110,26 +107,24 @@ struct BatchSettings {
   cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
 };
 
-// An item of the batch being filled: a whole frame, or a region of one
-// (the items of one frame's regions follow each other, each holding the
-// frame).
-struct BatchItem {
-  GstBuffer *buffer;  // owned reference to the source frame
-  GstCudaPrepTensorItem item;
-  gboolean is_region;
-  cudaprep::PixelRect rect;      // is_region: the part of the source frame
-  cudaprep::PixelRect dst_rect;  // is_region: where it lands in the item's pixels
-};
-
 struct GstCudaBatchPrivate {
-  GstCudaPrepCore *core = nullptr;
-  BatchSettings settings;  // object lock
+  explicit GstCudaBatchPrivate(GstElement *element, guint first_core_prop)
+      : core(gst_cuda_prep_core_new(element, first_core_prop)),
+        writer(element, core, GST_CUDA_BATCH_TENSOR_ID) {}
+  ~GstCudaBatchPrivate() { gst_cuda_prep_core_free(core); }
+
+  GstCudaPrepCore *core;
+  GstCudaPrepBatchWriter writer;  // writes each batch's tensor
+  BatchSettings settings;         // object lock
 
   // Streaming (aggregate) thread.
   gboolean has_info = FALSE;
   GstCudaPrepPlanarInfo info;  // what every pad's chain makes
   cudaprep::TensorDesc desc;   // the negotiated tensor
-  std::vector<BatchItem> items;
+  // The batch being filled: whole frames, or regions of one (the items of
+  // one frame's regions follow each other), each holding a reference to its
+  // frame.
+  std::vector<GstCudaPrepBatchItem> items;
   GstClockTime first_running_time = GST_CLOCK_TIME_NONE;  // of items[0]'s frame
   guint next_pad = 0;  // where the next turn starts, so no source is always first
 };
@@ -232,143 +227,33 @@ static void gst_cuda_batch_child_proxy_init(gpointer g_iface, gpointer) {
 // --- Batches ----------------------------------------------------------------
 
 static void drop_items(GstCudaBatch *self) {
-  for (BatchItem &item : self->priv->items) gst_buffer_unref(item.buffer);
+  for (GstCudaPrepBatchItem &item : self->priv->items) gst_buffer_unref(item.buffer);
   self->priv->items.clear();
   self->priv->first_running_time = GST_CLOCK_TIME_NONE;
 }
 
-// The kernels that write the waiting items into `tensor` and zero the
-// slots no item fills: one preprocess_batch() launch for every item whose
+// Writes the waiting items into a tensor buffer and pushes it (nothing
+// when no item waits): one preprocess_batch() launch for every item whose
 // frame carries pending work (every region item does), one tensorize launch
 // for each frame that does not.
-static gboolean write_items(GstCudaBatch *self, guint8 *tensor, cudaStream_t stream) {
-  GstCudaBatchPrivate *priv = self->priv;
-  const cudaprep::TensorDesc &desc = priv->desc;
-  std::vector<cudaprep::PreprocessItem> items;
-  for (size_t i = 0; i < priv->items.size(); ++i) {
-    const BatchItem &batch_item = priv->items[i];
-    GstBuffer *buffer = batch_item.buffer;
-    const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(buffer);
-    const gchar *error = nullptr;
-    std::string reason;
-    if (pending != nullptr && pending->has_normalize) {
-      cudaprep::PreprocessItem item;
-      if (!gst_cuda_prep_buffer_source_image(buffer, &item.src, &error))
-        return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Pending", error);
-      item.resize_params = pending->resize;
-      if (batch_item.is_region) {
-        const cudaprep::PixelRect &rect = batch_item.rect;
-        item.src = cudaprep::sub_image(item.src, rect.x, rect.y, rect.width, rect.height);
-        item.resize_params.dst_rect = batch_item.dst_rect;
-      }
-      item.normalize_params = pending->normalize;
-      item.batch_index = static_cast<int>(i);
-      items.push_back(item);
-      continue;
-    }
-    cudaprep::PlanarImage planar;
-    if (!gst_cuda_prep_buffer_planar_image(buffer, &priv->info, &planar, &error))
-      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Input", error);
-    reason = cudaprep::tensorize_planar_error(planar, tensor, desc, static_cast<int>(i));
-    if (!reason.empty()) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                        ("Cannot write a frame of source %d into the tensor: %s",
-                         batch_item.item.source_index, reason.c_str()),
-                        (nullptr));
-      return FALSE;
-    }
-    if (!CUDAPREP_CHECK(
-            self, cudaprep::tensorize_planar(planar, tensor, desc, static_cast<int>(i), stream)))
-      return FALSE;
-  }
-  const std::string reason =
-      cudaprep::preprocess_batch_error(items.data(), static_cast<int>(items.size()), tensor, desc);
-  if (!reason.empty()) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                      ("Cannot write the batch's items into the tensor: %s", reason.c_str()),
-                      (nullptr));
-    return FALSE;
-  }
-  if (!CUDAPREP_CHECK(self, cudaprep::preprocess_batch(items.data(), static_cast<int>(items.size()),
-                                                       tensor, desc, stream)))
-    return FALSE;
-  // A reused buffer still holds old items in the slots no item fills.
-  const gsize item_bytes = static_cast<gsize>(desc.strides_bytes[0]);
-  const gsize batch_size = static_cast<gsize>(desc.dims[0]);
-  const gsize filled = priv->items.size();
-  if (filled < batch_size &&
-      !CUDAPREP_CHECK(self, cudaMemsetAsync(tensor + filled * item_bytes, 0,
-                                            (batch_size - filled) * item_bytes, stream)))
-    return FALSE;
-  return TRUE;
-}
-
-// Orders `stream` after each distinct frame's writer (begin) or records its
-// reads (end): the items of one frame's regions are neighbours.
-static gboolean order_item_reads(GstCudaBatch *self, gboolean begin) {
-  GstCudaPrepCore *core = self->priv->core;
-  gboolean ok = TRUE;
-  GstBuffer *previous = nullptr;
-  for (const BatchItem &item : self->priv->items) {
-    if (item.buffer == previous) continue;
-    previous = item.buffer;
-    ok = (begin ? ok && gst_cuda_prep_core_begin_read(core, item.buffer)
-                : gst_cuda_prep_core_end_read(core, item.buffer)) &&
-         ok;
-  }
-  return ok;
-}
-
-// Writes the waiting items into a tensor buffer and pushes it (nothing
-// when no item waits).
 static GstFlowReturn push_batch(GstCudaBatch *self) {
   GstCudaBatchPrivate *priv = self->priv;
   if (priv->items.empty()) return GST_FLOW_OK;
-  GstCudaPrepCore *core = priv->core;
-  if (!gst_cuda_prep_core_make_current(core)) {
+  if (!gst_cuda_prep_core_make_current(priv->core)) {
     drop_items(self);
     return GST_FLOW_ERROR;
   }
   GstBufferPool *pool = gst_aggregator_get_buffer_pool(GST_AGGREGATOR(self));
-  GstBuffer *batch = nullptr;
-  GstFlowReturn ret = gst_cuda_prep_core_acquire(core, pool, &batch);
+  GstCudaPrepBatchFrames frames;
+  frames.planar = &priv->info;
+  GstFlowReturn ret;
+  GstBuffer *batch = priv->writer.write_batch(pool, priv->desc, priv->items.data(),
+                                              priv->items.size(), frames, &ret);
   if (pool != nullptr) gst_object_unref(pool);
-  if (ret != GST_FLOW_OK) {
+  if (batch == nullptr) {
     drop_items(self);
     return ret;
   }
-  ret = GST_FLOW_ERROR;
-  GstMemory *memory = gst_buffer_n_memory(batch) == 1 ? gst_buffer_peek_memory(batch, 0) : nullptr;
-  if (memory == nullptr || !gst_is_cuda_prep_memory(memory)) {
-    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Tensor", "not CUDA device memory");
-    gst_buffer_unref(batch);
-    drop_items(self);
-    return GST_FLOW_ERROR;
-  }
-  guint8 *tensor = gst_cuda_prep_memory_get_device_pointer(memory);
-  const cudaStream_t stream = gst_cuda_prep_core_get_stream(core);
-  gboolean ok = gst_cuda_prep_core_begin_write(core, batch);
-  ok = ok && order_item_reads(self, TRUE);
-  ok = ok && write_items(self, tensor, stream);
-  ok = order_item_reads(self, FALSE) && ok;
-  ok = gst_cuda_prep_core_end_write(core, batch) && ok;
-  GstCudaPrepTensorMeta *meta = ok ? gst_buffer_add_cuda_prep_tensor_meta(batch, 1) : nullptr;
-  if (ok && (meta == nullptr ||
-             !gst_cuda_prep_tensor_set_from_desc(
-                 meta->tensors[0], g_quark_from_static_string(GST_CUDA_BATCH_TENSOR_ID), priv->desc,
-                 tensor, gst_cuda_prep_core_get_device_id(core),
-                 gst_cuda_prep_memory_get_ready_event(memory)))) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not attach the tensor meta"), (nullptr));
-    ok = FALSE;
-  }
-  if (!ok) {
-    gst_buffer_unref(batch);
-    drop_items(self);
-    return GST_FLOW_ERROR;
-  }
-  GstCudaPrepTensor *described = meta->tensors[0];
-  for (size_t i = 0; i < priv->items.size(); ++i) described->items[i] = priv->items[i].item;
-  described->batch_filled = priv->items.size();
   // On the output segment (time from 0): the first frame's running time.
   GST_BUFFER_PTS(batch) = priv->first_running_time;
   GST_BUFFER_DTS(batch) = GST_CLOCK_TIME_NONE;
@@ -396,11 +281,12 @@ static GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad,
 }
 
 // Appends an item (taking its buffer reference); a full batch leaves.
-static GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad, const BatchItem &item) {
+static GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad,
+                                 const GstCudaPrepBatchItem &item) {
   GstCudaBatchPrivate *priv = self->priv;
   if (priv->items.empty()) {
-    priv->first_running_time = gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment,
-                                                           GST_FORMAT_TIME, item.item.pts);
+    priv->first_running_time =
+        gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment, GST_FORMAT_TIME, item.pts);
   }
   priv->items.push_back(item);
   if (priv->items.size() == static_cast<size_t>(priv->desc.dims[0])) return push_batch(self);
@@ -504,7 +390,7 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
                       regions[i].id);
       continue;
     }
-    BatchItem item = {};
+    GstCudaPrepBatchItem item;
     item.is_region = TRUE;
     item.rect = rect;
     item.dst_rect = cudaprep::PixelRect{0, 0, width, height};
@@ -525,15 +411,11 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
     cudaprep::FrameGeometry crop;
     crop.crop_x = rect.x;
     crop.crop_y = rect.y;
-    item.item.geometry = gst_cuda_prep_geometry_from_frame(source_geometry.then(crop).then(
-        cudaprep::resize_frame_geometry(rect.width, rect.height, item.dst_rect, orientation)));
-    item.item.pts = GST_BUFFER_PTS(buffer);
-    item.item.source_index = pad->source_index;
-    item.item.region_id = regions[i].id;
-    item.item.region_x = rect.x;
-    item.item.region_y = rect.y;
-    item.item.region_width = rect.width;
-    item.item.region_height = rect.height;
+    item.geometry = source_geometry.then(crop).then(
+        cudaprep::resize_frame_geometry(rect.width, rect.height, item.dst_rect, orientation));
+    item.pts = GST_BUFFER_PTS(buffer);
+    item.source_index = pad->source_index;
+    item.region_id = regions[i].id;
     item.buffer = gst_buffer_ref(buffer);
     ret = append_item(self, pad, item);
   }
@@ -548,12 +430,11 @@ static GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuff
     gst_buffer_unref(buffer);
     return ret;
   }
-  BatchItem item = {};
+  GstCudaPrepBatchItem item;
   item.buffer = buffer;
-  item.item.pts = GST_BUFFER_PTS(buffer);
-  item.item.geometry = gst_cuda_prep_geometry_from_frame(gst_cuda_prep_buffer_get_geometry(buffer));
-  item.item.source_index = pad->source_index;
-  item.item.region_id = GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME;
+  item.pts = GST_BUFFER_PTS(buffer);
+  item.geometry = gst_cuda_prep_buffer_get_geometry(buffer);
+  item.source_index = pad->source_index;
   return append_item(self, pad, item);
 }
 
@@ -851,7 +732,6 @@ static void gst_cuda_batch_get_property(GObject *object, guint prop_id, GValue *
 static void gst_cuda_batch_finalize(GObject *object) {
   auto *self = GST_CUDA_BATCH(object);
   drop_items(self);
-  gst_cuda_prep_core_free(self->priv->core);
   delete self->priv;
   G_OBJECT_CLASS(gst_cuda_batch_parent_class)->finalize(object);
 }
@@ -924,7 +804,6 @@ static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
 }
 
 static void gst_cuda_batch_init(GstCudaBatch *self) {
-  self->priv = new GstCudaBatchPrivate();
-  self->priv->core = gst_cuda_prep_core_new(GST_ELEMENT(self), PROP_CORE_FIRST);
+  self->priv = new GstCudaBatchPrivate(GST_ELEMENT(self), PROP_CORE_FIRST);
   g_object_set(self, "latency", static_cast<guint64>(DEFAULT_BATCH_TIMEOUT), nullptr);
 }
