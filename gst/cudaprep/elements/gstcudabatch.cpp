@@ -55,6 +55,7 @@
  *       cudanormalize ! b.sink_0
  */
 #include "gstcudabatch.h"
+#include "gstcudabatchpad.h"
 
 #include <gst/video/video.h>
 
@@ -62,13 +63,10 @@
 #include <string>
 #include <vector>
 
-#include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
-#include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
-#include "cudaprep/preprocess_batch.h"
 #include "cudaprep/resize_geometry.h"
-#include "cudaprep/tensorize.h"
+#include "base/gstcudaprepbatchwriter.h"
 #include "base/gstcudaprepcore.h"
 #include "base/gstcudapreppendingmeta.h"
 #include "base/gstcudaprepregion.h"
@@ -92,257 +90,10 @@ enum {
 #define DEFAULT_SOURCE_POLICY GST_CUDA_BATCH_SOURCE_POLICY_WAIT
 #define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
 
-// --- Pads -------------------------------------------------------------------
-
-enum {
-  PAD_PROP_0,
-  PAD_PROP_REGION_SOURCE,
-  PAD_PROP_REGIONS,
-  PAD_PROP_ROI_TYPE,
-};
-
-#define DEFAULT_REGION_SOURCE GST_CUDA_BATCH_REGION_SOURCE_FRAME
-
-// A pad's region settings (the pad's object lock).
-struct PadSettings {
-  GstCudaBatchRegionSource region_source = DEFAULT_REGION_SOURCE;
-  std::vector<cudaprep::PixelRect> regions;  // parsed from `regions`
-  std::string regions_error;                 // why `regions` as set cannot work; empty if it can
-  GQuark roi_type = 0;                       // 0: every ROI meta
-};
-
-struct _GstCudaBatchPad {
-  GstAggregatorPad parent;
-  gint source_index;  // N of sink_N
-  gboolean has_info;  // info holds this pad's negotiated planar frame
-  GstCudaPrepPlanarInfo info;
-  PadSettings *settings;
-};
-
-G_DEFINE_TYPE(GstCudaBatchPad, gst_cuda_batch_pad, GST_TYPE_AGGREGATOR_PAD)
-
-static GType gst_cuda_batch_region_source_get_type() {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_CUDA_BATCH_REGION_SOURCE_FRAME, "One item per frame: the whole frame", "frame"},
-      {GST_CUDA_BATCH_REGION_SOURCE_PROPERTY,
-       "One item per rectangle of the pad's regions property, on every frame", "regions"},
-      {GST_CUDA_BATCH_REGION_SOURCE_ROI_META,
-       "One item per GstVideoRegionOfInterestMeta on the frame (of roi-type, if set); a frame "
-       "with none gives none",
-       "roi-meta"},
-      {0, nullptr, nullptr}};
-  if (g_once_init_enter(&type)) {
-    g_once_init_leave(&type, g_enum_register_static("GstCudaBatchRegionSource", values));
-  }
-  return type;
-}
-
-static PadSettings get_pad_settings(GstCudaBatchPad *pad) {
-  GST_OBJECT_LOCK(pad);
-  const PadSettings settings = *pad->settings;
-  GST_OBJECT_UNLOCK(pad);
-  return settings;
-}
-
-// `value` (a GstValueArray of <x, y, width, height> int arrays) as
-// rectangles; FALSE with a reason naming the entry when it is not.
-static gboolean parse_regions(const GValue *value, std::vector<cudaprep::PixelRect> *regions,
-                              std::string *reason) {
-  regions->clear();
-  const guint count = gst_value_array_get_size(value);
-  for (guint i = 0; i < count; ++i) {
-    const GValue *entry = gst_value_array_get_value(value, i);
-    gint numbers[4] = {};
-    gboolean ok = GST_VALUE_HOLDS_ARRAY(entry) && gst_value_array_get_size(entry) == 4;
-    for (guint n = 0; ok && n < 4; ++n) {
-      const GValue *number = gst_value_array_get_value(entry, n);
-      ok = G_VALUE_HOLDS_INT(number);
-      if (ok) numbers[n] = g_value_get_int(number);
-    }
-    ok = ok && numbers[0] >= 0 && numbers[1] >= 0 && numbers[2] >= 1 && numbers[3] >= 1 &&
-         static_cast<gint64>(numbers[0]) + numbers[2] <= G_MAXINT &&
-         static_cast<gint64>(numbers[1]) + numbers[3] <= G_MAXINT;
-    if (!ok) {
-      gchar *text = gst_value_serialize(entry);
-      *reason = "regions entry " + std::to_string(i) + " is " + (text != nullptr ? text : "?") +
-                ", not <x, y, width, height> with x, y >= 0 and width, height >= 1";
-      g_free(text);
-      regions->clear();
-      return FALSE;
-    }
-    regions->push_back(cudaprep::PixelRect{numbers[0], numbers[1], numbers[2], numbers[3]});
-  }
-  return TRUE;
-}
-
-// Why the pad's settings cannot work, or an empty string.
-static std::string pad_settings_error(GstCudaBatchPad *pad, const PadSettings &settings) {
-  const std::string name = GST_PAD_NAME(pad);
-  if (!settings.regions_error.empty()) return name + ": " + settings.regions_error;
-  const bool by_property = settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_PROPERTY;
-  if (by_property && settings.regions.empty())
-    return name +
-           ": region-source=regions, but its regions property is empty; set it, e.g. "
-           "regions=\"<<0,0,224,224>,<224,0,224,224>>\"";
-  if (!by_property && !settings.regions.empty())
-    return name + ": its regions property is set, but region-source is not regions; set " +
-           "region-source=regions to batch those rectangles";
-  if (settings.roi_type != 0 && settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_ROI_META)
-    return name + ": roi-type is set, but region-source is not roi-meta";
-  return {};
-}
-
-static void gst_cuda_batch_pad_set_property(GObject *object, guint prop_id, const GValue *value,
-                                            GParamSpec *pspec) {
-  auto *pad = GST_CUDA_BATCH_PAD(object);
-  gboolean regions_changed = FALSE;
-  GST_OBJECT_LOCK(pad);
-  PadSettings &settings = *pad->settings;
-  switch (prop_id) {
-    case PAD_PROP_REGION_SOURCE:
-      settings.region_source = static_cast<GstCudaBatchRegionSource>(g_value_get_enum(value));
-      regions_changed = TRUE;
-      break;
-    case PAD_PROP_REGIONS:
-      settings.regions_error.clear();
-      parse_regions(value, &settings.regions, &settings.regions_error);
-      regions_changed = TRUE;
-      break;
-    case PAD_PROP_ROI_TYPE: {
-      const gchar *type = g_value_get_string(value);
-      settings.roi_type = type != nullptr && type[0] != '\0' ? g_quark_from_string(type) : 0;
-      break;
-    }
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK(pad);
-  // What the upload copies follows the regions: ask upstream to negotiate
-  // the allocation again (nothing happens before the pad is linked).
-  if (regions_changed) gst_pad_push_event(GST_PAD(pad), gst_event_new_reconfigure());
-}
-
-static void gst_cuda_batch_pad_get_property(GObject *object, guint prop_id, GValue *value,
-                                            GParamSpec *pspec) {
-  auto *pad = GST_CUDA_BATCH_PAD(object);
-  const PadSettings settings = get_pad_settings(pad);
-  switch (prop_id) {
-    case PAD_PROP_REGION_SOURCE:
-      g_value_set_enum(value, settings.region_source);
-      break;
-    case PAD_PROP_REGIONS:
-      for (const cudaprep::PixelRect &rect : settings.regions) {
-        GValue entry = G_VALUE_INIT, number = G_VALUE_INIT;
-        g_value_init(&entry, GST_TYPE_ARRAY);
-        g_value_init(&number, G_TYPE_INT);
-        for (gint n : {rect.x, rect.y, rect.width, rect.height}) {
-          g_value_set_int(&number, n);
-          gst_value_array_append_value(&entry, &number);
-        }
-        gst_value_array_append_and_take_value(value, &entry);
-        g_value_unset(&number);
-      }
-      break;
-    case PAD_PROP_ROI_TYPE:
-      g_value_set_string(value,
-                         settings.roi_type != 0 ? g_quark_to_string(settings.roi_type) : nullptr);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-      break;
-  }
-}
-
-static void gst_cuda_batch_pad_finalize(GObject *object) {
-  auto *pad = GST_CUDA_BATCH_PAD(object);
-  delete pad->settings;
-  G_OBJECT_CLASS(gst_cuda_batch_pad_parent_class)->finalize(object);
-}
-
-static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
-  auto *gobject_class = G_OBJECT_CLASS(klass);
-  gobject_class->set_property = gst_cuda_batch_pad_set_property;
-  gobject_class->get_property = gst_cuda_batch_pad_get_property;
-  gobject_class->finalize = gst_cuda_batch_pad_finalize;
-  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                              GST_PARAM_MUTABLE_PLAYING);
-  g_object_class_install_property(
-      gobject_class, PAD_PROP_REGION_SOURCE,
-      g_param_spec_enum("region-source", "Region source",
-                        "What one batch item is: the whole frame, each rectangle of regions, or "
-                        "each region of interest meta on the frame (the regions modes need the "
-                        "pad's cudaresize ! cudanormalize to leave their work to cudabatch)",
-                        gst_cuda_batch_region_source_get_type(), DEFAULT_REGION_SOURCE, flags));
-  // Open ranges: a bad rectangle is named at READY->PAUSED or caps time
-  // rather than dropped by GLib with a warning.
-  g_object_class_install_property(
-      gobject_class, PAD_PROP_REGIONS,
-      gst_param_spec_array(
-          "regions", "Regions",
-          "Static regions (region-source=regions), each <x, y, width, height> in pixels of the "
-          "source frame the pad's cudaresize receives, e.g. \"<<0,0,640,360>,<640,0,640,360>>\"; "
-          "region ids are their indices; default: none. A change while playing applies from the "
-          "next frame and makes the upload copy the new regions' bounding box",
-          gst_param_spec_array(
-              "region", "Region", "<x, y, width, height>",
-              g_param_spec_int(
-                  "value", "Value", "x, y, width or height", G_MININT, G_MAXINT, 0,
-                  static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
-              static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
-          flags));
-  g_object_class_install_property(
-      gobject_class, PAD_PROP_ROI_TYPE,
-      g_param_spec_string("roi-type", "ROI type",
-                          "region-source=roi-meta: only metas of this roi_type (e.g. \"car\"); "
-                          "NULL or empty: every region of interest meta",
-                          nullptr, flags));
-}
-
-static void gst_cuda_batch_pad_init(GstCudaBatchPad *pad) {
-  new (&pad->info) GstCudaPrepPlanarInfo();
-  pad->settings = new PadSettings();
-}
-
-// What a pad's regions read of each source frame, announced upstream in
-// its allocation answer; FALSE for whole-frame items (whose chain reads what
-// its own elements announce). Static regions: their bounding box, origin
-// rounded down to even so that chroma-subsampled frames can be copied by it
-// (the region protocol carries one rectangle). ROI metas differ per frame
-// and may lie anywhere: the whole frame, whatever its size (a rectangle no
-// frame fits, so the upload copies whole frames). The chain's cudanormalize
-// and cudaresize, leaving their work here, hand it on in place of what they
-// would read themselves (cudaresize's rows of a whole-frame downscale), and
-// the upload checks it against the frame.
-static gboolean regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion *region) {
-  const PadSettings settings = get_pad_settings(pad);
-  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_FRAME ||
-      !pad_settings_error(pad, settings).empty())
-    return FALSE;
-  *region = GstCudaPrepRegion{};
-  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_ROI_META) {
-    region->rect = cudaprep::PixelRect{0, 0, G_MAXINT, G_MAXINT};
-    return TRUE;
-  }
-  gint64 left = G_MAXINT, top = G_MAXINT, right = 0, bottom = 0;
-  for (const cudaprep::PixelRect &rect : settings.regions) {
-    left = std::min<gint64>(left, rect.x);
-    top = std::min<gint64>(top, rect.y);
-    right = std::max<gint64>(right, static_cast<gint64>(rect.x) + rect.width);
-    bottom = std::max<gint64>(bottom, static_cast<gint64>(rect.y) + rect.height);
-  }
-  left &= ~static_cast<gint64>(1);
-  top &= ~static_cast<gint64>(1);
-  region->rect =
-      cudaprep::PixelRect{static_cast<gint>(left), static_cast<gint>(top),
-                          static_cast<gint>(right - left), static_cast<gint>(bottom - top)};
-  return TRUE;
-}
-
 // Posts the element error for a pad whose region settings cannot work.
 static gboolean check_pad_settings(GstCudaBatch *self, GstCudaBatchPad *pad) {
-  const std::string reason = pad_settings_error(pad, get_pad_settings(pad));
+  const std::string reason =
+      gst_cuda_batch_pad_settings_error(pad, gst_cuda_batch_pad_get_settings(pad));
   if (reason.empty()) return TRUE;
   GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", reason.c_str()), (nullptr));
   return FALSE;
@@ -356,26 +107,24 @@ struct BatchSettings {
   cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
 };
 
-// An item of the batch being filled: a whole frame, or a region of one
-// (the items of one frame's regions follow each other, each holding the
-// frame).
-struct BatchItem {
-  GstBuffer *buffer;  // owned reference to the source frame
-  GstCudaPrepTensorItem item;
-  gboolean is_region;
-  cudaprep::PixelRect rect;      // is_region: the part of the source frame
-  cudaprep::PixelRect dst_rect;  // is_region: where it lands in the item's pixels
-};
-
 struct GstCudaBatchPrivate {
-  GstCudaPrepCore *core = nullptr;
-  BatchSettings settings;  // object lock
+  explicit GstCudaBatchPrivate(GstElement *element, guint first_core_prop)
+      : core(gst_cuda_prep_core_new(element, first_core_prop)),
+        writer(element, core, GST_CUDA_BATCH_TENSOR_ID) {}
+  ~GstCudaBatchPrivate() { gst_cuda_prep_core_free(core); }
+
+  GstCudaPrepCore *core;
+  GstCudaPrepBatchWriter writer;  // writes each batch's tensor
+  BatchSettings settings;         // object lock
 
   // Streaming (aggregate) thread.
   gboolean has_info = FALSE;
   GstCudaPrepPlanarInfo info;  // what every pad's chain makes
   cudaprep::TensorDesc desc;   // the negotiated tensor
-  std::vector<BatchItem> items;
+  // The batch being filled: whole frames, or regions of one (the items of
+  // one frame's regions follow each other), each holding a reference to its
+  // frame.
+  std::vector<GstCudaPrepBatchItem> items;
   GstClockTime first_running_time = GST_CLOCK_TIME_NONE;  // of items[0]'s frame
   guint next_pad = 0;  // where the next turn starts, so no source is always first
 };
@@ -478,143 +227,33 @@ static void gst_cuda_batch_child_proxy_init(gpointer g_iface, gpointer) {
 // --- Batches ----------------------------------------------------------------
 
 static void drop_items(GstCudaBatch *self) {
-  for (BatchItem &item : self->priv->items) gst_buffer_unref(item.buffer);
+  for (GstCudaPrepBatchItem &item : self->priv->items) gst_buffer_unref(item.buffer);
   self->priv->items.clear();
   self->priv->first_running_time = GST_CLOCK_TIME_NONE;
 }
 
-// The kernels that write the waiting items into `tensor` and zero the
-// slots no item fills: one preprocess_batch() launch for every item whose
+// Writes the waiting items into a tensor buffer and pushes it (nothing
+// when no item waits): one preprocess_batch() launch for every item whose
 // frame carries pending work (every region item does), one tensorize launch
 // for each frame that does not.
-static gboolean write_items(GstCudaBatch *self, guint8 *tensor, cudaStream_t stream) {
-  GstCudaBatchPrivate *priv = self->priv;
-  const cudaprep::TensorDesc &desc = priv->desc;
-  std::vector<cudaprep::PreprocessItem> items;
-  for (size_t i = 0; i < priv->items.size(); ++i) {
-    const BatchItem &batch_item = priv->items[i];
-    GstBuffer *buffer = batch_item.buffer;
-    const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(buffer);
-    const gchar *error = nullptr;
-    std::string reason;
-    if (pending != nullptr && pending->has_normalize) {
-      cudaprep::PreprocessItem item;
-      if (!gst_cuda_prep_buffer_source_image(buffer, &item.src, &error))
-        return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Pending", error);
-      item.resize_params = pending->resize;
-      if (batch_item.is_region) {
-        const cudaprep::PixelRect &rect = batch_item.rect;
-        item.src = cudaprep::sub_image(item.src, rect.x, rect.y, rect.width, rect.height);
-        item.resize_params.dst_rect = batch_item.dst_rect;
-      }
-      item.normalize_params = pending->normalize;
-      item.batch_index = static_cast<int>(i);
-      items.push_back(item);
-      continue;
-    }
-    cudaprep::PlanarImage planar;
-    if (!gst_cuda_prep_buffer_planar_image(buffer, &priv->info, &planar, &error))
-      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Input", error);
-    reason = cudaprep::tensorize_planar_error(planar, tensor, desc, static_cast<int>(i));
-    if (!reason.empty()) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                        ("Cannot write a frame of source %d into the tensor: %s",
-                         batch_item.item.source_index, reason.c_str()),
-                        (nullptr));
-      return FALSE;
-    }
-    if (!CUDAPREP_CHECK(
-            self, cudaprep::tensorize_planar(planar, tensor, desc, static_cast<int>(i), stream)))
-      return FALSE;
-  }
-  const std::string reason =
-      cudaprep::preprocess_batch_error(items.data(), static_cast<int>(items.size()), tensor, desc);
-  if (!reason.empty()) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                      ("Cannot write the batch's items into the tensor: %s", reason.c_str()),
-                      (nullptr));
-    return FALSE;
-  }
-  if (!CUDAPREP_CHECK(self, cudaprep::preprocess_batch(items.data(), static_cast<int>(items.size()),
-                                                       tensor, desc, stream)))
-    return FALSE;
-  // A reused buffer still holds old items in the slots no item fills.
-  const gsize item_bytes = static_cast<gsize>(desc.strides_bytes[0]);
-  const gsize batch_size = static_cast<gsize>(desc.dims[0]);
-  const gsize filled = priv->items.size();
-  if (filled < batch_size &&
-      !CUDAPREP_CHECK(self, cudaMemsetAsync(tensor + filled * item_bytes, 0,
-                                            (batch_size - filled) * item_bytes, stream)))
-    return FALSE;
-  return TRUE;
-}
-
-// Orders `stream` after each distinct frame's writer (begin) or records its
-// reads (end): the items of one frame's regions are neighbours.
-static gboolean order_item_reads(GstCudaBatch *self, gboolean begin) {
-  GstCudaPrepCore *core = self->priv->core;
-  gboolean ok = TRUE;
-  GstBuffer *previous = nullptr;
-  for (const BatchItem &item : self->priv->items) {
-    if (item.buffer == previous) continue;
-    previous = item.buffer;
-    ok = (begin ? ok && gst_cuda_prep_core_begin_read(core, item.buffer)
-                : gst_cuda_prep_core_end_read(core, item.buffer)) &&
-         ok;
-  }
-  return ok;
-}
-
-// Writes the waiting items into a tensor buffer and pushes it (nothing
-// when no item waits).
 static GstFlowReturn push_batch(GstCudaBatch *self) {
   GstCudaBatchPrivate *priv = self->priv;
   if (priv->items.empty()) return GST_FLOW_OK;
-  GstCudaPrepCore *core = priv->core;
-  if (!gst_cuda_prep_core_make_current(core)) {
+  if (!gst_cuda_prep_core_make_current(priv->core)) {
     drop_items(self);
     return GST_FLOW_ERROR;
   }
   GstBufferPool *pool = gst_aggregator_get_buffer_pool(GST_AGGREGATOR(self));
-  GstBuffer *batch = nullptr;
-  GstFlowReturn ret = gst_cuda_prep_core_acquire(core, pool, &batch);
+  GstCudaPrepBatchFrames frames;
+  frames.planar = &priv->info;
+  GstFlowReturn ret;
+  GstBuffer *batch = priv->writer.write_batch(pool, priv->desc, priv->items.data(),
+                                              priv->items.size(), frames, &ret);
   if (pool != nullptr) gst_object_unref(pool);
-  if (ret != GST_FLOW_OK) {
+  if (batch == nullptr) {
     drop_items(self);
     return ret;
   }
-  ret = GST_FLOW_ERROR;
-  GstMemory *memory = gst_buffer_n_memory(batch) == 1 ? gst_buffer_peek_memory(batch, 0) : nullptr;
-  if (memory == nullptr || !gst_is_cuda_prep_memory(memory)) {
-    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Tensor", "not CUDA device memory");
-    gst_buffer_unref(batch);
-    drop_items(self);
-    return GST_FLOW_ERROR;
-  }
-  guint8 *tensor = gst_cuda_prep_memory_get_device_pointer(memory);
-  const cudaStream_t stream = gst_cuda_prep_core_get_stream(core);
-  gboolean ok = gst_cuda_prep_core_begin_write(core, batch);
-  ok = ok && order_item_reads(self, TRUE);
-  ok = ok && write_items(self, tensor, stream);
-  ok = order_item_reads(self, FALSE) && ok;
-  ok = gst_cuda_prep_core_end_write(core, batch) && ok;
-  GstCudaPrepTensorMeta *meta = ok ? gst_buffer_add_cuda_prep_tensor_meta(batch, 1) : nullptr;
-  if (ok && (meta == nullptr ||
-             !gst_cuda_prep_tensor_set_from_desc(
-                 meta->tensors[0], g_quark_from_static_string(GST_CUDA_BATCH_TENSOR_ID), priv->desc,
-                 tensor, gst_cuda_prep_core_get_device_id(core),
-                 gst_cuda_prep_memory_get_ready_event(memory)))) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not attach the tensor meta"), (nullptr));
-    ok = FALSE;
-  }
-  if (!ok) {
-    gst_buffer_unref(batch);
-    drop_items(self);
-    return GST_FLOW_ERROR;
-  }
-  GstCudaPrepTensor *described = meta->tensors[0];
-  for (size_t i = 0; i < priv->items.size(); ++i) described->items[i] = priv->items[i].item;
-  described->batch_filled = priv->items.size();
   // On the output segment (time from 0): the first frame's running time.
   GST_BUFFER_PTS(batch) = priv->first_running_time;
   GST_BUFFER_DTS(batch) = GST_CLOCK_TIME_NONE;
@@ -642,11 +281,12 @@ static GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad,
 }
 
 // Appends an item (taking its buffer reference); a full batch leaves.
-static GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad, const BatchItem &item) {
+static GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad,
+                                 const GstCudaPrepBatchItem &item) {
   GstCudaBatchPrivate *priv = self->priv;
   if (priv->items.empty()) {
-    priv->first_running_time = gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment,
-                                                           GST_FORMAT_TIME, item.item.pts);
+    priv->first_running_time =
+        gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment, GST_FORMAT_TIME, item.pts);
   }
   priv->items.push_back(item);
   if (priv->items.size() == static_cast<size_t>(priv->desc.dims[0])) return push_batch(self);
@@ -663,7 +303,7 @@ struct FrameRegion {
 // frame's region of interest metas (of roi-type), clipped to the frame,
 // empty ones left out.
 static gboolean frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
-                              const PadSettings &settings, gint width, gint height,
+                              const GstCudaBatchPadSettings &settings, gint width, gint height,
                               std::vector<FrameRegion> *regions) {
   if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_PROPERTY) {
     for (size_t i = 0; i < settings.regions.size(); ++i) {
@@ -708,7 +348,7 @@ static gboolean frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffe
 // and colorimetry) and normalised as its cudanormalize would. A frame with
 // more regions than the batch has room for goes on into the next batches.
 static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
-                                       const PadSettings &settings) {
+                                       const GstCudaBatchPadSettings &settings) {
   GstCudaBatchPrivate *priv = self->priv;
   const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(buffer);
   if (pending == nullptr || !pending->has_normalize) {
@@ -750,7 +390,7 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
                       regions[i].id);
       continue;
     }
-    BatchItem item = {};
+    GstCudaPrepBatchItem item;
     item.is_region = TRUE;
     item.rect = rect;
     item.dst_rect = cudaprep::PixelRect{0, 0, width, height};
@@ -771,15 +411,11 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
     cudaprep::FrameGeometry crop;
     crop.crop_x = rect.x;
     crop.crop_y = rect.y;
-    item.item.geometry = gst_cuda_prep_geometry_from_frame(source_geometry.then(crop).then(
-        cudaprep::resize_frame_geometry(rect.width, rect.height, item.dst_rect, orientation)));
-    item.item.pts = GST_BUFFER_PTS(buffer);
-    item.item.source_index = pad->source_index;
-    item.item.region_id = regions[i].id;
-    item.item.region_x = rect.x;
-    item.item.region_y = rect.y;
-    item.item.region_width = rect.width;
-    item.item.region_height = rect.height;
+    item.geometry = source_geometry.then(crop).then(
+        cudaprep::resize_frame_geometry(rect.width, rect.height, item.dst_rect, orientation));
+    item.pts = GST_BUFFER_PTS(buffer);
+    item.source_index = pad->source_index;
+    item.region_id = regions[i].id;
     item.buffer = gst_buffer_ref(buffer);
     ret = append_item(self, pad, item);
   }
@@ -788,18 +424,17 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
 
 // The frame's items: the whole frame, or one per region. Takes `buffer`.
 static GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer) {
-  const PadSettings settings = get_pad_settings(pad);
+  const GstCudaBatchPadSettings settings = gst_cuda_batch_pad_get_settings(pad);
   if (settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_FRAME) {
     const GstFlowReturn ret = add_frame_regions(self, pad, buffer, settings);
     gst_buffer_unref(buffer);
     return ret;
   }
-  BatchItem item = {};
+  GstCudaPrepBatchItem item;
   item.buffer = buffer;
-  item.item.pts = GST_BUFFER_PTS(buffer);
-  item.item.geometry = gst_cuda_prep_geometry_from_frame(gst_cuda_prep_buffer_get_geometry(buffer));
-  item.item.source_index = pad->source_index;
-  item.item.region_id = GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME;
+  item.pts = GST_BUFFER_PTS(buffer);
+  item.geometry = gst_cuda_prep_buffer_get_geometry(buffer);
+  item.source_index = pad->source_index;
   return append_item(self, pad, item);
 }
 
@@ -975,7 +610,7 @@ static gboolean gst_cuda_batch_sink_query(GstAggregator *agg, GstAggregatorPad *
       if (!gst_cuda_prep_core_propose_pool(self->priv->core, query)) return FALSE;
       gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
       GstCudaPrepRegion region;
-      if (regions_read(GST_CUDA_BATCH_PAD(pad), &region)) {
+      if (gst_cuda_batch_pad_regions_read(GST_CUDA_BATCH_PAD(pad), &region)) {
         GST_INFO_OBJECT(pad, "the regions read the %dx%d rectangle at (%d,%d)", region.rect.width,
                         region.rect.height, region.rect.x, region.rect.y);
         gst_cuda_prep_query_add_region(query, &region);
@@ -1097,7 +732,6 @@ static void gst_cuda_batch_get_property(GObject *object, guint prop_id, GValue *
 static void gst_cuda_batch_finalize(GObject *object) {
   auto *self = GST_CUDA_BATCH(object);
   drop_items(self);
-  gst_cuda_prep_core_free(self->priv->core);
   delete self->priv;
   G_OBJECT_CLASS(gst_cuda_batch_parent_class)->finalize(object);
 }
@@ -1170,7 +804,6 @@ static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
 }
 
 static void gst_cuda_batch_init(GstCudaBatch *self) {
-  self->priv = new GstCudaBatchPrivate();
-  self->priv->core = gst_cuda_prep_core_new(GST_ELEMENT(self), PROP_CORE_FIRST);
+  self->priv = new GstCudaBatchPrivate(GST_ELEMENT(self), PROP_CORE_FIRST);
   g_object_set(self, "latency", static_cast<guint64>(DEFAULT_BATCH_TIMEOUT), nullptr);
 }

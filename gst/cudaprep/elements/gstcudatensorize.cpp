@@ -36,17 +36,11 @@
 #include <gst/video/video.h>
 
 #include <string>
-#include <vector>
 
-#include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
-#include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
-#include "cudaprep/preprocess.h"
-#include "cudaprep/tensorize.h"
-#include "base/gstcudapreppendingmeta.h"
+#include "base/gstcudaprepbatchwriter.h"
 #include "base/gstcudapreptensorformat.h"
-#include "base/gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensorize_debug);
 #define GST_CAT_DEFAULT gst_cuda_tensorize_debug
@@ -65,6 +59,9 @@ struct TensorizeSettings {
 };
 
 struct GstCudaTensorizePrivate {
+  GstCudaTensorizePrivate(GstElement *element, GstCudaPrepCore *core)
+      : writer(element, core, GST_CUDA_TENSORIZE_TENSOR_ID) {}
+
   TensorizeSettings settings;  // object lock
 
   // Negotiated (streaming thread).
@@ -73,12 +70,9 @@ struct GstCudaTensorizePrivate {
   cudaprep::ChannelOrder video_channel_order = cudaprep::ChannelOrder::kRGB;
   cudaprep::TensorDesc desc;
 
-  // The batch being filled (streaming thread): a pooled tensor buffer, its
-  // first `filled` items written, described by `batch_desc`.
-  GstBuffer *batch = nullptr;
-  cudaprep::TensorDesc batch_desc;
-  guint filled = 0;
-  std::vector<GstCudaPrepTensorItem> items;
+  // The batch being filled (streaming thread): a pooled tensor buffer
+  // written frame by frame.
+  GstCudaPrepBatchWriter writer;
   GstClockTime end_time = GST_CLOCK_TIME_NONE;  // of the last frame added, if known
 };
 
@@ -312,76 +306,25 @@ static gsize gst_cuda_tensorize_output_block_size(GstCudaPrepBaseTransform *base
 // readers (an application may still read it on its own stream).
 static GstFlowReturn start_batch(GstCudaTensorize *self) {
   GstCudaTensorizePrivate *priv = self->priv;
-  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
   // GstBaseTransform activates its pool only in prepare_output_buffer, which
   // batching bypasses.
   GstBufferPool *pool = gst_base_transform_get_buffer_pool(GST_BASE_TRANSFORM(self));
-  GstBuffer *batch = nullptr;
-  const GstFlowReturn ret = gst_cuda_prep_core_acquire(core, pool, &batch);
+  const GstFlowReturn ret = priv->writer.begin(pool, priv->desc);
   if (pool != nullptr) gst_object_unref(pool);
-  if (ret != GST_FLOW_OK) return ret;
-  if (gst_buffer_n_memory(batch) != 1 ||
-      !gst_is_cuda_prep_memory(gst_buffer_peek_memory(batch, 0))) {
-    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Tensor", "not CUDA device memory");
-    gst_buffer_unref(batch);
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_cuda_prep_core_begin_write(core, batch)) {
-    gst_buffer_unref(batch);
-    return GST_FLOW_ERROR;
-  }
-  priv->batch = batch;
-  priv->batch_desc = priv->desc;
-  priv->filled = 0;
-  priv->items.assign(
-      priv->batch_desc.dims[0],
-      GstCudaPrepTensorItem{GST_CLOCK_TIME_NONE,
-                            gst_cuda_prep_geometry_from_frame(cudaprep::FrameGeometry()), 0,
-                            GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME});
-  priv->end_time = GST_CLOCK_TIME_NONE;
-  return GST_FLOW_OK;
+  if (ret == GST_FLOW_OK) priv->end_time = GST_CLOCK_TIME_NONE;
+  return ret;
 }
 
-// Closes the batch: zeroes missing items, records the write event after
-// the last kernel and describes the tensor. Returns the buffer to push.
+// Closes the batch (missing items zeroed, the write recorded after the last
+// kernel, the tensor described) and stamps it. Returns the buffer to push.
 static GstBuffer *finish_batch(GstCudaTensorize *self, GstFlowReturn *ret) {
   GstCudaTensorizePrivate *priv = self->priv;
-  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
-  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(base);
-  GstBuffer *batch = priv->batch;
-  priv->batch = nullptr;
-  *ret = GST_FLOW_ERROR;
-  const cudaprep::TensorDesc &desc = priv->batch_desc;
-  GstMemory *memory = gst_buffer_peek_memory(batch, 0);
-  guint8 *data = gst_cuda_prep_memory_get_device_pointer(memory);
-  const gsize item_bytes = static_cast<gsize>(desc.strides_bytes[0]);
-  const gsize batch_size = static_cast<gsize>(desc.dims[0]);
-  // A partial batch (EOS): a reused buffer still holds old frames there.
-  if (priv->filled < batch_size &&
-      !CUDAPREP_CHECK(self, cudaMemsetAsync(data + priv->filled * item_bytes, 0,
-                                            (batch_size - priv->filled) * item_bytes,
-                                            gst_cuda_prep_core_get_stream(core)))) {
-    gst_buffer_unref(batch);
-    return nullptr;
-  }
-  if (!gst_cuda_prep_core_end_write(core, batch)) {
-    gst_buffer_unref(batch);
-    return nullptr;
-  }
-  GstCudaPrepTensorMeta *meta = gst_buffer_add_cuda_prep_tensor_meta(batch, 1);
-  if (meta == nullptr ||
-      !gst_cuda_prep_tensor_set_from_desc(
-          meta->tensors[0], g_quark_from_static_string(GST_CUDA_TENSORIZE_TENSOR_ID), desc, data,
-          gst_cuda_prep_core_get_device_id(core), gst_cuda_prep_memory_get_ready_event(memory))) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Could not attach the tensor meta"), (nullptr));
-    gst_buffer_unref(batch);
-    return nullptr;
-  }
-  GstCudaPrepTensor *tensor = meta->tensors[0];
-  for (gsize i = 0; i < batch_size; ++i) tensor->items[i] = priv->items[i];
-  tensor->batch_filled = priv->filled;
-
-  const GstClockTime first_pts = priv->items[0].pts;
+  const guint filled = priv->writer.filled();
+  const gsize batch_size = priv->writer.batch_size();
+  const GstClockTime first_pts = priv->writer.first_pts();
+  GstBuffer *batch = priv->writer.finish();
+  *ret = batch != nullptr ? GST_FLOW_OK : GST_FLOW_ERROR;
+  if (batch == nullptr) return nullptr;
   GST_BUFFER_PTS(batch) = first_pts;
   GST_BUFFER_DTS(batch) = GST_CLOCK_TIME_NONE;
   GST_BUFFER_DURATION(batch) = GST_CLOCK_TIME_IS_VALID(first_pts) &&
@@ -389,97 +332,35 @@ static GstBuffer *finish_batch(GstCudaTensorize *self, GstFlowReturn *ret) {
                                        priv->end_time >= first_pts
                                    ? priv->end_time - first_pts
                                    : GST_CLOCK_TIME_NONE;
-  GST_DEBUG_OBJECT(self, "tensor of %u/%" G_GSIZE_FORMAT " frames, pts %" GST_TIME_FORMAT,
-                   priv->filled, batch_size, GST_TIME_ARGS(first_pts));
-  *ret = GST_FLOW_OK;
+  GST_DEBUG_OBJECT(self, "tensor of %u/%" G_GSIZE_FORMAT " frames, pts %" GST_TIME_FORMAT, filled,
+                   batch_size, GST_TIME_ARGS(first_pts));
   return batch;
 }
 
-// Drops a partial batch (flush, stop); its write is still recorded so that
-// the memory's next user orders after the kernels already queued.
-static void drop_batch(GstCudaTensorize *self) {
-  GstCudaTensorizePrivate *priv = self->priv;
-  if (priv->batch == nullptr) return;
-  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
-  if (gst_cuda_prep_core_make_current(core)) gst_cuda_prep_core_end_write(core, priv->batch);
-  gst_clear_buffer(&priv->batch);
-  priv->filled = 0;
-}
-
-// The kernel that writes `frame` into item `index` of the batch at
-// `tensor_data`: the fused one when upstream left its work in a pending
-// meta, else tensorize of a planar or 8-bit frame. Posts an error and
-// returns FALSE when the frame does not fit.
-static gboolean write_item(GstCudaTensorize *self, GstBuffer *frame, void *tensor_data, int index,
-                           cudaStream_t stream) {
-  GstCudaTensorizePrivate *priv = self->priv;
-  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
-  const cudaprep::TensorDesc &desc = priv->batch_desc;
-  const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(frame);
-  const gchar *error = nullptr;
-  std::string reason;
-  cudaprep::Image image;
-  cudaprep::PlanarImage planar;
-  if (pending != nullptr && pending->has_normalize) {
-    // Fused: the frame is still the source; run what upstream left here.
-    if (!gst_cuda_prep_buffer_source_image(frame, &image, &error))
-      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Pending", error);
-    reason = cudaprep::preprocess_params_error(image, pending->resize, pending->normalize,
-                                               tensor_data, desc, index);
-  } else if (priv->planar_input) {
-    if (!gst_cuda_prep_buffer_planar_image(frame, &priv->planar_info, &planar, &error))
-      return gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Input", error);
-    reason = cudaprep::tensorize_planar_error(planar, tensor_data, desc, index);
-  } else {
-    if (!gst_cuda_prep_base_transform_input_image(base, frame, &image)) return FALSE;
-    reason = cudaprep::tensorize_interleaved_error(image, priv->video_channel_order, tensor_data,
-                                                   desc, index);
-  }
-  if (!reason.empty()) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                      ("Cannot write this frame into the tensor: %s", reason.c_str()), (nullptr));
-    return FALSE;
-  }
-  cudaError_t launched;
-  if (pending != nullptr && pending->has_normalize)
-    launched = cudaprep::preprocess(image, pending->resize, pending->normalize, tensor_data, desc,
-                                    index, stream);
-  else if (priv->planar_input)
-    launched = cudaprep::tensorize_planar(planar, tensor_data, desc, index, stream);
-  else
-    launched = cudaprep::tensorize_interleaved(image, priv->video_channel_order, tensor_data, desc,
-                                               index, stream);
-  return CUDAPREP_CHECK(self, launched);
-}
-
-// Writes `frame` into the next item of the batch.
+// Writes `frame` into the next item of the batch: the fused kernel when
+// upstream left its work in a pending meta, else tensorize of a planar or
+// 8-bit frame (one kernel per frame).
 static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
   GstCudaTensorizePrivate *priv = self->priv;
-  GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
-  if (!gst_cuda_prep_core_make_current(core)) return GST_FLOW_ERROR;
-  if (priv->batch == nullptr) {
+  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
+  if (!gst_cuda_prep_core_make_current(gst_cuda_prep_base_transform_get_core(base)))
+    return GST_FLOW_ERROR;
+  if (!priv->writer.is_open()) {
     const GstFlowReturn ret = start_batch(self);
     if (ret != GST_FLOW_OK) return ret;
   }
-  void *tensor_data =
-      gst_cuda_prep_memory_get_device_pointer(gst_buffer_peek_memory(priv->batch, 0));
-  const int index = static_cast<int>(priv->filled);
-  if (!gst_cuda_prep_core_begin_read(core, frame) ||
-      !write_item(self, frame, tensor_data, index, gst_cuda_prep_core_get_stream(core)) ||
-      !gst_cuda_prep_core_end_read(core, frame))
-    return GST_FLOW_ERROR;
-
-  GstCudaPrepTensorItem &item = priv->items[index];
+  GstCudaPrepBatchItem item;
+  item.buffer = frame;
   item.pts = GST_BUFFER_PTS(frame);
-  GstCudaPrepGeometryMeta *geometry = gst_buffer_get_cuda_prep_geometry_meta(frame);
-  if (geometry != nullptr)
-    item.geometry = geometry->geometry;
-  else
-    gst_cuda_prep_geometry_init_identity(&item.geometry);
+  item.geometry = gst_cuda_prep_buffer_get_geometry(frame);
+  GstCudaPrepBatchFrames frames;
+  frames.planar = priv->planar_input ? &priv->planar_info : nullptr;
+  frames.video = gst_cuda_prep_base_transform_get_in_info(base);
+  frames.channel_order = priv->video_channel_order;
+  if (!priv->writer.write_item(item, frames)) return GST_FLOW_ERROR;
   priv->end_time = GST_BUFFER_PTS_IS_VALID(frame) && GST_BUFFER_DURATION_IS_VALID(frame)
                        ? GST_BUFFER_PTS(frame) + GST_BUFFER_DURATION(frame)
                        : GST_BUFFER_PTS(frame);
-  priv->filled++;
   return GST_FLOW_OK;
 }
 
@@ -494,8 +375,7 @@ static GstFlowReturn gst_cuda_tensorize_generate_output(GstBaseTransform *trans,
   if (frame == nullptr) return GST_FLOW_OK;
   GstFlowReturn ret = add_frame(self, frame);
   gst_buffer_unref(frame);
-  if (ret == GST_FLOW_OK &&
-      self->priv->filled == static_cast<guint>(self->priv->batch_desc.dims[0]))
+  if (ret == GST_FLOW_OK && self->priv->writer.filled() == self->priv->writer.batch_size())
     *outbuf = finish_batch(self, &ret);
   return ret;
 }
@@ -503,7 +383,7 @@ static GstFlowReturn gst_cuda_tensorize_generate_output(GstBaseTransform *trans,
 // Pushes a partial batch downstream: at EOS, and before a renegotiation
 // (its frames belong to the old caps).
 static GstFlowReturn push_partial_batch(GstCudaTensorize *self) {
-  if (self->priv->batch == nullptr) return GST_FLOW_OK;
+  if (!self->priv->writer.is_open()) return GST_FLOW_OK;
   GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
   if (!gst_cuda_prep_core_make_current(core)) return GST_FLOW_ERROR;
   GstFlowReturn ret;
@@ -537,7 +417,8 @@ static gboolean gst_cuda_tensorize_sink_event(GstBaseTransform *trans, GstEvent 
       break;
     }
     case GST_EVENT_FLUSH_STOP:
-      drop_batch(self);
+      // Its write is still recorded, after the kernels already queued.
+      self->priv->writer.drop();
       break;
     default:
       break;
@@ -546,7 +427,7 @@ static gboolean gst_cuda_tensorize_sink_event(GstBaseTransform *trans, GstEvent 
 }
 
 static gboolean gst_cuda_tensorize_stop(GstBaseTransform *trans) {
-  drop_batch(GST_CUDA_TENSORIZE(trans));
+  GST_CUDA_TENSORIZE(trans)->priv->writer.drop();
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)->stop(trans);
 }
 
@@ -671,5 +552,6 @@ static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
 }
 
 static void gst_cuda_tensorize_init(GstCudaTensorize *self) {
-  self->priv = new GstCudaTensorizePrivate();
+  self->priv = new GstCudaTensorizePrivate(
+      GST_ELEMENT(self), gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self)));
 }

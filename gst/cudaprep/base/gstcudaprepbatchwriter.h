@@ -1,0 +1,151 @@
+// The batch tensor writer: frames, or regions of frames, into one batch
+// tensor buffer with its GstCudaPrepTensorMeta. cudatensorize (one stream,
+// frame by frame) and cudabatch (N sources, the batch at once) both write
+// their tensors through it.
+//
+// A batch is a buffer from the element's tensor pool holding a single
+// GstCudaPrepMemory, written as `desc` says (N = desc.dims[0] slots). Items
+// fill slots 0, 1, ... in the order they are written. An item's pixels:
+//
+//  - a frame with a GstCudaPrepPendingMeta that has normalisation (upstream
+//    left its resize and normalisation here): the fused preprocess of the
+//    source frame the buffer still holds, with the meta's parameters; a
+//    region item reads the sub-image `rect` of it and lands in `dst_rect` of
+//    its slot (the pending resize's other parameters kept);
+//  - any other frame: tensorize of the frame as GstCudaPrepBatchFrames
+//    describes it (cudanormalize's planar frames, or 8-bit video).
+//
+// Closing a batch zeroes the slots no item filled (a reused buffer still
+// holds old items), records the write (end_write: the memory's ready event,
+// after every kernel of the batch) and attaches a GstCudaPrepTensorMeta with
+// one tensor: `tensor_id`, `desc`, the device pointer, device id and ready
+// event; items[i] describes the i-th item written (PTS, geometry, source
+// index, region id, and a region's rectangle), batch_filled is their count,
+// and the other slots keep set_from_desc's defaults (no PTS, identity, whole
+// frame). The item geometry is a cudaprep::FrameGeometry up to here: this is
+// the one place it becomes the public GstCudaPrepGeometry. Timestamps and
+// flags of the buffer are the caller's.
+//
+// Two ways to fill; each keeps its element's kernels:
+//
+//  frame by frame (cudatensorize: one kernel per frame, no frame held)
+//    begin()        a tensor buffer from the pool; begin_write on it
+//    write_item()   per frame: begin_read, ONE kernel into the next slot
+//                   (preprocess(), tensorize_planar() or
+//                   tensorize_interleaved()), end_read; each step only if
+//                   the one before succeeded, and the item counts only if
+//                   all did (a failed item's slot is the next one's)
+//    finish()       zero the rest, end_write, meta: the buffer; or
+//    drop()         end_write (the kernels already queued) and release it
+//
+//  all at once (cudabatch: the caller holds the frames until then)
+//    write_batch()  a tensor buffer from the pool; begin_write; begin_read
+//                   of each distinct frame (the items of one frame must be
+//                   neighbours), stopping at the first failure; in item
+//                   order one tensorize per item without pending work, then
+//                   ONE preprocess_batch() launch for all items with it
+//                   (every region item); zero the rest; end_read of each
+//                   frame and end_write, both also after a failure; meta
+//
+// Errors: every failure is an element error posted on `element` (the
+// core's, the CUDA call's, or one of these: "Tensor buffer is not a device
+// frame: not CUDA device memory", "Pending/Input buffer is not a device
+// frame: ...", "Cannot write this frame into the tensor: ..." (write_item),
+// "Cannot write a frame of source N into the tensor: ..." and "Cannot write
+// the batch's items into the tensor: ..." (write_batch), "Could not attach
+// the tensor meta"); a failed acquire gives the pool's flow return (e.g.
+// FLUSHING) without one. A batch that failed to close is released.
+//
+// Threads: the element's streaming thread, with its device current
+// (gst_cuda_prep_core_make_current(); drop() makes it current itself).
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <vector>
+
+#include <gst/cudaprep/gstcudaprepmeta.h>
+
+#include "cudaprep/geometry.h"
+#include "cudaprep/resize.h"
+#include "cudaprep/tensor.h"
+#include "gstcudaprepcore.h"
+#include "gstcudapreptensorformat.h"
+
+// One item of a batch: a whole frame or a region of one.
+struct GstCudaPrepBatchItem {
+  GstBuffer *buffer = nullptr;  // the frame; the caller keeps it alive during the call
+  GstClockTime pts = GST_CLOCK_TIME_NONE;
+  cudaprep::FrameGeometry geometry;  // source frame -> the item's tensor pixels
+  gint source_index = 0;             // cudabatch's sink_N: N; 0 for one stream
+  gint region_id = GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME;
+  // A region (read only on the pending path): `rect` of the source frame,
+  // resized into `dst_rect` of the slot; `rect` is also the item's
+  // rectangle in the meta.
+  gboolean is_region = FALSE;
+  cudaprep::PixelRect rect{};
+  cudaprep::PixelRect dst_rect{};
+};
+
+// What the frames without pending work hold: `planar` frames, or (planar
+// NULL) 8-bit `video` whose channels come in `channel_order`.
+struct GstCudaPrepBatchFrames {
+  const GstCudaPrepPlanarInfo *planar = nullptr;
+  const GstVideoInfo *video = nullptr;
+  cudaprep::ChannelOrder channel_order = cudaprep::ChannelOrder::kRGB;
+};
+
+class GstCudaPrepBatchWriter {
+ public:
+  // `element` posts the errors; `core` gives stream, device and the
+  // read/write protocol; `tensor_id` (static) names the tensor in the meta.
+  GstCudaPrepBatchWriter(GstElement *element, GstCudaPrepCore *core, const gchar *tensor_id);
+  ~GstCudaPrepBatchWriter();  // releases an open batch without recording anything
+  GstCudaPrepBatchWriter(const GstCudaPrepBatchWriter &) = delete;
+  GstCudaPrepBatchWriter &operator=(const GstCudaPrepBatchWriter &) = delete;
+
+  // --- Frame by frame ---
+  // Opens a batch of `desc` (kept until it closes) from `pool` (borrowed;
+  // activated if it is not yet). Not while one is open.
+  GstFlowReturn begin(GstBufferPool *pool, const cudaprep::TensorDesc &desc);
+  gboolean is_open() const { return buffer_ != nullptr; }
+  // Items written into the open batch, its N, and its first item's PTS
+  // (NONE while it has none).
+  guint filled() const { return static_cast<guint>(items_.size()); }
+  guint batch_size() const { return static_cast<guint>(desc_.dims[0]); }
+  GstClockTime first_pts() const { return items_.empty() ? GST_CLOCK_TIME_NONE : items_[0].pts; }
+  // Writes `item` into the next slot of the open batch (filled() < N).
+  gboolean write_item(const GstCudaPrepBatchItem &item, const GstCudaPrepBatchFrames &frames);
+  // Closes the open batch: its buffer, or NULL after an error (the buffer
+  // released, its write not recorded past the failed step).
+  GstBuffer *finish();
+  // Closes the open batch, if any, without a buffer.
+  void drop();
+
+  // --- All at once ---
+  // A closed batch of `desc` from `pool` holding `count` items (1..N), or
+  // NULL with `ret` set (an error: GST_FLOW_ERROR, or the pool's return).
+  GstBuffer *write_batch(GstBufferPool *pool, const cudaprep::TensorDesc &desc,
+                         const GstCudaPrepBatchItem *items, gsize count,
+                         const GstCudaPrepBatchFrames &frames, GstFlowReturn *ret);
+
+ private:
+  GstFlowReturn acquire(GstBufferPool *pool, const cudaprep::TensorDesc &desc);
+  gboolean reads(const GstCudaPrepBatchItem *items, gsize count, gboolean begin);
+  gboolean fill_batch(const GstCudaPrepBatchItem *items, gsize count,
+                      const GstCudaPrepBatchFrames &frames);
+  gboolean clear_unfilled(gsize filled);
+  gboolean attach_meta(GstBuffer *buffer);
+  GstBuffer *close(gboolean keep);
+
+  GstElement *element_;
+  GstCudaPrepCore *core_;
+  const gchar *tensor_id_;
+  // The batch being written: its buffer and device pointer, its tensor,
+  // and the items written so far (buffers not kept).
+  GstBuffer *buffer_ = nullptr;
+  guint8 *data_ = nullptr;
+  cudaprep::TensorDesc desc_;
+  std::vector<GstCudaPrepBatchItem> items_;
+};

@@ -1,0 +1,223 @@
+#include "gstcudabatchpad.h"
+
+#include <algorithm>
+
+enum {
+  PAD_PROP_0,
+  PAD_PROP_REGION_SOURCE,
+  PAD_PROP_REGIONS,
+  PAD_PROP_ROI_TYPE,
+};
+
+#define DEFAULT_REGION_SOURCE GST_CUDA_BATCH_REGION_SOURCE_FRAME
+
+G_DEFINE_TYPE(GstCudaBatchPad, gst_cuda_batch_pad, GST_TYPE_AGGREGATOR_PAD)
+
+GType gst_cuda_batch_region_source_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_BATCH_REGION_SOURCE_FRAME, "One item per frame: the whole frame", "frame"},
+      {GST_CUDA_BATCH_REGION_SOURCE_PROPERTY,
+       "One item per rectangle of the pad's regions property, on every frame", "regions"},
+      {GST_CUDA_BATCH_REGION_SOURCE_ROI_META,
+       "One item per GstVideoRegionOfInterestMeta on the frame (of roi-type, if set); a frame "
+       "with none gives none",
+       "roi-meta"},
+      {0, nullptr, nullptr}};
+  if (g_once_init_enter(&type)) {
+    g_once_init_leave(&type, g_enum_register_static("GstCudaBatchRegionSource", values));
+  }
+  return type;
+}
+
+GstCudaBatchPadSettings gst_cuda_batch_pad_get_settings(GstCudaBatchPad *pad) {
+  GST_OBJECT_LOCK(pad);
+  const GstCudaBatchPadSettings settings = *pad->settings;
+  GST_OBJECT_UNLOCK(pad);
+  return settings;
+}
+
+// `value` (a GstValueArray of <x, y, width, height> int arrays) as
+// rectangles; FALSE with a reason naming the entry when it is not.
+static gboolean parse_regions(const GValue *value, std::vector<cudaprep::PixelRect> *regions,
+                              std::string *reason) {
+  regions->clear();
+  const guint count = gst_value_array_get_size(value);
+  for (guint i = 0; i < count; ++i) {
+    const GValue *entry = gst_value_array_get_value(value, i);
+    gint numbers[4] = {};
+    gboolean ok = GST_VALUE_HOLDS_ARRAY(entry) && gst_value_array_get_size(entry) == 4;
+    for (guint n = 0; ok && n < 4; ++n) {
+      const GValue *number = gst_value_array_get_value(entry, n);
+      ok = G_VALUE_HOLDS_INT(number);
+      if (ok) numbers[n] = g_value_get_int(number);
+    }
+    ok = ok && numbers[0] >= 0 && numbers[1] >= 0 && numbers[2] >= 1 && numbers[3] >= 1 &&
+         static_cast<gint64>(numbers[0]) + numbers[2] <= G_MAXINT &&
+         static_cast<gint64>(numbers[1]) + numbers[3] <= G_MAXINT;
+    if (!ok) {
+      gchar *text = gst_value_serialize(entry);
+      *reason = "regions entry " + std::to_string(i) + " is " + (text != nullptr ? text : "?") +
+                ", not <x, y, width, height> with x, y >= 0 and width, height >= 1";
+      g_free(text);
+      regions->clear();
+      return FALSE;
+    }
+    regions->push_back(cudaprep::PixelRect{numbers[0], numbers[1], numbers[2], numbers[3]});
+  }
+  return TRUE;
+}
+
+std::string gst_cuda_batch_pad_settings_error(GstCudaBatchPad *pad,
+                                              const GstCudaBatchPadSettings &settings) {
+  const std::string name = GST_PAD_NAME(pad);
+  if (!settings.regions_error.empty()) return name + ": " + settings.regions_error;
+  const bool by_property = settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_PROPERTY;
+  if (by_property && settings.regions.empty())
+    return name +
+           ": region-source=regions, but its regions property is empty; set it, e.g. "
+           "regions=\"<<0,0,224,224>,<224,0,224,224>>\"";
+  if (!by_property && !settings.regions.empty())
+    return name + ": its regions property is set, but region-source is not regions; set " +
+           "region-source=regions to batch those rectangles";
+  if (settings.roi_type != 0 && settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_ROI_META)
+    return name + ": roi-type is set, but region-source is not roi-meta";
+  return {};
+}
+
+static void gst_cuda_batch_pad_set_property(GObject *object, guint prop_id, const GValue *value,
+                                            GParamSpec *pspec) {
+  auto *pad = GST_CUDA_BATCH_PAD(object);
+  gboolean regions_changed = FALSE;
+  GST_OBJECT_LOCK(pad);
+  GstCudaBatchPadSettings &settings = *pad->settings;
+  switch (prop_id) {
+    case PAD_PROP_REGION_SOURCE:
+      settings.region_source = static_cast<GstCudaBatchRegionSource>(g_value_get_enum(value));
+      regions_changed = TRUE;
+      break;
+    case PAD_PROP_REGIONS:
+      settings.regions_error.clear();
+      parse_regions(value, &settings.regions, &settings.regions_error);
+      regions_changed = TRUE;
+      break;
+    case PAD_PROP_ROI_TYPE: {
+      const gchar *type = g_value_get_string(value);
+      settings.roi_type = type != nullptr && type[0] != '\0' ? g_quark_from_string(type) : 0;
+      break;
+    }
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(pad);
+  // What the upload copies follows the regions: ask upstream to negotiate
+  // the allocation again (nothing happens before the pad is linked).
+  if (regions_changed) gst_pad_push_event(GST_PAD(pad), gst_event_new_reconfigure());
+}
+
+static void gst_cuda_batch_pad_get_property(GObject *object, guint prop_id, GValue *value,
+                                            GParamSpec *pspec) {
+  auto *pad = GST_CUDA_BATCH_PAD(object);
+  const GstCudaBatchPadSettings settings = gst_cuda_batch_pad_get_settings(pad);
+  switch (prop_id) {
+    case PAD_PROP_REGION_SOURCE:
+      g_value_set_enum(value, settings.region_source);
+      break;
+    case PAD_PROP_REGIONS:
+      for (const cudaprep::PixelRect &rect : settings.regions) {
+        GValue entry = G_VALUE_INIT, number = G_VALUE_INIT;
+        g_value_init(&entry, GST_TYPE_ARRAY);
+        g_value_init(&number, G_TYPE_INT);
+        for (gint n : {rect.x, rect.y, rect.width, rect.height}) {
+          g_value_set_int(&number, n);
+          gst_value_array_append_value(&entry, &number);
+        }
+        gst_value_array_append_and_take_value(value, &entry);
+        g_value_unset(&number);
+      }
+      break;
+    case PAD_PROP_ROI_TYPE:
+      g_value_set_string(value,
+                         settings.roi_type != 0 ? g_quark_to_string(settings.roi_type) : nullptr);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+}
+
+static void gst_cuda_batch_pad_finalize(GObject *object) {
+  auto *pad = GST_CUDA_BATCH_PAD(object);
+  delete pad->settings;
+  G_OBJECT_CLASS(gst_cuda_batch_pad_parent_class)->finalize(object);
+}
+
+static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
+  auto *gobject_class = G_OBJECT_CLASS(klass);
+  gobject_class->set_property = gst_cuda_batch_pad_set_property;
+  gobject_class->get_property = gst_cuda_batch_pad_get_property;
+  gobject_class->finalize = gst_cuda_batch_pad_finalize;
+  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                              GST_PARAM_MUTABLE_PLAYING);
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_REGION_SOURCE,
+      g_param_spec_enum("region-source", "Region source",
+                        "What one batch item is: the whole frame, each rectangle of regions, or "
+                        "each region of interest meta on the frame (the regions modes need the "
+                        "pad's cudaresize ! cudanormalize to leave their work to cudabatch)",
+                        gst_cuda_batch_region_source_get_type(), DEFAULT_REGION_SOURCE, flags));
+  // Open ranges: a bad rectangle is named at READY->PAUSED or caps time
+  // rather than dropped by GLib with a warning.
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_REGIONS,
+      gst_param_spec_array(
+          "regions", "Regions",
+          "Static regions (region-source=regions), each <x, y, width, height> in pixels of the "
+          "source frame the pad's cudaresize receives, e.g. \"<<0,0,640,360>,<640,0,640,360>>\"; "
+          "region ids are their indices; default: none. A change while playing applies from the "
+          "next frame and makes the upload copy the new regions' bounding box",
+          gst_param_spec_array(
+              "region", "Region", "<x, y, width, height>",
+              g_param_spec_int(
+                  "value", "Value", "x, y, width or height", G_MININT, G_MAXINT, 0,
+                  static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+              static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+          flags));
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_ROI_TYPE,
+      g_param_spec_string("roi-type", "ROI type",
+                          "region-source=roi-meta: only metas of this roi_type (e.g. \"car\"); "
+                          "NULL or empty: every region of interest meta",
+                          nullptr, flags));
+}
+
+static void gst_cuda_batch_pad_init(GstCudaBatchPad *pad) {
+  new (&pad->info) GstCudaPrepPlanarInfo();
+  pad->settings = new GstCudaBatchPadSettings();
+}
+
+gboolean gst_cuda_batch_pad_regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion *region) {
+  const GstCudaBatchPadSettings settings = gst_cuda_batch_pad_get_settings(pad);
+  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_FRAME ||
+      !gst_cuda_batch_pad_settings_error(pad, settings).empty())
+    return FALSE;
+  *region = GstCudaPrepRegion{};
+  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_ROI_META) {
+    region->rect = cudaprep::PixelRect{0, 0, G_MAXINT, G_MAXINT};
+    return TRUE;
+  }
+  gint64 left = G_MAXINT, top = G_MAXINT, right = 0, bottom = 0;
+  for (const cudaprep::PixelRect &rect : settings.regions) {
+    left = std::min<gint64>(left, rect.x);
+    top = std::min<gint64>(top, rect.y);
+    right = std::max<gint64>(right, static_cast<gint64>(rect.x) + rect.width);
+    bottom = std::max<gint64>(bottom, static_cast<gint64>(rect.y) + rect.height);
+  }
+  left &= ~static_cast<gint64>(1);
+  top &= ~static_cast<gint64>(1);
+  region->rect =
+      cudaprep::PixelRect{static_cast<gint>(left), static_cast<gint>(top),
+                          static_cast<gint>(right - left), static_cast<gint>(bottom - top)};
+  return TRUE;
+}

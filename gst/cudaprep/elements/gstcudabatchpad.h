@@ -1,0 +1,68 @@
+// cudabatch's request sink pads (sink_N), one source each: their
+// properties (region-source, regions, roi-type), the snapshot of them the
+// streaming threads work from, and each pad's state (its source index and
+// negotiated planar frame). Part of cudabatch (gstcudabatch.cpp).
+#pragma once
+
+#include <gst/base/gstaggregator.h>
+#include <gst/gst.h>
+
+#include <string>
+#include <vector>
+
+#include "cudaprep/resize.h"
+#include "base/gstcudaprepregion.h"
+#include "base/gstcudapreptensorformat.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_BATCH_PAD (gst_cuda_batch_pad_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaBatchPad, gst_cuda_batch_pad, GST, CUDA_BATCH_PAD, GstAggregatorPad)
+
+// Where a sink pad's batch items come from (the pad's `region-source`).
+typedef enum {
+  GST_CUDA_BATCH_REGION_SOURCE_FRAME,     // one item per frame: the whole frame
+  GST_CUDA_BATCH_REGION_SOURCE_PROPERTY,  // one item per rectangle of the pad's `regions`
+  GST_CUDA_BATCH_REGION_SOURCE_ROI_META,  // one per GstVideoRegionOfInterestMeta on the frame
+} GstCudaBatchRegionSource;
+
+GType gst_cuda_batch_region_source_get_type(void);
+
+G_END_DECLS
+
+// A pad's region settings: the properties (the pad's object lock), and
+// the snapshot the streaming threads work from.
+struct GstCudaBatchPadSettings {
+  GstCudaBatchRegionSource region_source = GST_CUDA_BATCH_REGION_SOURCE_FRAME;
+  std::vector<cudaprep::PixelRect> regions;  // parsed from `regions`
+  std::string regions_error;                 // why `regions` as set cannot work; empty if it can
+  GQuark roi_type = 0;                       // 0: every ROI meta
+};
+
+struct _GstCudaBatchPad {
+  GstAggregatorPad parent;
+  gint source_index;  // N of sink_N
+  gboolean has_info;  // info holds this pad's negotiated planar frame
+  GstCudaPrepPlanarInfo info;
+  GstCudaBatchPadSettings *settings;  // the pad's object lock
+};
+
+// A copy of the pad's settings, taken under its object lock.
+GstCudaBatchPadSettings gst_cuda_batch_pad_get_settings(GstCudaBatchPad *pad);
+
+// Why the pad's settings cannot work (a sentence naming the pad), or an
+// empty string.
+std::string gst_cuda_batch_pad_settings_error(GstCudaBatchPad *pad,
+                                              const GstCudaBatchPadSettings &settings);
+
+// What a pad's regions read of each source frame, announced upstream in
+// its allocation answer; FALSE for whole-frame items (whose chain reads what
+// its own elements announce). Static regions: their bounding box, origin
+// rounded down to even so that chroma-subsampled frames can be copied by it
+// (the region protocol carries one rectangle). ROI metas differ per frame
+// and may lie anywhere: the whole frame, whatever its size (a rectangle no
+// frame fits, so the upload copies whole frames). The chain's cudanormalize
+// and cudaresize, leaving their work here, hand it on in place of what they
+// would read themselves (cudaresize's rows of a whole-frame downscale), and
+// the upload checks it against the frame.
+gboolean gst_cuda_batch_pad_regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion *region);
