@@ -291,6 +291,104 @@ TEST(BatchGpu, EosOnOneSourceDoesNotStallTheOthers) {
   gst_object_unref(pipeline);
 }
 
+// Issue 23: a GAP event on a source (qtdemux edit lists, a decoder after
+// packet loss) is no frame: no item, no error, every real frame once.
+TEST(BatchGpu, AGapOnOneSourceGivesNoItemAndNoError) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  const std::string description = "cudabatch name=b batch-size=2 ! appsink name=out sync=false " +
+                                  chain("src0", caps) + " ! b.sink_0 " + chain("src1", caps) +
+                                  " ! b.sink_1";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  ASSERT_EQ(error, nullptr) << error->message;
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  std::mt19937 rng(6);
+  GstAppSrc *src0 = GST_APP_SRC(by_name(pipeline, "src0"));
+  GstAppSrc *src1 = GST_APP_SRC(by_name(pipeline, "src1"));
+  for (int f = 0; f < 3; ++f) {
+    ASSERT_EQ(gst_app_src_push_buffer(src0, frame_at(caps, rng, f * 33 * GST_MSECOND)),
+              GST_FLOW_OK);
+    if (f == 1) {
+      // appsrc queues serialized events in order with its buffers.
+      ASSERT_TRUE(gst_element_send_event(GST_ELEMENT(src1),
+                                         gst_event_new_gap(33 * GST_MSECOND, 33 * GST_MSECOND)));
+    } else {
+      ASSERT_EQ(gst_app_src_push_buffer(src1, frame_at(caps, rng, f * 33 * GST_MSECOND)),
+                GST_FLOW_OK);
+    }
+  }
+  gst_app_src_end_of_stream(src0);
+  gst_app_src_end_of_stream(src1);
+  const std::vector<Batch> batches = pull_batches(by_name(pipeline, "out"));
+  std::set<std::pair<int, GstClockTime>> seen;
+  for (const Batch &batch : batches)
+    for (const Item &item : batch.items) EXPECT_TRUE(seen.insert({item.source, item.pts}).second);
+  EXPECT_EQ(seen.size(), 5u) << "three frames of source 0, two of source 1";
+  EXPECT_EQ(seen.count({1, 33 * GST_MSECOND}), 0u) << "the gap became an item";
+  GstMessage *message = gst_bus_pop_filtered(GST_ELEMENT_BUS(pipeline), GST_MESSAGE_ERROR);
+  EXPECT_EQ(message, nullptr) << "the gap posted an error";
+  if (message != nullptr) gst_message_unref(message);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+
+// Issue 23: two chains that differ only in that one source already has the
+// tensor's size (its cudaresize passes the frame through, so the pending
+// work carries the default method) batch together; the passed-through
+// frame equals its single-stream tensor, the resized one too.
+TEST(BatchGpu, ASourceAlreadyAtTheTensorSizeBatchesWithResizedOnes) {
+  CUDAPREP_REQUIRE_GPU();
+  const auto bicubic_chain = [](const std::string &name, const std::string &caps) {
+    return "appsrc name=" + name + " format=time caps=\"" + caps +
+           "\" ! cudaframeupload ! cudaresize method=bicubic ! "
+           "video/x-raw(memory:CUDAPitched),width=32,height=24,format=RGB ! "
+           "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\"";
+  };
+  const std::string caps[2] = {caps_string("RGBA", 64, 48), caps_string("RGBA", 32, 24)};
+  std::mt19937 rng(7);
+  GstBuffer *frames[2] = {frame_at(caps[0], rng, 0), frame_at(caps[1], rng, 0)};
+  std::vector<guint8> expected[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string single =
+        bicubic_chain("src", caps[i]) + " ! cudatensorize batch-size=1 ! appsink name=out";
+    GError *error = nullptr;
+    GstElement *pipeline = gst_parse_launch(single.c_str(), &error);
+    ASSERT_EQ(error, nullptr) << error->message;
+    ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+    GstAppSrc *src = GST_APP_SRC(by_name(pipeline, "src"));
+    ASSERT_EQ(gst_app_src_push_buffer(src, gst_buffer_ref(frames[i])), GST_FLOW_OK);
+    gst_app_src_end_of_stream(src);
+    const std::vector<Batch> batches = pull_batches(by_name(pipeline, "out"));
+    ASSERT_EQ(batches.size(), 1u);
+    expected[i] = batches[0].items.at(0).bytes;
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+  }
+  const std::string description =
+      "cudabatch name=b batch-size=2 ! appsink name=out sync=false " +
+      bicubic_chain("src0", caps[0]) + " ! b.sink_0 " + bicubic_chain("src1", caps[1]) +
+      " ! b.sink_1";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  ASSERT_EQ(error, nullptr) << error->message;
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  for (int i = 0; i < 2; ++i) {
+    GstAppSrc *src = GST_APP_SRC(by_name(pipeline, "src" + std::to_string(i)));
+    ASSERT_EQ(gst_app_src_push_buffer(src, gst_buffer_ref(frames[i])), GST_FLOW_OK);
+    gst_app_src_end_of_stream(src);
+  }
+  const std::vector<Batch> batches = pull_batches(by_name(pipeline, "out"));
+  ASSERT_EQ(batches.size(), 1u) << "the batch failed (see the log)";
+  ASSERT_EQ(batches[0].items.size(), 2u);
+  for (const Item &item : batches[0].items)
+    EXPECT_EQ(first_difference(item.bytes, expected[item.source]), SIZE_MAX)
+        << "source " << item.source;
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  for (GstBuffer *frame : frames) gst_buffer_unref(frame);
+}
+
 // New caps upstream (another format and size) in the middle of a batch of
 // one source: the batch goes on with every frame once, each equal to its
 // single-stream tensor, PTS in order.

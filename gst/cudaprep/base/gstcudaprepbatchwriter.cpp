@@ -43,6 +43,19 @@ gboolean preprocess_item(GstElement *element, const GstCudaPrepBatchItem &item,
   return TRUE;
 }
 
+// Whether `item` lands on its destination pixel for pixel (no scale, no
+// turn): its chain's cudaresize passed the frame through. Every method
+// copies such a frame exactly (samples fall on pixel centres with weights
+// 0 and 1), so it may take any.
+bool copies_pixel_for_pixel(const cudaprep::PreprocessItem &item, const cudaprep::TensorDesc &desc) {
+  const cudaprep::TensorShape shape = cudaprep::tensor_shape(desc);
+  const cudaprep::PixelRect &dst = item.resize_params.dst_rect;
+  const int64_t dst_width = dst.width > 0 ? dst.width : shape.width;
+  const int64_t dst_height = dst.height > 0 ? dst.height : shape.height;
+  return item.resize_params.orientation == cudaprep::Orientation::kIdentity &&
+         item.src.width == dst_width && item.src.height == dst_height;
+}
+
 // A frame without pending work, as the tensorize kernels read it.
 struct FrameInput {
   const GstCudaPrepBatchFrames *frames = nullptr;
@@ -250,6 +263,41 @@ gboolean GstCudaPrepBatchWriter::reads(const GstCudaPrepBatchItem *items, gsize 
 // The kernels of the whole batch: in item order one tensorize per frame
 // without pending work, then one preprocess_batch() for the items with it;
 // then the unfilled slots are zeroed.
+// preprocess_batch() resamples a whole batch with one method. Items that
+// copy pixel for pixel take the method of those that resize; two that
+// resize differently are an error naming both sources.
+gboolean GstCudaPrepBatchWriter::one_resize_method(const GstCudaPrepBatchItem *items,
+                                                   std::vector<cudaprep::PreprocessItem> *fused) {
+  const cudaprep::PreprocessItem *resizing = nullptr;
+  for (const cudaprep::PreprocessItem &item : *fused) {
+    if (copies_pixel_for_pixel(item, desc_)) continue;
+    if (resizing == nullptr) {
+      resizing = &item;
+    } else if (item.resize_params.interpolation != resizing->resize_params.interpolation) {
+      GST_ELEMENT_ERROR(
+          element_, STREAM, FAILED,
+          ("Source %d resizes with method %s but source %d with %s: one batch resamples with one "
+           "method, so every source's cudaresize must use the same",
+           items[resizing->batch_index].source_index,
+           cudaprep::interpolation_name(resizing->resize_params.interpolation),
+           items[item.batch_index].source_index,
+           cudaprep::interpolation_name(item.resize_params.interpolation)),
+          (nullptr));
+      return FALSE;
+    }
+  }
+  if (resizing == nullptr) return TRUE;
+  for (cudaprep::PreprocessItem &item : *fused) {
+    if (!copies_pixel_for_pixel(item, desc_)) continue;
+    // Antialiasing a copy changes nothing either (weights 0 and 1 again),
+    // and a method that takes none may come.
+    item.resize_params.interpolation = resizing->resize_params.interpolation;
+    item.resize_params.antialias = false;
+    item.resize_params.antialias_intermediate = cudaprep::AntialiasIntermediate::kFloat;
+  }
+  return TRUE;
+}
+
 gboolean GstCudaPrepBatchWriter::fill_batch(const GstCudaPrepBatchItem *items, gsize count,
                                             const GstCudaPrepBatchFrames &frames) {
   const cudaStream_t stream = gst_cuda_prep_core_get_stream(core_);
@@ -275,6 +323,7 @@ gboolean GstCudaPrepBatchWriter::fill_batch(const GstCudaPrepBatchItem *items, g
     }
     if (!CUDAPREP_CHECK(element_, input.launch(data_, desc_, slot, stream))) return FALSE;
   }
+  if (!one_resize_method(items, &fused)) return FALSE;
   const int fused_count = static_cast<int>(fused.size());
   const std::string reason =
       cudaprep::preprocess_batch_error(fused.data(), fused_count, data_, desc_);

@@ -68,6 +68,7 @@
 #include <gst/cudaprep/gstcudaprepmeta.h>
 
 #include "cudaprep/geometry.h"
+#include "cudaprep/preprocess_batch.h"
 #include "cudaprep/resize.h"
 #include "cudaprep/tensor.h"
 #include "gstcudaprepcore.h"
@@ -135,6 +136,8 @@ class GstCudaPrepBatchWriter {
   gboolean reads(const GstCudaPrepBatchItem *items, gsize count, gboolean begin);
   gboolean fill_batch(const GstCudaPrepBatchItem *items, gsize count,
                       const GstCudaPrepBatchFrames &frames);
+  gboolean one_resize_method(const GstCudaPrepBatchItem *items,
+                             std::vector<cudaprep::PreprocessItem> *fused);
   gboolean clear_unfilled(gsize filled);
   gboolean attach_meta(GstBuffer *buffer);
   GstBuffer *close(gboolean keep);

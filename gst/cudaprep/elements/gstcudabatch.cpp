@@ -264,13 +264,28 @@ static GstFlowReturn push_batch(GstCudaBatch *self) {
   return gst_aggregator_finish_buffer(GST_AGGREGATOR(self), batch);
 }
 
+// The pad's next queued frame, or NULL. A GAP event reaches an aggregator
+// as an empty buffer flagged GAP (qtdemux edit lists, a decoder after
+// packet loss): no frame, so no item and no error; the batch that leaves
+// without it says so in its fill count.
+static GstBuffer *pop_frame(GstCudaBatchPad *pad) {
+  GstBuffer *buffer;
+  while ((buffer = gst_aggregator_pad_pop_buffer(GST_AGGREGATOR_PAD(pad))) != nullptr &&
+         GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP) && gst_buffer_get_size(buffer) == 0) {
+    GST_LOG_OBJECT(pad, "a gap at %" GST_TIME_FORMAT ": no item",
+                   GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
+    gst_buffer_unref(buffer);
+  }
+  return buffer;
+}
+
 // The pad's next frame under the source policy (latest: its newest queued
 // one, the older ones dropped), or NULL.
 static GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad,
                              GstCudaBatchSourcePolicy policy) {
-  GstBuffer *buffer = gst_aggregator_pad_pop_buffer(GST_AGGREGATOR_PAD(pad));
+  GstBuffer *buffer = pop_frame(pad);
   if (buffer == nullptr || policy != GST_CUDA_BATCH_SOURCE_POLICY_LATEST) return buffer;
-  while (GstBuffer *newer = gst_aggregator_pad_pop_buffer(GST_AGGREGATOR_PAD(pad))) {
+  while (GstBuffer *newer = pop_frame(pad)) {
     GST_LOG_OBJECT(pad, "source-policy=latest drops the frame at %" GST_TIME_FORMAT,
                    GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
     gst_buffer_unref(buffer);
