@@ -25,6 +25,8 @@ cp -a "$build/gst/cudaprep/libgstcudaprep.so" "$stage/gst/"
 typelib=$build/gst-libs/gst/cudaprep/GstCudaPrep-1.0.typelib
 if [ -f "$typelib" ]; then cp "$typelib" "$stage/gst/"; fi
 find "$build/tests" -maxdepth 1 -type f -name 'test_*' ! -name '*_opencv' ! -name '*_pil' -executable -exec cp {} "$stage/tests/" \;
+# The plugin's code the element suites share (their run path: $ORIGIN).
+cp "$build"/tests/libgstcudaprep-plugin-for-tests.so "$stage/tests/"
 for dir in examples bench; do
   [ -d "$build/$dir" ] && find "$build/$dir" -maxdepth 1 -type f -executable -exec cp {} "$stage/$dir/" \;
 done
