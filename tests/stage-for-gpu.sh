@@ -40,4 +40,6 @@ strip --strip-debug "$stage"/tests/* "$stage"/gst/*.so* 2>/dev/null || true
 # scanner loads the plugin module in a process of its own: the library also
 # goes into the bundle's lib/, which env.sh puts on LD_LIBRARY_PATH there.
 cp -L "$stage/gst/libgstcudaprep-1.0.so.0" .gst-bundle/lib/
+# The suites find their shared plugin code beside them; no second copy.
+rm -f .gst-bundle/lib/libgstcudaprep-plugin-for-tests.so
 du -sh "$stage"
