@@ -1,7 +1,7 @@
 // Conversions of single elements between 8-bit values, float and half
-// (namespace cudaprep::device), shared by resize_ops.cuh and tensor_ops.cuh
-// so that every kernel turns a byte into a float, and a float into a byte or
-// a half, the same way.
+// (namespace cudaprep::device), shared by source_ops.cuh, store_ops.cuh and
+// tensor_ops.cuh so that every kernel turns a byte into a float, and a float
+// into a byte or a half, the same way.
 #pragma once
 
 #include <cuda_fp16.h>

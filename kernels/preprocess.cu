@@ -1,5 +1,5 @@
 // The fused preprocess kernel: the per-pixel functions of resize
-// (resize_ops.cuh) and of normalize/tensorize (tensor_ops.cuh) composed
+// (resample_ops.cuh, store_ops.cuh) and of normalize/tensorize (tensor_ops.cuh) composed
 // in one thread per tensor pixel (preprocess_ops.cuh), with the host-side constants built by the
 // same helpers the unfused launches use (resize_launch.cuh,
 // tensor_launch.cuh). Nothing here re-implements a formula: that is what

@@ -8,8 +8,11 @@
 
 #include <cstdint>
 
-#include "resize_ops.cuh"
+#include "color_ops.cuh"
+#include "resample_ops.cuh"
 #include "resize_tile.cuh"
+#include "source_ops.cuh"
+#include "store_ops.cuh"
 #include "tensor_ops.cuh"
 
 namespace cudaprep::device {

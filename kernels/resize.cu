@@ -1,11 +1,14 @@
 // Launch side of resize(): validates the views, picks the source reader and
 // the sampler at compile time (6 readers x 4 methods), one thread per
 // destination pixel, antialiased sampling tiled (resize_tile.cuh). The per-pixel maths lives
-// in resize_ops.cuh, the host side shared with preprocess() in resize_launch.cuh.
+// in the *_ops.cuh headers (resample_ops.cuh composes them, store_ops.cuh writes pixels), the
+// host side shared with preprocess() in resize_launch.cuh.
 #include "cudaprep/resize.h"
 
+#include "color_ops.cuh"
+#include "resample_ops.cuh"
 #include "resize_launch.cuh"
-#include "resize_ops.cuh"
+#include "store_ops.cuh"
 
 namespace cudaprep {
 namespace {

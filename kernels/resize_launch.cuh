@@ -15,11 +15,16 @@
 #include <string>
 #include <type_traits>
 
+#include "antialias_ops.cuh"
+#include "color_ops.cuh"
 #include "cudaprep/resize.h"
 #include "image_errors.h"
 #include "launch.cuh"
-#include "resize_ops.cuh"
+#include "orientation_ops.cuh"
+#include "resample_ops.cuh"
 #include "resize_tile.cuh"
+#include "source_ops.cuh"
+#include "store_ops.cuh"
 
 namespace cudaprep {
 

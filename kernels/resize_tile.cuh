@@ -2,14 +2,14 @@
 // cudaprep::device): the block's threads cover a tile of destination
 // pixels, one each; the horizontal pass runs once per (source row, output
 // column) of the tile into shared memory, the vertical pass once per output
-// pixel from there. The per-pixel sampler of resize_ops.cuh computes every
+// pixel from there. The per-pixel sampler of antialias_ops.cuh computes every
 // output pixel's row sums again for each of its rows (35 x 35 taps for a
 // 4K -> 256 antialiased bicubic); here a row sum is computed once and read
 // by every output row of the tile that uses it.
 //
 // Bit for bit the per-pixel result: a row sum depends only on the output
 // column and the source row, both passes are row_sum() and column_sum() of
-// resize_ops.cuh (with the same AntialiasRowHandoff between them: kept as
+// antialias_ops.cuh (with the same AntialiasRowHandoff between them: kept as
 // summed, or rounded to 8 bits), so each output pixel adds the same
 // products in the same order; only where the values come from changes. YUV sources are also
 // converted once per source pixel of the tile's footprint (staged into
@@ -24,7 +24,11 @@
 
 #include <type_traits>
 
-#include "resize_ops.cuh"
+#include "antialias_ops.cuh"
+#include "color_ops.cuh"
+#include "orientation_ops.cuh"
+#include "resample_ops.cuh"
+#include "source_ops.cuh"
 
 namespace cudaprep::device {
 

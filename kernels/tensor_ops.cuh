@@ -1,5 +1,5 @@
 // Per-element device maths of normalize and tensorize (namespace
-// cudaprep::device, shared with resize_ops.cuh): wide loads of pixel runs,
+// cudaprep::device, shared with store_ops.cuh): wide loads of pixel runs,
 // normalisation, and stores into tensors of any strides. normalize(),
 // tensorize_*() and the fused preprocess() compose the same functions, which
 // is what keeps the fused result bit-identical to the chain.

@@ -1,6 +1,6 @@
 // The tiled antialiased samplers (kernels/resize_tile.cuh: antialiased
 // bilinear and bicubic through shared memory) against the per-pixel sampler
-// of resize_ops.cuh that they replace: one kernel computes both for every
+// of antialias_ops.cuh that they replace: one kernel computes both for every
 // destination pixel, and the float bits must be equal, not close.
 // test_resize_gpu and test_preprocess_gpu check the samplers' values against
 // the CPU references; this suite proves the tiling changed no bit.

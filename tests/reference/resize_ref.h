@@ -20,7 +20,7 @@ struct RgbaImage {
 
 // Where bilinear and bicubic place output pixel d's sample: kExact at
 // (d + 0.5) * src / dst - 0.5 in double; kOpenCvFloat as cv::resize does
-// for float images (and the float intermediate, resize_ops.cuh), at
+// for float images (and the float intermediate, sampler_ops.cuh), at
 // (d + 0.5) * (1 / (dst / src)) - 0.5 computed in double and rounded to
 // float. Weights are then computed in double either way.
 enum class SamplePositions { kExact, kOpenCvFloat };

@@ -58,7 +58,7 @@ FrameGeometry resize_frame_geometry(int src_width, int src_height, const PixelRe
 
 // The rows of a src_height-tall source that a resize into rect_height rows
 // reads with a nonzero weight, computed with the kernels' own arithmetic
-// (resize_ops.cuh): nearest takes one row per output row; bilinear one, or
+// (sampler_ops.cuh): nearest takes one row per output row; bilinear one, or
 // two where the sample falls between rows. A 3x bilinear downscale (1080 ->
 // 360) reads rows 1, 4, 7, ...: the upload need not copy the others (their
 // weight is exactly zero, so what they hold never reaches the output).

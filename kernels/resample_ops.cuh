@@ -1,0 +1,115 @@
+// Per-pixel resize of a source into a padded destination (namespace
+// cudaprep::device), kept apart from launch code so that kernels compose
+// it: a source (source_ops.cuh, orientation_ops.cuh) loads one pixel at
+// integer coordinates as Rgba in [0, 255], a sampler (sampler_ops.cuh,
+// antialias_ops.cuh) maps an output pixel to a weighted sum of source
+// loads, resample() picks the sampler and resized_value() places the
+// resampled rectangle in the padded destination; store_ops.cuh writes the
+// result in a destination format. Nothing here knows about grids.
+// Flat *_ops.cuh files, as element_ops.cuh and tensor_ops.cuh: the suffix marks device maths.
+#pragma once
+
+#include "antialias_ops.cuh"
+#include "color_ops.cuh"
+#include "cudaprep/resize.h"
+#include "sampler_ops.cuh"
+
+namespace cudaprep::device {
+
+// How output pixels of a rect_width x rect_height rectangle map onto a
+// src_width x src_height source; built once per frame on the host.
+struct ResampleAxes {
+  int src_width, src_height;
+  int rect_width, rect_height;
+  float src_per_dst_x, src_per_dst_y;  // src / rect
+  // OpenCV's scale 1 / (rect / src): its nearest index and its float positions.
+  double nearest_src_per_dst_x, nearest_src_per_dst_y;
+  bool antialias;  // bilinear and bicubic: the antialiased samplers
+  // Antialiased: the horizontal pass rounded to 8 bits (AntialiasIntermediate::kUint8).
+  bool uint8_intermediate;
+  // Bilinear and bicubic place samples at opencv_source_coordinate() (the
+  // float intermediate) instead of centre_source_coordinate().
+  bool opencv_positions;
+  AntialiasAxis antialias_x, antialias_y;
+};
+
+inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width, int rect_height,
+                                  Interpolation method, bool antialias,
+                                  AntialiasIntermediate intermediate) {
+  ResampleAxes axes;
+  axes.antialias = antialias;
+  axes.uint8_intermediate = antialias && intermediate == AntialiasIntermediate::kUint8;
+  axes.opencv_positions = false;
+  axes.antialias_x = antialias_axis(method, src_width, rect_width);
+  axes.antialias_y = antialias_axis(method, src_height, rect_height);
+  axes.src_width = src_width;
+  axes.src_height = src_height;
+  axes.rect_width = rect_width;
+  axes.rect_height = rect_height;
+  axes.src_per_dst_x = static_cast<float>(static_cast<double>(src_width) / rect_width);
+  axes.src_per_dst_y = static_cast<float>(static_cast<double>(src_height) / rect_height);
+  axes.nearest_src_per_dst_x = 1.0 / (static_cast<double>(rect_width) / src_width);
+  axes.nearest_src_per_dst_y = 1.0 / (static_cast<double>(rect_height) / src_height);
+  return axes;
+}
+
+// The source positions bilinear and bicubic sample for rectangle column x
+// and row y: the one place that maps an output pixel to a source position.
+__device__ __forceinline__ float sample_position_x(int x, const ResampleAxes &axes) {
+  return axes.opencv_positions ? opencv_source_coordinate(x, axes.nearest_src_per_dst_x)
+                               : centre_source_coordinate(x, axes.src_per_dst_x);
+}
+__device__ __forceinline__ float sample_position_y(int y, const ResampleAxes &axes) {
+  return axes.opencv_positions ? opencv_source_coordinate(y, axes.nearest_src_per_dst_y)
+                               : centre_source_coordinate(y, axes.src_per_dst_y);
+}
+
+// The resampled value of output pixel (x, y), counted from the rectangle's
+// top-left corner.
+template <Interpolation kMethod, class Source>
+__device__ __forceinline__ Rgba resample(const Source &src, int x, int y,
+                                         const ResampleAxes &axes) {
+  if constexpr (kMethod == Interpolation::kNearest) {
+    return sample_nearest(src, nearest_index(x, axes.nearest_src_per_dst_x, axes.src_width),
+                          nearest_index(y, axes.nearest_src_per_dst_y, axes.src_height));
+  } else if constexpr (kMethod == Interpolation::kBilinear) {
+    if (axes.antialias) {
+      return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y,
+                                         axes.uint8_intermediate);
+    }
+    return sample_bilinear(src, sample_position_x(x, axes), sample_position_y(y, axes));
+  } else if constexpr (kMethod == Interpolation::kBicubic) {
+    if (axes.antialias) {
+      return sample_antialiased<kMethod>(src, x, y, axes.antialias_x, axes.antialias_y,
+                                         axes.uint8_intermediate);
+    }
+    return sample_bicubic(src, sample_position_x(x, axes), sample_position_y(y, axes));
+  } else {
+    return sample_area(src, area_span(x, axes.src_width, axes.rect_width),
+                       area_span(y, axes.src_height, axes.rect_height));
+  }
+}
+
+// Where the resampled source lies in the destination and what fills the
+// rest; built once per frame on the host.
+struct ResizeMapping {
+  PixelRect rect;     // the resampled source, in destination pixels
+  ResampleAxes axes;  // source -> rect
+  Rgba pad;           // every destination pixel outside rect
+  // preprocess(): normalise the unrounded value (ResizeParams::float_intermediate).
+  bool float_intermediate;
+};
+
+// The unrounded value of destination pixel (x, y): what resize() rounds
+// into its destination format.
+template <Interpolation kMethod, class Source>
+__device__ __forceinline__ Rgba resized_value(const Source &src, int x, int y,
+                                              const ResizeMapping &mapping) {
+  const int rect_x = x - mapping.rect.x;
+  const int rect_y = y - mapping.rect.y;
+  const bool inside =
+      rect_x >= 0 && rect_y >= 0 && rect_x < mapping.rect.width && rect_y < mapping.rect.height;
+  return inside ? resample<kMethod>(src, rect_x, rect_y, mapping.axes) : mapping.pad;
+}
+
+}  // namespace cudaprep::device

@@ -1,0 +1,88 @@
+// Stores of resampled pixels (namespace cudaprep::device): Rgba rounded
+// into a byte destination format (resize()), or normalised unrounded into a
+// tensor element (preprocess()'s float intermediate, and sources deeper
+// than 8 bits).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "color_ops.cuh"
+#include "cudaprep/image.h"
+#include "cudaprep/tensor.h"
+#include "element_ops.cuh"
+#include "tensor_ops.cuh"
+
+namespace cudaprep::device {
+
+// RGB BGR RGBA BGRA RGBx BGRx GRAY8 as byte indices of each channel.
+struct DestinationLayout {
+  int bytes_per_pixel;
+  int r_index, g_index, b_index;
+  int alpha_index;    // -1: none
+  bool alpha_filler;  // the x of RGBx/BGRx: always 255
+  bool gray;          // one byte of BT.601 luma
+};
+
+CUDAPREP_HD DestinationLayout destination_layout(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kRGB:
+      return {3, 0, 1, 2, -1, false, false};
+    case PixelFormat::kBGR:
+      return {3, 2, 1, 0, -1, false, false};
+    case PixelFormat::kRGBA:
+      return {4, 0, 1, 2, 3, false, false};
+    case PixelFormat::kBGRA:
+      return {4, 2, 1, 0, 3, false, false};
+    case PixelFormat::kRGBx:
+      return {4, 0, 1, 2, 3, true, false};
+    case PixelFormat::kBGRx:
+      return {4, 2, 1, 0, 3, true, false};
+    case PixelFormat::kGRAY8:
+      return {1, 0, 0, 0, -1, false, true};
+    default:
+      return {0, 0, 0, 0, -1, false, false};
+  }
+}
+
+// The byte a GRAY8 destination holds for `value`.
+__device__ __forceinline__ uint8_t gray_byte(const Rgba &value) {
+  return to_byte(luma_bt601(value));
+}
+
+__device__ __forceinline__ void store_pixel(uint8_t *row, int x, const Rgba &value,
+                                            const DestinationLayout &layout) {
+  uint8_t *pixel = row + static_cast<size_t>(x) * layout.bytes_per_pixel;
+  if (layout.gray) {
+    pixel[0] = gray_byte(value);
+    return;
+  }
+  pixel[layout.r_index] = to_byte(value.x);
+  pixel[layout.g_index] = to_byte(value.y);
+  pixel[layout.b_index] = to_byte(value.z);
+  if (layout.alpha_index >= 0) {
+    pixel[layout.alpha_index] = layout.alpha_filler ? 255 : to_byte(value.w);
+  }
+}
+
+// Tensor pixel `pixel` (channel c at pixel + c * channel_stride) of the
+// resampled `value` normalised unrounded and unclamped, channels in `order`;
+// GRAY is the BT.601 luma of the unrounded RGB.
+template <typename Out>
+__device__ __forceinline__ void store_unrounded_pixel(void *tensor, int64_t pixel,
+                                                      int64_t channel_stride, const Rgba &value,
+                                                      ChannelOrder order,
+                                                      const ChannelNormalization &norm) {
+  if (order == ChannelOrder::kGray) {
+    store_element(tensor, pixel, normalized_value<Out>(luma_bt601(value), norm, 0));
+    return;
+  }
+  const bool bgr = order == ChannelOrder::kBGR;
+  const float channels[kMaxChannels] = {bgr ? value.z : value.x, value.y, bgr ? value.x : value.z};
+#pragma unroll
+  for (int c = 0; c < kMaxChannels; ++c) {
+    store_element(tensor, pixel + c * channel_stride, normalized_value<Out>(channels[c], norm, c));
+  }
+}
+
+}  // namespace cudaprep::device
