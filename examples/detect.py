@@ -18,4 +18,6 @@ with cudaprep.Pipeline(
         for item, index in zip(tensor.items, cell):
             y, x = divmod(index, batch.shape[3] // 8)
             box = item.geometry.box_to_source((8 * x, 8 * y, 8 * x + 8, 8 * y + 8))
+            if box is None:  # the cell lies in the letterbox pad
+                continue
             print("pts %.3f s: box %s" % (item.pts / 1e9, tuple(round(v) for v in box)))

@@ -2,7 +2,7 @@
 around PyGObject's objects where the application has them."""
 import ctypes
 
-from ._native import GST_CLOCK_TIME_NONE, native
+from ._native import native
 from ._tensor import Tensor
 
 vp = ctypes.c_void_p

@@ -18,12 +18,23 @@ sed -E "s|^prefix=(.*)$|prefix=$dest\1|" "$pc" >"$dest/pc/cudaprep-1.0.pc"
 export PKG_CONFIG_PATH=$dest/pc
 flags=$(pkg-config --cflags --libs cudaprep-1.0)
 echo "pkg-config cudaprep-1.0: $flags"
-for header in cudaprep.h gstcudatensorsink.h gstcudaprepmeta.h gstcudaprepmemory.h gstcudaprepdlpack.h; do
+for header in cudaprep.h cudaprep-prelude.h gstcudatensorsink.h gstcudatensorsample.h \
+  gstcudaprepmeta.h gstcudaprepmemory.h gstcudapreppool.h gstcudaprepbox.h gstcudaprepdlpack.h; do
   [ -f "$(find "$dest" -path "*/gst/cudaprep/$header" | head -1)" ] || { echo "$header not installed"; exit 1; }
 done
-if find "$dest" -name 'gstcudaprepcore.h' -o -name 'gstcudaprepbasetransform.h' | grep -q .; then
+if find "$dest" -name '*-private.h' -o -name 'gstcudaprepcore.h' -o -name 'gstcudaprepbasetransform.h' |
+  grep -q .; then
   echo "an internal header was installed"; exit 1
 fi
+# The library's ABI is its public API: every exported symbol is declared in
+# an installed header (hidden visibility keeps the rest in).
+lib=$(find "$dest" -name 'libgstcudaprep-1.0.so.0' | head -1)
+headers=$(dirname "$(find "$dest" -path '*/gst/cudaprep/cudaprep.h' | head -1)")
+exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRV]$/ {print $3}')
+for symbol in $exported; do
+  grep -qw "$symbol" "$headers"/*.h || { echo "exported but in no installed header: $symbol"; exit 1; }
+done
+echo "exported symbols: $(echo "$exported" | wc -l), each in an installed header"
 gcc -std=c11 -Wall -Werror -o "$dest/public_api" "$source/tests/api/public_api.c" $flags -lm
 gcc -std=c11 -Wall -Werror -o "$dest/pull_tensors" "$source/examples/pull_tensors.c" $flags
 libdir=$(dirname "$(find "$dest" -name 'libgstcudaprep-1.0.so.0' | head -1)")

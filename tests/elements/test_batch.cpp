@@ -333,6 +333,53 @@ TEST(BatchGpu, AGapOnOneSourceGivesNoItemAndNoError) {
   gst_object_unref(pipeline);
 }
 
+// A source's chain into 32x24 RGB planes with cudaresize `method`.
+std::string small_tensor_chain(const std::string &name, const std::string &caps,
+                               const std::string &method) {
+  return "appsrc name=" + name + " format=time caps=\"" + caps +
+         "\" ! cudaframeupload ! cudaresize method=" + method +
+         " ! video/x-raw(memory:CUDAPitched),width=32,height=24,format=RGB ! "
+         "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\"";
+}
+
+// Two sources resized with different methods cannot share one launch: an
+// error naming both sources and what to change, no batch.
+TEST(BatchGpu, TwoSourcesResizedWithDifferentMethodsAreNamed) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  const std::string description = "cudabatch name=b batch-size=2 ! appsink name=out sync=false " +
+                                  small_tensor_chain("src0", caps, "bicubic") + " ! b.sink_0 " +
+                                  small_tensor_chain("src1", caps, "bilinear") + " ! b.sink_1";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  ASSERT_EQ(error, nullptr) << error->message;
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  std::mt19937 rng(8);
+  for (int i = 0; i < 2; ++i) {
+    GstAppSrc *src = GST_APP_SRC(by_name(pipeline, "src" + std::to_string(i)));
+    gst_app_src_push_buffer(src, frame_at(caps, rng, 0));
+    gst_app_src_end_of_stream(src);
+  }
+  GstMessage *message = gst_bus_timed_pop_filtered(GST_ELEMENT_BUS(pipeline), 10 * GST_SECOND,
+                                                   GST_MESSAGE_ERROR);
+  ASSERT_NE(message, nullptr) << "no error";
+  GError *posted = nullptr;
+  gst_message_parse_error(message, &posted, nullptr);
+  const std::string text = posted->message;
+  // The first item of the batch names its source first.
+  EXPECT_TRUE(
+      text.find("Source 0 resizes with method bicubic but source 1 with bilinear") !=
+          std::string::npos ||
+      text.find("Source 1 resizes with method bilinear but source 0 with bicubic") !=
+          std::string::npos)
+      << text;
+  EXPECT_NE(text.find("every source's cudaresize must use the same"), std::string::npos) << text;
+  g_error_free(posted);
+  gst_message_unref(message);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+
 // Issue 23: two chains that differ only in that one source already has the
 // tensor's size (its cudaresize passes the frame through, so the pending
 // work carries the default method) batch together; the passed-through
@@ -340,10 +387,7 @@ TEST(BatchGpu, AGapOnOneSourceGivesNoItemAndNoError) {
 TEST(BatchGpu, ASourceAlreadyAtTheTensorSizeBatchesWithResizedOnes) {
   CUDAPREP_REQUIRE_GPU();
   const auto bicubic_chain = [](const std::string &name, const std::string &caps) {
-    return "appsrc name=" + name + " format=time caps=\"" + caps +
-           "\" ! cudaframeupload ! cudaresize method=bicubic ! "
-           "video/x-raw(memory:CUDAPitched),width=32,height=24,format=RGB ! "
-           "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\"";
+    return small_tensor_chain(name, caps, "bicubic");
   };
   const std::string caps[2] = {caps_string("RGBA", 64, 48), caps_string("RGBA", 32, 24)};
   std::mt19937 rng(7);

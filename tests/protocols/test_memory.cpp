@@ -211,7 +211,7 @@ TEST_F(DevicePool, MapWithoutTheCudaFlagFailsAndWithItGivesTheDevicePointer) {
   gst_object_unref(pool);
 }
 
-// The reuse hazard of DESIGN.md: a reader on another stream is still reading
+// The reuse hazard of docs/design.md: a reader on another stream is still reading
 // a pooled frame when the pool hands the same memory to a writer. `protect`
 // runs the protocol (reader records end_read, writer's begin_write waits);
 // without it the writer overwrites the frame under the reader.

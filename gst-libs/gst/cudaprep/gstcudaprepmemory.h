@@ -3,7 +3,7 @@
 // pinned host memory for uploads. The pool that reuses device frames is in
 // gstcudapreppool.h.
 //
-// Synchronisation protocol (DESIGN.md, "Streams and synchronisation"):
+// Synchronisation protocol (docs/design.md, "Streams and synchronisation"):
 //  - a writer calls gst_cuda_prep_memory_begin_write() before enqueueing work
 //    that writes the memory (its stream waits for every earlier reader and
 //    writer: the pooled-buffer reuse hazard), then end_write() after it;

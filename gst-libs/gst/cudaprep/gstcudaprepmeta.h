@@ -254,9 +254,6 @@ GST_CUDA_PREP_API guint64 gst_cuda_prep_tensor_get_data_address(const GstCudaPre
  *
  * Returns: FALSE if @index is out of range
  */
-// The source frame of item `index` (< batch_size) of `tensor`: its PTS
-// (GST_CLOCK_TIME_NONE for padding) and the geometry mapping the item's
-// tensor pixels back to it. FALSE if `index` is out of range.
 GST_CUDA_PREP_API gboolean gst_cuda_prep_tensor_get_item(const GstCudaPrepTensor *tensor, gsize index,
                                        GstClockTime *pts, GstCudaPrepGeometry *geometry);
 

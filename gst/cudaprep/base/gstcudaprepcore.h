@@ -6,7 +6,7 @@
 //    `cudaprep.device` GstContext (answered to peers' queries);
 //  - the CUDA stream: the element's own, created at start with
 //    `stream-priority`, or the application's `cuda-stream`, never destroyed;
-//  - the cross-stream ordering of buffers (DESIGN.md "Streams and
+//  - the cross-stream ordering of buffers (docs/design.md "Streams and
 //    synchronisation"): begin/end read and write on the element's stream,
 //    so that nothing blocks the host;
 //  - the pools of device memory offered upstream and chosen downstream.

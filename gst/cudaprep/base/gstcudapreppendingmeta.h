@@ -11,7 +11,7 @@
 #include "cudaprep/resize_geometry.h"
 
 // Operations an element left for a later one to run in a single kernel
-// (DESIGN.md "Later"): the buffer's memory and GstVideoMeta still hold the
+// (docs/design.md "Later"): the buffer's memory and GstVideoMeta still hold the
 // source frame, the caps describe the result. cudaresize and cudanormalize
 // leave their work here when downstream announces the meta's API in the
 // allocation query; cudatensorize runs it with cudaprep::preprocess().
