@@ -5,7 +5,9 @@
 
 #include "elements/gstcudaprepelements.h"
 
-static gboolean plugin_init(GstPlugin *plugin) { return gst_cuda_prep_register_elements(plugin); }
+static gboolean plugin_init(GstPlugin *plugin) {
+  return gst_cuda_prep_register_elements(plugin);
+}
 
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, cudaprep,
                   "CUDA preprocessing of video frames into neural-network input tensors",

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #define STRUCT(type) printf("struct %s %zu %zu\n", #type, sizeof(type), _Alignof(type))
-#define FIELD(type, field)                                                           \
+#define FIELD(type, field)                                                                    \
   printf("field %s %zu %zu %zu\n", #field, offsetof(type, field), sizeof(((type *)0)->field), \
          _Alignof(__typeof__(((type *)0)->field)))
 

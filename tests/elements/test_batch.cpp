@@ -360,18 +360,17 @@ TEST(BatchGpu, TwoSourcesResizedWithDifferentMethodsAreNamed) {
     gst_app_src_push_buffer(src, frame_at(caps, rng, 0));
     gst_app_src_end_of_stream(src);
   }
-  GstMessage *message = gst_bus_timed_pop_filtered(GST_ELEMENT_BUS(pipeline), 10 * GST_SECOND,
-                                                   GST_MESSAGE_ERROR);
+  GstMessage *message =
+      gst_bus_timed_pop_filtered(GST_ELEMENT_BUS(pipeline), 10 * GST_SECOND, GST_MESSAGE_ERROR);
   ASSERT_NE(message, nullptr) << "no error";
   GError *posted = nullptr;
   gst_message_parse_error(message, &posted, nullptr);
   const std::string text = posted->message;
   // The first item of the batch names its source first.
-  EXPECT_TRUE(
-      text.find("Source 0 resizes with method bicubic but source 1 with bilinear") !=
-          std::string::npos ||
-      text.find("Source 1 resizes with method bilinear but source 0 with bicubic") !=
-          std::string::npos)
+  EXPECT_TRUE(text.find("Source 0 resizes with method bicubic but source 1 with bilinear") !=
+                  std::string::npos ||
+              text.find("Source 1 resizes with method bilinear but source 0 with bicubic") !=
+                  std::string::npos)
       << text;
   EXPECT_NE(text.find("every source's cudaresize must use the same"), std::string::npos) << text;
   g_error_free(posted);
@@ -409,10 +408,9 @@ TEST(BatchGpu, ASourceAlreadyAtTheTensorSizeBatchesWithResizedOnes) {
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
   }
-  const std::string description =
-      "cudabatch name=b batch-size=2 ! appsink name=out sync=false " +
-      bicubic_chain("src0", caps[0]) + " ! b.sink_0 " + bicubic_chain("src1", caps[1]) +
-      " ! b.sink_1";
+  const std::string description = "cudabatch name=b batch-size=2 ! appsink name=out sync=false " +
+                                  bicubic_chain("src0", caps[0]) + " ! b.sink_0 " +
+                                  bicubic_chain("src1", caps[1]) + " ! b.sink_1";
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
   ASSERT_EQ(error, nullptr) << error->message;

@@ -309,8 +309,8 @@ TEST(CropComposition, ACropOfACropKeepsEveryFrameAndItsPixels) {
             << first.format << " frame " << frame << " plane " << plane;
       }
       double source_x, source_y;
-      gst_cuda_prep_geometry_to_source(&gst_buffer_get_cuda_prep_geometry_meta(output)->geometry,
-                                       0, 0, &source_x, &source_y);
+      gst_cuda_prep_geometry_to_source(&gst_buffer_get_cuda_prep_geometry_meta(output)->geometry, 0,
+                                       0, &source_x, &source_y);
       EXPECT_EQ(source_x, composed.left);
       EXPECT_EQ(source_y, composed.top);
       gst_buffer_unref(output);

@@ -147,8 +147,8 @@ TEST(CoordinateRule, RegionsOfInterestAreClippedOrRemovedNeverMisplaced) {
 TEST(CoordinateRule, RegionsOfInterestFollowATurnedLetterboxedResize) {
   cudaprep::PixelRect box;
   std::string error;
-  ASSERT_TRUE(cudaprep::letterbox_rect(1080, 1920, 640, 640, cudaprep::LetterboxOptions(), &box,
-                                       &error))
+  ASSERT_TRUE(
+      cudaprep::letterbox_rect(1080, 1920, 640, 640, cudaprep::LetterboxOptions(), &box, &error))
       << error;
   ASSERT_EQ(box.x, 140);
   ASSERT_EQ(box.width, 360);

@@ -142,8 +142,8 @@ TEST_F(DevicePool, BorrowedMemoryHoldsNoAllocatorReferenceAfterItIsFreed) {
   GstAllocator *allocator = gst_cuda_prep_allocator_get(0);
   const guint refs_before = GST_OBJECT_REFCOUNT_VALUE(allocator);
   for (int i = 0; i < 90; ++i) {
-    GstMemory *memory = gst_cuda_prep_memory_new_borrowed(0, static_cast<guint8 *>(device), 4096,
-                                                          nullptr, nullptr);
+    GstMemory *memory =
+        gst_cuda_prep_memory_new_borrowed(0, static_cast<guint8 *>(device), 4096, nullptr, nullptr);
     ASSERT_NE(memory, nullptr);
     EXPECT_EQ(GST_OBJECT_REFCOUNT_VALUE(allocator), refs_before + 1);
     gst_memory_unref(memory);

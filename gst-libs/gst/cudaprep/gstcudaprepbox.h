@@ -20,9 +20,11 @@ G_BEGIN_DECLS
 // mapped box to out_* (any may be NULL) and returns TRUE when some of it is
 // left; FALSE when the box lies wholly in the pad or outside the frame, when
 // `index` is not a filled item, or when the geometry has a zero scale.
-GST_CUDA_PREP_API gboolean gst_cuda_prep_tensor_box_to_source(const GstCudaPrepTensor *tensor, gsize index,
-                                            gdouble x0, gdouble y0, gdouble x1, gdouble y1,
-                                            gint src_width, gint src_height, gdouble *out_x0,
-                                            gdouble *out_y0, gdouble *out_x1, gdouble *out_y1);
+GST_CUDA_PREP_API gboolean gst_cuda_prep_tensor_box_to_source(const GstCudaPrepTensor *tensor,
+                                                              gsize index, gdouble x0, gdouble y0,
+                                                              gdouble x1, gdouble y1,
+                                                              gint src_width, gint src_height,
+                                                              gdouble *out_x0, gdouble *out_y0,
+                                                              gdouble *out_x1, gdouble *out_y1);
 
 G_END_DECLS

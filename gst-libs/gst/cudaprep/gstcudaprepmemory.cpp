@@ -280,8 +280,8 @@ GstMemory *gst_cuda_prep_memory_new_borrowed(gint device_id, guint8 *device_ptr,
   auto *memory = g_new0(GstCudaPrepMemory, 1);
   // gst_memory_init takes its own reference on the allocator.
   GstAllocator *allocator = gst_cuda_prep_allocator_get(device_id);
-  gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), allocator, nullptr,
-                  size, 0, 0, size);
+  gst_memory_init(GST_MEMORY_CAST(memory), static_cast<GstMemoryFlags>(0), allocator, nullptr, size,
+                  0, 0, size);
   gst_object_unref(allocator);
   memory->device_id = device_id;
   memory->device_ptr = device_ptr;

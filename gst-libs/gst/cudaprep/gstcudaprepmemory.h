@@ -49,8 +49,9 @@ GST_CUDA_PREP_API GstAllocator *gst_cuda_prep_allocator_get(gint device_id);
 // completed, release(release_data) runs: a reader's kernel still running
 // keeps the owner's frame alive without blocking the host. NULL when its
 // events cannot be created.
-GST_CUDA_PREP_API GstMemory *gst_cuda_prep_memory_new_borrowed(gint device_id, guint8 *device_ptr, gsize size,
-                                             GDestroyNotify release, gpointer release_data);
+GST_CUDA_PREP_API GstMemory *gst_cuda_prep_memory_new_borrowed(gint device_id, guint8 *device_ptr,
+                                                               gsize size, GDestroyNotify release,
+                                                               gpointer release_data);
 // Waits for the readers of every freed borrowed memory and releases them
 // (an element stopping hands its upstream's frames back).
 GST_CUDA_PREP_API void gst_cuda_prep_memory_release_borrowed(void);
@@ -60,9 +61,12 @@ GST_CUDA_PREP_API gint gst_cuda_prep_memory_get_device_id(GstMemory *memory);
 // Device address of the memory's first byte (its offset applied).
 GST_CUDA_PREP_API guint8 *gst_cuda_prep_memory_get_device_pointer(GstMemory *memory);
 
-GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_begin_write(GstMemory *memory, cudaStream_t stream);
-GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_end_write(GstMemory *memory, cudaStream_t stream);
-GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_begin_read(GstMemory *memory, cudaStream_t stream);
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_begin_write(GstMemory *memory,
+                                                               cudaStream_t stream);
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_end_write(GstMemory *memory,
+                                                             cudaStream_t stream);
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_begin_read(GstMemory *memory,
+                                                              cudaStream_t stream);
 GST_CUDA_PREP_API cudaError_t gst_cuda_prep_memory_end_read(GstMemory *memory, cudaStream_t stream);
 // Reads the next writer will wait for: one per reader stream since the last
 // write, however many times each stream read the memory.

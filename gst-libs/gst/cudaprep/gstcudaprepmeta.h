@@ -75,8 +75,9 @@ GST_CUDA_PREP_API void gst_cuda_prep_geometry_init_identity(GstCudaPrepGeometry 
  * @src_x: (out): source x
  * @src_y: (out): source y
  */
-GST_CUDA_PREP_API void gst_cuda_prep_geometry_to_source(const GstCudaPrepGeometry *geometry, gdouble out_x,
-                                      gdouble out_y, gdouble *src_x, gdouble *src_y);
+GST_CUDA_PREP_API void gst_cuda_prep_geometry_to_source(const GstCudaPrepGeometry *geometry,
+                                                        gdouble out_x, gdouble out_y,
+                                                        gdouble *src_x, gdouble *src_y);
 
 // Maps a source-frame point to the output.
 /**
@@ -87,8 +88,9 @@ GST_CUDA_PREP_API void gst_cuda_prep_geometry_to_source(const GstCudaPrepGeometr
  * @out_x: (out): output x
  * @out_y: (out): output y
  */
-GST_CUDA_PREP_API void gst_cuda_prep_geometry_to_output(const GstCudaPrepGeometry *geometry, gdouble src_x,
-                                      gdouble src_y, gdouble *out_x, gdouble *out_y);
+GST_CUDA_PREP_API void gst_cuda_prep_geometry_to_output(const GstCudaPrepGeometry *geometry,
+                                                        gdouble src_x, gdouble src_y,
+                                                        gdouble *out_x, gdouble *out_y);
 
 // --- Geometry meta --------------------------------------------------------
 
@@ -114,7 +116,8 @@ GST_CUDA_PREP_API GstCudaPrepGeometryMeta *gst_buffer_add_cuda_prep_geometry_met
 /**
  * gst_buffer_get_cuda_prep_geometry_meta: (skip)
  */
-GST_CUDA_PREP_API GstCudaPrepGeometryMeta *gst_buffer_get_cuda_prep_geometry_meta(GstBuffer *buffer);
+GST_CUDA_PREP_API GstCudaPrepGeometryMeta *gst_buffer_get_cuda_prep_geometry_meta(
+    GstBuffer *buffer);
 
 // --- Tensor meta ----------------------------------------------------------
 
@@ -208,7 +211,8 @@ GST_CUDA_PREP_API const GstMetaInfo *gst_cuda_prep_tensor_meta_get_info(void);
 /**
  * gst_buffer_add_cuda_prep_tensor_meta: (skip)
  */
-GST_CUDA_PREP_API GstCudaPrepTensorMeta *gst_buffer_add_cuda_prep_tensor_meta(GstBuffer *buffer, gsize num_tensors);
+GST_CUDA_PREP_API GstCudaPrepTensorMeta *gst_buffer_add_cuda_prep_tensor_meta(GstBuffer *buffer,
+                                                                              gsize num_tensors);
 /**
  * gst_buffer_get_cuda_prep_tensor_meta: (skip)
  */
@@ -222,7 +226,8 @@ GST_CUDA_PREP_API GstCudaPrepTensorMeta *gst_buffer_get_cuda_prep_tensor_meta(Gs
  * Returns: (transfer none) (array length=num_dims): the sizes, in memory
  * order (N first)
  */
-GST_CUDA_PREP_API const gsize *gst_cuda_prep_tensor_get_dims(const GstCudaPrepTensor *tensor, gsize *num_dims);
+GST_CUDA_PREP_API const gsize *gst_cuda_prep_tensor_get_dims(const GstCudaPrepTensor *tensor,
+                                                             gsize *num_dims);
 
 /**
  * gst_cuda_prep_tensor_get_strides:
@@ -231,7 +236,8 @@ GST_CUDA_PREP_API const gsize *gst_cuda_prep_tensor_get_dims(const GstCudaPrepTe
  *
  * Returns: (transfer none) (array length=num_dims): the byte strides
  */
-GST_CUDA_PREP_API const gsize *gst_cuda_prep_tensor_get_strides(const GstCudaPrepTensor *tensor, gsize *num_dims);
+GST_CUDA_PREP_API const gsize *gst_cuda_prep_tensor_get_strides(const GstCudaPrepTensor *tensor,
+                                                                gsize *num_dims);
 
 /**
  * gst_cuda_prep_tensor_get_data_address:
@@ -254,11 +260,12 @@ GST_CUDA_PREP_API guint64 gst_cuda_prep_tensor_get_data_address(const GstCudaPre
  *
  * Returns: FALSE if @index is out of range
  */
-GST_CUDA_PREP_API gboolean gst_cuda_prep_tensor_get_item(const GstCudaPrepTensor *tensor, gsize index,
-                                       GstClockTime *pts, GstCudaPrepGeometry *geometry);
+GST_CUDA_PREP_API gboolean gst_cuda_prep_tensor_get_item(const GstCudaPrepTensor *tensor,
+                                                         gsize index, GstClockTime *pts,
+                                                         GstCudaPrepGeometry *geometry);
 
 // The first tensor with `id`, or NULL.
-GST_CUDA_PREP_API const GstCudaPrepTensor *gst_cuda_prep_tensor_meta_get_by_id(GstCudaPrepTensorMeta *meta,
-                                                             GQuark id);
+GST_CUDA_PREP_API const GstCudaPrepTensor *gst_cuda_prep_tensor_meta_get_by_id(
+    GstCudaPrepTensorMeta *meta, GQuark id);
 
 G_END_DECLS

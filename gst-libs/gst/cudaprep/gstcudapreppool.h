@@ -23,7 +23,8 @@ GST_CUDA_PREP_API gint gst_cuda_prep_buffer_pool_get_device_id(GstBufferPool *po
 
 // A configured pool of `size`-byte blocks of device memory of `device_id`
 // for `caps` (no GstVideoMeta), or NULL if it cannot be configured.
-GST_CUDA_PREP_API GstBufferPool *gst_cuda_prep_block_pool_new(gint device_id, GstCaps *caps, guint size,
-                                            guint min_buffers, guint max_buffers);
+GST_CUDA_PREP_API GstBufferPool *gst_cuda_prep_block_pool_new(gint device_id, GstCaps *caps,
+                                                              guint size, guint min_buffers,
+                                                              guint max_buffers);
 
 G_END_DECLS

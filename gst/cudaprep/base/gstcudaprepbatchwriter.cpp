@@ -47,7 +47,8 @@ gboolean preprocess_item(GstElement *element, const GstCudaPrepBatchItem &item,
 // turn): its chain's cudaresize passed the frame through. Every method
 // copies such a frame exactly (samples fall on pixel centres with weights
 // 0 and 1), so it may take any.
-bool copies_pixel_for_pixel(const cudaprep::PreprocessItem &item, const cudaprep::TensorDesc &desc) {
+bool copies_pixel_for_pixel(const cudaprep::PreprocessItem &item,
+                            const cudaprep::TensorDesc &desc) {
   const cudaprep::TensorShape shape = cudaprep::tensor_shape(desc);
   const cudaprep::PixelRect &dst = item.resize_params.dst_rect;
   const int64_t dst_width = dst.width > 0 ? dst.width : shape.width;

@@ -110,8 +110,8 @@ std::vector<RegionOfInterest> take_regions_of_interest(GstBuffer *inbuf) {
   while (GstMeta *meta = gst_buffer_iterate_meta_filtered(
              inbuf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
     const auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *>(meta);
-    RegionOfInterest region{roi->roi_type, roi->id, roi->parent_id, roi->x, roi->y, roi->w, roi->h,
-                            {}};
+    RegionOfInterest region{roi->roi_type, roi->id, roi->parent_id, roi->x,
+                            roi->y,        roi->w,  roi->h,         {}};
     for (GList *param = roi->params; param != nullptr; param = param->next)
       region.params.push_back(gst_structure_copy(static_cast<GstStructure *>(param->data)));
     regions.push_back(region);
@@ -173,8 +173,8 @@ void move_regions_of_interest(GstBuffer *inbuf, GstBuffer *outbuf,
 }
 
 // The written pixels of a view: the input's, moved by the crop and clipped.
-void move_region_into_view(GstBuffer *inbuf, GstBuffer *outbuf,
-                           const cudaprep::FrameGeometry &crop, gint out_width, gint out_height) {
+void move_region_into_view(GstBuffer *inbuf, GstBuffer *outbuf, const cudaprep::FrameGeometry &crop,
+                           gint out_width, gint out_height) {
   const GstCudaPrepRegionMeta *in_meta = gst_buffer_get_cuda_prep_region_meta(inbuf);
   if (in_meta == nullptr) {
     remove_metas(outbuf, GST_CUDA_PREP_REGION_META_API_TYPE);
@@ -191,11 +191,11 @@ void move_region_into_view(GstBuffer *inbuf, GstBuffer *outbuf,
       std::min<gint64>(out_height, gint64{region.rect.y} + region.rect.height - dy);
   // Nothing written inside the view: an empty rectangle, which holds no
   // reader's pixels.
-  region.rect = right > left && bottom > top
-                    ? cudaprep::PixelRect{static_cast<int>(left), static_cast<int>(top),
-                                          static_cast<int>(right - left),
-                                          static_cast<int>(bottom - top)}
-                    : cudaprep::PixelRect{0, 0, 0, 0};
+  region.rect =
+      right > left && bottom > top
+          ? cudaprep::PixelRect{static_cast<int>(left), static_cast<int>(top),
+                                static_cast<int>(right - left), static_cast<int>(bottom - top)}
+          : cudaprep::PixelRect{0, 0, 0, 0};
   if (region.rows.period > 0) {
     region.rows.first -= dy;
     region.rows.last -= dy;

@@ -361,9 +361,9 @@ static gboolean gst_cuda_crop_annotate_output(GstCudaPrepBaseTransform *base, Gs
   cudaprep::FrameGeometry crop;
   crop.crop_x = rect.x;
   crop.crop_y = rect.y;
-  gst_cuda_prep_buffer_move_pixel_metas(
-      inbuf, outbuf, crop, rect.width, rect.height,
-      plan == GST_CUDA_PREP_OUTPUT_IN_PLACE ? GstCudaPrepPixelMove::kView
+  gst_cuda_prep_buffer_move_pixel_metas(inbuf, outbuf, crop, rect.width, rect.height,
+                                        plan == GST_CUDA_PREP_OUTPUT_IN_PLACE
+                                            ? GstCudaPrepPixelMove::kView
                                             : GstCudaPrepPixelMove::kNewFrame);
   return TRUE;
 }
