@@ -254,18 +254,31 @@ TEST(BatchGpu, FourSourcesEqualTheirSingleStreamTensors) {
     for (GstBuffer *frame : list) gst_buffer_unref(frame);
 }
 
-// Source 1 ends after one frame; source 0 goes on and its frames fill the
-// next batches alone; the last, partial batch leaves at EOS.
-TEST(BatchGpu, EosOnOneSourceDoesNotStallTheOthers) {
-  CUDAPREP_REQUIRE_GPU();
-  const std::string caps = caps_string("RGBA", 64, 48);
+// Two sources of `caps` frames through `chain` into cudabatch batch-size=2
+// ! appsink "out", playing; NULL (and a test failure) if it cannot start.
+GstElement *play_two_sources(const std::string &caps) {
   const std::string description = "cudabatch name=b batch-size=2 ! appsink name=out sync=false " +
                                   chain("src0", caps) + " ! b.sink_0 " + chain("src1", caps) +
                                   " ! b.sink_1";
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
-  ASSERT_EQ(error, nullptr) << error->message;
-  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  EXPECT_EQ(error, nullptr) << error->message;
+  if (pipeline == nullptr) return nullptr;
+  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+    ADD_FAILURE() << "the pipeline did not start";
+    gst_object_unref(pipeline);
+    return nullptr;
+  }
+  return pipeline;
+}
+
+// Source 1 ends after one frame; source 0 goes on and its frames fill the
+// next batches alone; the last, partial batch leaves at EOS.
+TEST(BatchGpu, EosOnOneSourceDoesNotStallTheOthers) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  GstElement *pipeline = play_two_sources(caps);
+  ASSERT_NE(pipeline, nullptr);
   std::mt19937 rng(5);
   GstAppSrc *src0 = GST_APP_SRC(by_name(pipeline, "src0"));
   GstAppSrc *src1 = GST_APP_SRC(by_name(pipeline, "src1"));
@@ -296,13 +309,8 @@ TEST(BatchGpu, EosOnOneSourceDoesNotStallTheOthers) {
 TEST(BatchGpu, AGapOnOneSourceGivesNoItemAndNoError) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("RGBA", 64, 48);
-  const std::string description = "cudabatch name=b batch-size=2 ! appsink name=out sync=false " +
-                                  chain("src0", caps) + " ! b.sink_0 " + chain("src1", caps) +
-                                  " ! b.sink_1";
-  GError *error = nullptr;
-  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
-  ASSERT_EQ(error, nullptr) << error->message;
-  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstElement *pipeline = play_two_sources(caps);
+  ASSERT_NE(pipeline, nullptr);
   std::mt19937 rng(6);
   GstAppSrc *src0 = GST_APP_SRC(by_name(pipeline, "src0"));
   GstAppSrc *src1 = GST_APP_SRC(by_name(pipeline, "src1"));
