@@ -12,7 +12,8 @@
 //   differential: seeds A..B, N pipelines, F frames, E events, M mismatches, L lost without a
 //   reason
 // (A..B inclusive); each mismatching seed is printed with the one command
-// that reproduces it. Skips, saying why, without a GPU.
+// that reproduces it (CUDAPREP_DIFF_VERBOSE=1 prints every seed's
+// pipeline). Skips, saying why, without a GPU.
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
@@ -26,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -189,19 +191,7 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
   totals->events += p.event_count();
   drops->take();
 
-  GError *parse_error = nullptr;
-  GstElement *pipeline = gst_parse_launch(p.description().c_str(), &parse_error);
-  if (pipeline == nullptr || parse_error != nullptr) {
-    problems.push_back(std::string("parse: ") + (parse_error ? parse_error->message : "?"));
-    if (parse_error) g_error_free(parse_error);
-    if (pipeline) gst_object_unref(pipeline);
-    totals->errored += p.frame_count;
-    return problems;
-  }
-  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
-  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-
-  // The frames and what each should become.
+  // The frames and what each should become (first: the reference may throw).
   const GstVideoInfo info = test::video_info(p.input_caps());
   std::mt19937 rng(static_cast<uint32_t>(seed * 2654435761u + 1));
   std::vector<GstBuffer *> frames;
@@ -211,11 +201,29 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
     ref::HostFrame host(p.input_format, p.width, p.height);
     for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane)
       host.planes[plane] = test::plane_bytes(frame, info, plane);
-    expected.push_back(item_reference(p, host));
+    frames.push_back(frame);
+    try {
+      expected.push_back(item_reference(p, host));
+    } catch (...) {
+      for (GstBuffer *made : frames) gst_buffer_unref(made);
+      throw;
+    }
     GST_BUFFER_PTS(frame) = 2 * i * kFrameNs;
     GST_BUFFER_DURATION(frame) = kFrameNs;
-    frames.push_back(frame);
   }
+
+  GError *parse_error = nullptr;
+  GstElement *pipeline = gst_parse_launch(p.description().c_str(), &parse_error);
+  if (pipeline == nullptr || parse_error != nullptr) {
+    problems.push_back(std::string("parse: ") + (parse_error ? parse_error->message : "?"));
+    if (parse_error) g_error_free(parse_error);
+    if (pipeline) gst_object_unref(pipeline);
+    for (GstBuffer *frame : frames) gst_buffer_unref(frame);
+    totals->errored += p.frame_count;
+    return problems;
+  }
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
 
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   for (int i = 0; i < p.frame_count; ++i) {
@@ -352,8 +360,19 @@ TEST(Differential, GeneratedPipelinesEqualTheComposedReference) {
   ASSERT_GT(count, 0u) << "CUDAPREP_DIFF_COUNT=0 runs nothing";
   DropLog drops;
   Totals totals;
+  const bool verbose = env_seed("CUDAPREP_DIFF_VERBOSE", 0) != 0;
   for (uint64_t seed = first; seed < first + count; ++seed) {
-    const std::vector<std::string> problems = run_seed(seed, &drops, &totals);
+    std::vector<std::string> problems;
+    try {
+      problems = run_seed(seed, &drops, &totals);
+    } catch (const std::exception &error) {
+      // The generator or the reference refused its own pipeline: a bug here,
+      // reported as this seed's mismatch rather than ending the run.
+      problems.push_back(std::string("the reference threw: ") + error.what());
+    }
+    if (verbose)
+      std::printf("seed %llu %s: %s\n", static_cast<unsigned long long>(seed),
+                  problems.empty() ? "ok" : "MISMATCH", generate(seed).description().c_str());
     if (problems.empty()) continue;
     ++totals.mismatches;
     totals.failed_seeds.push_back(seed);
