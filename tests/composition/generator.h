@@ -1,0 +1,201 @@
+// A seeded generator of random but valid cudaprep pipelines for the
+// differential composition test (issue 23): from a seed, an input format and
+// size, any order of 0-3 cudacrop and 0-1 cudaresize, then cudanormalize ->
+// cudatensorize, a list of frames and the events injected between them.
+// Pure C++: no GStreamer, no GPU. The same seed gives the same pipeline on
+// every platform (its own integer generator, no <random> distributions,
+// whose results the standard leaves to the library).
+//
+// The constraints encoded (anything an element would refuse is never
+// generated):
+//   input     one of RGBA BGRA RGBx BGRx RGB BGR GRAY8 NV12 I420 YUY2, 1 to
+//             kMaxSide pixels a side (2 to kMaxSide, even, for NV12 I420
+//             YUY2: their chroma blocks stay whole in the upload); YUV caps
+//             carry a colorimetry of a preset matrix (bt601, bt709, bt2020,
+//             limited or full) or none (GStreamer's default: BT.601 limited
+//             at these sizes).
+//   cudacrop  region form only (x, y, width, height, width and height >= 1):
+//             x + width and y + height inside the frame the crop receives,
+//             checked with the values as given, as compute_rect() does;
+//             where that frame is NV12/I420 (x and y) or YUY2 (x only) an odd
+//             offset is allowed and the element rounds it down to even
+//             (`effective`). The width may stay odd.
+//   cudaresize  method nearest/bilinear/bicubic/area; antialias only with
+//             bilinear/bicubic, antialias-intermediate=uint8 only with
+//             antialias (settings_error); video-direction one of the eight
+//             (never auto or custom); add-borders with 1-4 pad values in
+//             0..255 and letterbox-align center/top-left; the output size
+//             from a capsfilter (1..kMaxSide) or from short-side (1..48) with
+//             multiple-of (0, 1, 2, 4, 8, 14); the output format one of RGB
+//             BGR RGBA BGRA RGBx BGRx GRAY8. float-intermediate is never set
+//             (the 8-bit reference does not model it).
+//   cudanormalize  reads 8-bit interleaved frames only, so a YUV input
+//             always gets a cudaresize (it is the only colour converter);
+//             channel-order gray only for a GRAY8 frame; mean and std empty
+//             or one value per output channel, std in [0.05, 2], scale the
+//             default (omitted) or a finite positive value; dtype float32
+//             or float16.
+//   cudatensorize  layout nchw/nhwc, batch-size 1-4, dtype auto/float32/
+//             float16 (a float conversion of the planar frames), fuse on or
+//             off. No cudabatch.
+//   frames    1-6, PTS 2 * i * kFrameNs (so a GAP fits between two frames),
+//             duration kFrameNs. Events only between frames and after the
+//             last (before EOS): GAP over the hole, the current caps sent
+//             again (equal caps), a tag list (stream-scope title, or a
+//             global image-orientation tag: no generated cudaresize follows
+//             tags, since video-direction is never auto).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudaprep/color.h"
+#include "cudaprep/geometry.h"
+#include "cudaprep/image.h"
+#include "cudaprep/resize.h"
+#include "cudaprep/resize_geometry.h"
+#include "cudaprep/tensor.h"
+
+namespace cudaprep::composition {
+
+constexpr int kMaxSide = 48;
+constexpr int kMaxCrops = 3;
+constexpr int kMaxFrames = 6;
+constexpr int kMaxBatch = 4;
+constexpr uint64_t kFrameNs = 33000000;  // 33 ms
+
+// Its own integer generator (splitmix64), so that a seed means the same
+// pipeline everywhere.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next();
+  int range(int lo, int hi);  // uniform in [lo, hi]
+  bool chance(int percent);   // true with `percent` % probability
+  template <typename T, size_t N>
+  const T &pick(const T (&items)[N]) {
+    return items[range(0, static_cast<int>(N) - 1)];
+  }
+
+ private:
+  uint64_t state_;
+};
+
+struct CropStage {
+  // The region property as set (`region="<x,y,width,height>"`).
+  int x = 0, y = 0, width = 0, height = 0;
+  // What the element crops of the frame it receives: x/y rounded down to
+  // even where its chroma is subsampled (gstcudacrop.cpp compute_rect).
+  PixelRect effective;
+  PixelFormat in_format = PixelFormat::kRGBA;
+  int in_width = 0, in_height = 0;
+};
+
+struct ResizeStage {
+  Interpolation method = Interpolation::kBilinear;
+  bool antialias = false;
+  AntialiasIntermediate intermediate = AntialiasIntermediate::kFloat;
+  Orientation direction = Orientation::kIdentity;
+  bool add_borders = false;
+  std::vector<int> pad_values;  // 1-4 values as given; empty: property not set
+  LetterboxAlign align = LetterboxAlign::kCenter;
+  bool align_set = false;  // letterbox-align written in the description
+  int short_side = 0;      // 0: size from the capsfilter
+  int multiple_of = 0;
+  PixelFormat in_format = PixelFormat::kRGBA;
+  int in_width = 0, in_height = 0;
+  PixelFormat out_format = PixelFormat::kRGB;
+  int out_width = 0, out_height = 0;
+  // The pad colour as R, G, B, A (cudaresize's pad_rgba rule).
+  void pad_rgba(uint8_t rgba[4]) const;
+};
+
+struct Stage {
+  enum class Kind { kCrop, kResize } kind = Kind::kCrop;
+  CropStage crop;
+  ResizeStage resize;
+};
+
+struct NormalizeStage {
+  bool has_mean = false, has_std = false, has_scale = false;
+  double mean[kMaxChannels] = {0, 0, 0};
+  double std[kMaxChannels] = {1, 1, 1};
+  double scale = 1.0 / 255.0;
+  ChannelOrder order = ChannelOrder::kRGB;
+  DataType dtype = DataType::kFloat32;
+  PixelFormat in_format = PixelFormat::kRGBA;
+  // The element's parameters: every double narrowed to float, as
+  // gstcudanormalize.cpp does.
+  NormalizeParams params() const;
+};
+
+// cudatensorize's dtype property: auto keeps the normalised frames' type.
+enum class TensorDType { kAuto, kFloat32, kFloat16 };
+
+struct TensorizeStage {
+  TensorLayout layout = TensorLayout::kNCHW;
+  int batch_size = 1;
+  TensorDType dtype = TensorDType::kAuto;
+  bool fuse = true;
+};
+
+enum class EventKind { kGap, kEqualCaps, kTags };
+constexpr int kEventKinds = 3;
+const char *event_kind_name(EventKind kind);
+
+enum class TagKind { kTitle, kImageOrientation };
+
+struct Event {
+  EventKind kind = EventKind::kGap;
+  TagKind tag = TagKind::kTitle;  // kTags only
+};
+
+struct Pipeline {
+  uint64_t seed = 0;
+  PixelFormat input_format = PixelFormat::kRGBA;
+  int width = 0, height = 0;
+  // YUV only: the colorimetry field of the caps ("" none) and its meaning.
+  std::string colorimetry_name;
+  Colorimetry colorimetry;
+  std::vector<Stage> stages;  // crops and at most one resize, in order
+  NormalizeStage normalize;
+  TensorizeStage tensorize;
+  int frame_count = 1;
+  // events[i]: sent after frame i (i < frame_count); events[frame_count - 1]
+  // are sent after the last frame, before EOS.
+  std::vector<std::vector<Event>> events;
+
+  // The tensor's frame: what cudanormalize receives.
+  int tensor_width = 0, tensor_height = 0;
+  int channels() const { return channel_count(normalize.order); }
+  DataType tensor_dtype() const;
+  int crop_count() const;
+  const ResizeStage *resize() const;  // nullptr without one
+  int event_count() const;
+  int tensor_count() const {
+    return (frame_count + tensorize.batch_size - 1) / tensorize.batch_size;
+  }
+
+  // `appsrc name=src ... ! cudaframeupload ! ... ! appsink name=sink ...`
+  // for gst_parse_launch.
+  std::string description() const;
+  // The system-memory caps appsrc announces (and re-sends as equal caps).
+  std::string input_caps() const;
+  // The element chain alone, between cudaframeupload and appsink.
+  std::string elements() const;
+};
+
+// The pipeline of `seed`.
+Pipeline generate(uint64_t seed);
+
+// Why `pipeline` breaks one of the constraints above, or "" when it keeps
+// them all: the CPU suite checks every generated pipeline with it.
+std::string constraint_error(const Pipeline &pipeline);
+
+// Caps spellings.
+const char *format_name(PixelFormat format);
+const char *method_name(Interpolation method);
+const char *direction_name(Orientation orientation);  // video-direction's nick
+
+}  // namespace cudaprep::composition

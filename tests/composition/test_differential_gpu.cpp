@@ -1,0 +1,411 @@
+// The differential composition test on the GPU (issue 23): for every seed
+// in [CUDAPREP_DIFF_FIRST, CUDAPREP_DIFF_FIRST + CUDAPREP_DIFF_COUNT) (from
+// the environment; default 0 and 50) the generated pipeline
+// (composition/generator.h) runs with its frames and events, every tensor is
+// pulled from appsink and every item compared with the composed CPU
+// reference (composition/reference.h): values, geometry, PTS, shape, the
+// zeros of unfilled items. Every frame is accounted for: pushed = in
+// tensors + dropped with a reason (an element's "dropping ..." log line,
+// caught through a GStreamer log function) + lost to a posted error (itself
+// a mismatch); anything else is lost without a reason, a failure. One
+// summary line:
+//   differential: seeds A..B, N pipelines, F frames, E events, M mismatches, L lost without a
+//   reason
+// (A..B inclusive); each mismatching seed is printed with the one command
+// that reproduces it (CUDAPREP_DIFF_VERBOSE=1 prints every seed's
+// pipeline). Skips, saying why, without a GPU.
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/cuda_test.h"
+#include "common/gst_frames.h"
+#include "composition/generator.h"
+#include "composition/reference.h"
+
+namespace {
+
+using namespace cudaprep;
+using namespace cudaprep::composition;
+
+uint64_t env_seed(const char *name, uint64_t fallback) {
+  const char *text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char *end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (end == text || *end != '\0') {
+    ADD_FAILURE() << name << "=" << text << " is not a non-negative integer";
+    return fallback;
+  }
+  return value;
+}
+
+// Counts the frames an element says it drops ("dropping a frame ...", at
+// INFO level in cudacrop and cudaresize), from every cudaprep debug
+// category, while it lives; other messages at WARNING or worse go on to
+// GStreamer's default log function (which it replaces: INFO lines would
+// flood the output).
+class DropLog {
+ public:
+  DropLog() {
+    for (const char *category : {"cudacrop", "cudaresize", "cudanormalize", "cudatensorize",
+                                 "cudaframeupload", "cudaprep*"})
+      gst_debug_set_threshold_for_name(category, GST_LEVEL_INFO);
+    gst_debug_set_active(TRUE);
+    default_removed_ = gst_debug_remove_log_function(gst_debug_log_default) > 0;
+    gst_debug_add_log_function(log, this, nullptr);
+  }
+  ~DropLog() {
+    gst_debug_remove_log_function(log);
+    if (default_removed_) gst_debug_add_log_function(gst_debug_log_default, nullptr, nullptr);
+  }
+  int take() { return drops_.exchange(0); }
+  std::string last_reason() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_reason_;
+  }
+
+ private:
+  static void log(GstDebugCategory *category, GstDebugLevel level, const gchar *file,
+                  const gchar *function, gint line, GObject *object, GstDebugMessage *message,
+                  gpointer data) {
+    auto *self = static_cast<DropLog *>(data);
+    const char *name = gst_debug_category_get_name(category);
+    const gchar *text = gst_debug_message_get(message);
+    if (text != nullptr && std::strncmp(name, "cuda", 4) == 0 &&
+        std::strstr(text, "dropping") != nullptr) {
+      ++self->drops_;
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      self->last_reason_ = std::string(name) + ": " + text;
+    }
+    if (level <= GST_LEVEL_WARNING)
+      gst_debug_log_default(category, level, file, function, line, object, message, nullptr);
+  }
+  std::atomic<int> drops_{0};
+  mutable std::mutex mutex_;
+  std::string last_reason_;
+  bool default_removed_ = false;
+};
+
+struct Totals {
+  int pipelines = 0;
+  int64_t frames = 0, events = 0, events_refused = 0;
+  int mismatches = 0;
+  int64_t lost = 0, dropped = 0, errored = 0;
+  int64_t resampled = 0, resampled_differing = 0;
+  double worst_steps = 0;
+  std::vector<uint64_t> failed_seeds;
+};
+
+// The errors posted on the pipeline's bus so far.
+std::vector<std::string> bus_errors(GstElement *pipeline) {
+  std::vector<std::string> errors;
+  GstBus *bus = gst_element_get_bus(pipeline);
+  while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+    GError *error = nullptr;
+    gchar *debug = nullptr;
+    gst_message_parse_error(message, &error, &debug);
+    errors.push_back(std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message))) + ": " +
+                     error->message + (debug ? std::string(" (") + debug + ")" : ""));
+    g_error_free(error);
+    g_free(debug);
+    gst_message_unref(message);
+  }
+  gst_object_unref(bus);
+  return errors;
+}
+
+GstEvent *make_event(const Pipeline &pipeline, const Event &event, int after_frame) {
+  switch (event.kind) {
+    case EventKind::kGap:
+      // The hole between frame i (PTS 2i) and frame i + 1 (PTS 2i + 2).
+      return gst_event_new_gap((2 * after_frame + 1) * kFrameNs, kFrameNs);
+    case EventKind::kEqualCaps: {
+      GstCaps *caps = gst_caps_from_string(pipeline.input_caps().c_str());
+      GstEvent *caps_event = gst_event_new_caps(caps);
+      gst_caps_unref(caps);
+      return caps_event;
+    }
+    case EventKind::kTags: {
+      GstTagList *tags = nullptr;
+      if (event.tag == TagKind::kTitle) {
+        const std::string title = "differential seed " + std::to_string(pipeline.seed);
+        tags = gst_tag_list_new(GST_TAG_TITLE, title.c_str(), nullptr);
+        gst_tag_list_set_scope(tags, GST_TAG_SCOPE_STREAM);
+      } else {
+        tags = gst_tag_list_new(GST_TAG_IMAGE_ORIENTATION, "rotate-90", nullptr);
+        gst_tag_list_set_scope(tags, GST_TAG_SCOPE_GLOBAL);
+      }
+      return gst_event_new_tag(tags);
+    }
+  }
+  return nullptr;
+}
+
+bool geometry_matches(const GstCudaPrepGeometry &actual, const FrameGeometry &expected,
+                      std::string *why) {
+  // test_batch's tolerances for a composed geometry.
+  const bool ok = std::fabs(actual.crop_x - expected.crop_x) <= 1e-9 &&
+                  std::fabs(actual.crop_y - expected.crop_y) <= 1e-9 &&
+                  std::fabs(actual.scale_x - expected.scale_x) <= 1e-12 &&
+                  std::fabs(actual.scale_y - expected.scale_y) <= 1e-12 &&
+                  std::fabs(actual.pad_x - expected.pad_x) <= 1e-9 &&
+                  std::fabs(actual.pad_y - expected.pad_y) <= 1e-9 &&
+                  actual.orientation == static_cast<gint>(expected.orientation);
+  if (!ok) {
+    std::ostringstream text;
+    text << "geometry crop (" << actual.crop_x << ", " << actual.crop_y << ") scale ("
+         << actual.scale_x << ", " << actual.scale_y << ") pad (" << actual.pad_x << ", "
+         << actual.pad_y << ") orientation " << actual.orientation << ", expected crop ("
+         << expected.crop_x << ", " << expected.crop_y << ") scale (" << expected.scale_x << ", "
+         << expected.scale_y << ") pad (" << expected.pad_x << ", " << expected.pad_y
+         << ") orientation " << static_cast<int>(expected.orientation);
+    *why = text.str();
+  }
+  return ok;
+}
+
+// Runs one seed's pipeline; adds to `totals`; returns the problems found
+// (empty: the seed passed).
+std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals) {
+  std::vector<std::string> problems;
+  const Pipeline p = generate(seed);
+  ++totals->pipelines;
+  totals->frames += p.frame_count;
+  totals->events += p.event_count();
+  drops->take();
+
+  // The frames and what each should become (first: the reference may throw).
+  const GstVideoInfo info = test::video_info(p.input_caps());
+  std::mt19937 rng(static_cast<uint32_t>(seed * 2654435761u + 1));
+  std::vector<GstBuffer *> frames;
+  std::vector<ItemReference> expected;
+  for (int i = 0; i < p.frame_count; ++i) {
+    GstBuffer *frame = test::random_frame(info, rng);
+    ref::HostFrame host(p.input_format, p.width, p.height);
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane)
+      host.planes[plane] = test::plane_bytes(frame, info, plane);
+    frames.push_back(frame);
+    try {
+      expected.push_back(item_reference(p, host));
+    } catch (...) {
+      for (GstBuffer *made : frames) gst_buffer_unref(made);
+      throw;
+    }
+    GST_BUFFER_PTS(frame) = 2 * i * kFrameNs;
+    GST_BUFFER_DURATION(frame) = kFrameNs;
+  }
+
+  GError *parse_error = nullptr;
+  GstElement *pipeline = gst_parse_launch(p.description().c_str(), &parse_error);
+  if (pipeline == nullptr || parse_error != nullptr) {
+    problems.push_back(std::string("parse: ") + (parse_error ? parse_error->message : "?"));
+    if (parse_error) g_error_free(parse_error);
+    if (pipeline) gst_object_unref(pipeline);
+    for (GstBuffer *frame : frames) gst_buffer_unref(frame);
+    totals->errored += p.frame_count;
+    return problems;
+  }
+  GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  for (int i = 0; i < p.frame_count; ++i) {
+    if (gst_app_src_push_buffer(GST_APP_SRC(src), frames[i]) != GST_FLOW_OK)
+      problems.push_back("appsrc refused frame " + std::to_string(i));
+    for (const Event &event : p.events[i]) {
+      if (!gst_element_send_event(src, make_event(p, event, i))) {
+        // Not the elements' doing: appsrc did not take it. Counted apart.
+        ++totals->events_refused;
+        std::printf("seed %llu: appsrc refused a %s event\n", static_cast<unsigned long long>(seed),
+                    event_kind_name(event.kind));
+      }
+    }
+  }
+  gst_app_src_end_of_stream(GST_APP_SRC(src));
+
+  // Every tensor until EOS, an error, or 10 s without a tensor.
+  const TensorDesc desc = tensor_desc(p);
+  std::vector<int> seen(p.frame_count, 0);
+  std::vector<std::string> errors;
+  int tensors = 0;
+  for (GstClockTime idle = 0; idle < 10 * GST_SECOND;) {
+    GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 200 * GST_MSECOND);
+    if (sample == nullptr) {
+      if (gst_app_sink_is_eos(GST_APP_SINK(sink))) break;
+      const std::vector<std::string> posted = bus_errors(pipeline);
+      errors.insert(errors.end(), posted.begin(), posted.end());
+      if (!errors.empty()) break;
+      idle += 200 * GST_MSECOND;
+      continue;
+    }
+    idle = 0;
+    ++tensors;
+    GstBuffer *buffer = gst_sample_get_buffer(sample);
+    GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
+    if (meta == nullptr || meta->num_tensors != 1) {
+      problems.push_back("tensor " + std::to_string(tensors) + " has no tensor meta");
+      gst_sample_unref(sample);
+      continue;
+    }
+    const GstCudaPrepTensor *tensor = meta->tensors[0];
+    bool shape_ok = tensor->num_dims == 4;
+    for (int axis = 0; axis < 4 && shape_ok; ++axis)
+      shape_ok = tensor->dims[axis] == static_cast<gsize>(desc.dims[axis]) &&
+                 tensor->strides[axis] == static_cast<gsize>(desc.strides_bytes[axis]);
+    if (!shape_ok) {
+      problems.push_back("tensor " + std::to_string(tensors) + " has another shape or strides");
+      gst_sample_unref(sample);
+      continue;
+    }
+    const std::vector<uint8_t> bytes = test::tensor_bytes(buffer);
+    for (gsize n = 0; n < tensor->batch_size; ++n) {
+      if (n >= tensor->batch_filled) {
+        // Unfilled items are zeros.
+        const size_t begin = n * desc.strides_bytes[0], end = begin + desc.strides_bytes[0];
+        for (size_t i = begin; i < end && i < bytes.size(); ++i) {
+          if (bytes[i] != 0) {
+            problems.push_back("tensor " + std::to_string(tensors) + " unfilled item " +
+                               std::to_string(n) + " is not zeros");
+            break;
+          }
+        }
+        continue;
+      }
+      const GstCudaPrepTensorItem &item = tensor->items[n];
+      const GstClockTime pts = item.pts;
+      const int frame = GST_CLOCK_TIME_IS_VALID(pts) && pts % (2 * kFrameNs) == 0
+                            ? static_cast<int>(pts / (2 * kFrameNs))
+                            : -1;
+      if (frame < 0 || frame >= p.frame_count) {
+        problems.push_back("tensor " + std::to_string(tensors) + " item " + std::to_string(n) +
+                           " has PTS " + std::to_string(pts) + ", no frame's");
+        continue;
+      }
+      if (seen[frame]++ > 0) {
+        problems.push_back("frame " + std::to_string(frame) + " in more than one item");
+        continue;
+      }
+      const ItemComparison result = compare_item(p, bytes, static_cast<int>(n), expected[frame]);
+      totals->resampled += result.resampled;
+      if (result.resampled > 0) totals->resampled_differing += result.differing;
+      totals->worst_steps = std::max(totals->worst_steps, result.worst_steps);
+      if (result.beyond > 0)
+        problems.push_back("frame " + std::to_string(frame) + ": " + std::to_string(result.beyond) +
+                           " of " + std::to_string(result.elements) +
+                           " values beyond the tolerance, first " + result.first_beyond);
+      std::string why;
+      if (!geometry_matches(item.geometry, expected[frame].geometry, &why))
+        problems.push_back("frame " + std::to_string(frame) + ": " + why);
+    }
+    gst_sample_unref(sample);
+  }
+  const std::vector<std::string> late = bus_errors(pipeline);
+  errors.insert(errors.end(), late.begin(), late.end());
+  if (errors.empty() && !gst_app_sink_is_eos(GST_APP_SINK(sink)))
+    problems.push_back("no EOS at appsink within 10 s of the last tensor");
+  for (const std::string &error : errors) problems.push_back("error: " + error);
+
+  // Every frame accounted for.
+  int in_tensors = 0;
+  for (int count : seen) in_tensors += count > 0;
+  const int dropped = drops->take();
+  const int missing = p.frame_count - in_tensors;
+  totals->dropped += std::min(dropped, missing);
+  if (missing > dropped) {
+    if (!errors.empty()) {
+      totals->errored += missing - dropped;
+    } else {
+      totals->lost += missing - dropped;
+      problems.push_back(std::to_string(missing - dropped) + " of " +
+                         std::to_string(p.frame_count) + " frames lost without a reason");
+    }
+  } else if (dropped > 0) {
+    // A generated pipeline never changes its settings: a drop is a finding
+    // even with its reason.
+    problems.push_back(std::to_string(dropped) + " frames dropped: " + drops->last_reason());
+  }
+  const int expected_tensors = p.tensor_count();
+  if (errors.empty() && dropped == 0 && tensors != expected_tensors)
+    problems.push_back(std::to_string(tensors) + " tensors, expected " +
+                       std::to_string(expected_tensors));
+
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(src);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+  return problems;
+}
+
+TEST(Differential, GeneratedPipelinesEqualTheComposedReference) {
+  CUDAPREP_REQUIRE_GPU();
+  const uint64_t first = env_seed("CUDAPREP_DIFF_FIRST", 0);
+  const uint64_t count = env_seed("CUDAPREP_DIFF_COUNT", 50);
+  ASSERT_GT(count, 0u) << "CUDAPREP_DIFF_COUNT=0 runs nothing";
+  DropLog drops;
+  Totals totals;
+  const bool verbose = env_seed("CUDAPREP_DIFF_VERBOSE", 0) != 0;
+  for (uint64_t seed = first; seed < first + count; ++seed) {
+    std::vector<std::string> problems;
+    try {
+      problems = run_seed(seed, &drops, &totals);
+    } catch (const std::exception &error) {
+      // The generator or the reference refused its own pipeline: a bug here,
+      // reported as this seed's mismatch rather than ending the run.
+      problems.push_back(std::string("the reference threw: ") + error.what());
+    }
+    if (verbose)
+      std::printf("seed %llu %s: %s\n", static_cast<unsigned long long>(seed),
+                  problems.empty() ? "ok" : "MISMATCH", generate(seed).description().c_str());
+    if (problems.empty()) continue;
+    ++totals.mismatches;
+    totals.failed_seeds.push_back(seed);
+    std::printf("MISMATCH seed %llu: %s\n", static_cast<unsigned long long>(seed),
+                generate(seed).description().c_str());
+    for (const std::string &problem : problems) std::printf("  %s\n", problem.c_str());
+    std::printf(
+        "  reproduce: CUDAPREP_DIFF_FIRST=%llu CUDAPREP_DIFF_COUNT=1 "
+        "tests/test_differential_gpu\n",
+        static_cast<unsigned long long>(seed));
+  }
+  const double off_fraction =
+      totals.resampled > 0 ? static_cast<double>(totals.resampled_differing) / totals.resampled
+                           : 0.0;
+  std::printf(
+      "differential: seeds %llu..%llu, %d pipelines, %lld frames, %lld events, "
+      "%d mismatches, %lld lost without a reason\n",
+      static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1),
+      totals.pipelines, static_cast<long long>(totals.frames),
+      static_cast<long long>(totals.events), totals.mismatches,
+      static_cast<long long>(totals.lost));
+  std::printf(
+      "  (dropped with a reason %lld, lost to an error %lld, events appsrc refused %lld; "
+      "resampled values off by up to a step: %lld of %lld (%.3f%%, at most %.0f%%), "
+      "worst %.3f steps)\n",
+      static_cast<long long>(totals.dropped), static_cast<long long>(totals.errored),
+      static_cast<long long>(totals.events_refused),
+      static_cast<long long>(totals.resampled_differing), static_cast<long long>(totals.resampled),
+      100.0 * off_fraction, 100.0 * kMaxOffFraction, totals.worst_steps);
+  EXPECT_EQ(totals.mismatches, 0) << "first failing seed " << totals.failed_seeds.front();
+  EXPECT_EQ(totals.lost, 0);
+  EXPECT_LE(off_fraction, kMaxOffFraction)
+      << "too many resampled values off by one step (test_full_chain allows 2%)";
+}
+
+}  // namespace

@@ -1,0 +1,641 @@
+// The differential composition test's generator and composed reference
+// (issue 23), without a GPU: the same seed gives the same pipeline, every
+// generated pipeline keeps the encoded constraints, parses with
+// gst_parse_launch, its elements take their settings (READY: settings
+// errors are named there without a GPU) and its caps chain through each
+// element as the generator says (caps queries need no GPU); 2,000 seeds
+// cover every format, method, direction, crop count and event kind; and the
+// composed reference on small cases computed by hand.
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/gst_frames.h"
+#include "composition/generator.h"
+#include "composition/reference.h"
+#include "reference/normalize_ref.h"
+
+namespace {
+
+using namespace cudaprep;
+using namespace cudaprep::composition;
+
+constexpr uint64_t kCoverageSeeds = 2000;
+// Parsing and the caps checks cost a few milliseconds a pipeline.
+constexpr uint64_t kParseSeeds = 2000;
+
+TEST(Generator, SameSeedSamePipeline) {
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    const Pipeline a = generate(seed), b = generate(seed);
+    EXPECT_EQ(a.description(), b.description()) << "seed " << seed;
+    EXPECT_EQ(a.frame_count, b.frame_count) << "seed " << seed;
+    ASSERT_EQ(a.events.size(), b.events.size()) << "seed " << seed;
+    for (size_t i = 0; i < a.events.size(); ++i) {
+      ASSERT_EQ(a.events[i].size(), b.events[i].size()) << "seed " << seed;
+      for (size_t e = 0; e < a.events[i].size(); ++e) {
+        EXPECT_EQ(a.events[i][e].kind, b.events[i][e].kind) << "seed " << seed;
+        EXPECT_EQ(a.events[i][e].tag, b.events[i][e].tag) << "seed " << seed;
+      }
+    }
+  }
+  // Pinned: a change of the generator changes what a reported seed means.
+  EXPECT_EQ(generate(7).description(), generate(7).description());
+  std::set<std::string> distinct;
+  for (uint64_t seed = 0; seed < 300; ++seed) distinct.insert(generate(seed).description());
+  EXPECT_GT(distinct.size(), 290u) << "seeds should give different pipelines";
+}
+
+TEST(Generator, EveryPipelineKeepsTheConstraints) {
+  for (uint64_t seed = 0; seed < kCoverageSeeds; ++seed) {
+    const Pipeline pipeline = generate(seed);
+    EXPECT_EQ(constraint_error(pipeline), "") << "seed " << seed << ": " << pipeline.description();
+  }
+}
+
+TEST(Generator, TheConstraintCheckSeesBrokenPipelines) {
+  Pipeline pipeline = generate(3);
+  pipeline.input_format = PixelFormat::kNV12;
+  pipeline.stages.clear();
+  EXPECT_NE(constraint_error(pipeline).find("YUV input without a resize"), std::string::npos)
+      << constraint_error(pipeline);
+
+  Pipeline crop;
+  crop.input_format = PixelFormat::kI420;
+  crop.width = 8;
+  crop.height = 8;
+  Stage stage;
+  stage.crop = CropStage{3, 3, 5, 5, PixelRect{3, 3, 5, 5}, PixelFormat::kI420, 8, 8};
+  crop.stages.push_back(stage);
+  const std::string error = constraint_error(crop);
+  EXPECT_NE(error.find("effective rectangle is not the element's rounding"), std::string::npos)
+      << error;
+  crop.stages[0].crop.width = 6;
+  EXPECT_NE(constraint_error(crop).find("does not fit 8x8"), std::string::npos);
+}
+
+// A property as text: an enum by its nick, anything else serialised.
+std::string property_string(GstElement *element, const char *name) {
+  GValue value = G_VALUE_INIT;
+  g_object_get_property(G_OBJECT(element), name, &value);
+  if (G_VALUE_HOLDS_ENUM(&value)) {
+    GEnumClass *klass = G_ENUM_CLASS(g_type_class_ref(G_VALUE_TYPE(&value)));
+    const GEnumValue *entry = g_enum_get_value(klass, g_value_get_enum(&value));
+    std::string nick = entry != nullptr ? entry->value_nick : "?";
+    g_type_class_unref(klass);
+    g_value_unset(&value);
+    return nick;
+  }
+  gchar *text = gst_value_serialize(&value);
+  std::string result = text != nullptr ? text : "";
+  g_free(text);
+  g_value_unset(&value);
+  return result;
+}
+
+// The elements of `bin` made by `factory`, in pipeline order (source to sink).
+std::vector<GstElement *> elements_of(GstElement *bin, const char *factory) {
+  std::vector<GstElement *> found;
+  GstElement *src = gst_bin_get_by_name(GST_BIN(bin), "src");
+  GstElement *element = src;
+  while (element != nullptr) {
+    GstElementFactory *made_by = gst_element_get_factory(element);
+    if (made_by != nullptr && strcmp(GST_OBJECT_NAME(made_by), factory) == 0)
+      found.push_back(element);
+    GstPad *srcpad = gst_element_get_static_pad(element, "src");
+    GstElement *next = nullptr;
+    if (srcpad != nullptr) {
+      GstPad *peer = gst_pad_get_peer(srcpad);
+      if (peer != nullptr) {
+        next = gst_pad_get_parent_element(peer);
+        gst_object_unref(peer);
+      }
+      gst_object_unref(srcpad);
+    }
+    if (next != nullptr) gst_object_unref(next);  // the bin holds it
+    element = next;
+  }
+  gst_object_unref(src);
+  return found;
+}
+
+// Unlinks `element`'s sink pad from upstream, so that caps_downstream_of()
+// can link its own source there (the bin is not run afterwards).
+GstElement *detached(GstElement *element) {
+  GstPad *sink = gst_element_get_static_pad(element, "sink");
+  GstPad *peer = gst_pad_get_peer(sink);
+  if (peer != nullptr) {
+    gst_pad_unlink(peer, sink);
+    gst_object_unref(peer);
+  }
+  gst_object_unref(sink);
+  return element;
+}
+
+// The first structure's int field, -1 when absent or not fixed.
+int caps_int(GstCaps *caps, const char *field) {
+  int value = -1;
+  if (caps == nullptr || gst_caps_is_empty(caps)) return -1;
+  if (!gst_structure_get_int(gst_caps_get_structure(caps, 0), field, &value)) return -1;
+  return value;
+}
+
+// Every generated description parses, names appsrc "src" and appsink
+// "sink", and sets what the pipeline struct says; the elements with
+// settings checks reach READY without an error (no GPU needed there); the
+// caps each element offers downstream (a caps query, no GPU) have the sizes
+// the struct records.
+TEST(Generator, EveryDescriptionParsesAndNegotiatesOnPaper) {
+  int checked_crops = 0, checked_rules = 0;
+  for (uint64_t seed = 0; seed < kParseSeeds; ++seed) {
+    const Pipeline pipeline = generate(seed);
+    const std::string description = pipeline.description();
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + description);
+    GError *error = nullptr;
+    GstElement *bin = gst_parse_launch(description.c_str(), &error);
+    ASSERT_NE(bin, nullptr) << (error ? error->message : "");
+    ASSERT_EQ(error, nullptr) << error->message;
+    GstElement *src = gst_bin_get_by_name(GST_BIN(bin), "src");
+    GstElement *sink = gst_bin_get_by_name(GST_BIN(bin), "sink");
+    ASSERT_NE(src, nullptr);
+    ASSERT_NE(sink, nullptr);
+    EXPECT_STREQ(GST_OBJECT_NAME(gst_element_get_factory(src)), "appsrc");
+    EXPECT_STREQ(GST_OBJECT_NAME(gst_element_get_factory(sink)), "appsink");
+    gst_object_unref(src);
+    gst_object_unref(sink);
+
+    // The input caps: valid, and YUV colorimetry as the struct says.
+    GstVideoInfo info;
+    GstCaps *input = gst_caps_from_string(pipeline.input_caps().c_str());
+    ASSERT_TRUE(gst_video_info_from_caps(&info, input)) << pipeline.input_caps();
+    gst_caps_unref(input);
+    if (GST_VIDEO_INFO_IS_YUV(&info)) {
+      GstVideoColorimetry colorimetry = info.colorimetry;
+      if (pipeline.colorimetry_name.empty()) {
+        GstVideoInfo defaults;
+        gst_video_info_set_format(&defaults, GST_VIDEO_INFO_FORMAT(&info), pipeline.width,
+                                  pipeline.height);
+        colorimetry = defaults.colorimetry;
+      }
+      gdouble kr = 0, kb = 0;
+      ASSERT_TRUE(gst_video_color_matrix_get_Kr_Kb(colorimetry.matrix, &kr, &kb));
+      EXPECT_EQ(static_cast<float>(kr), pipeline.colorimetry.matrix.kr);
+      EXPECT_EQ(static_cast<float>(kb), pipeline.colorimetry.matrix.kb);
+      EXPECT_EQ(colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255,
+                pipeline.colorimetry.range == ColorRange::kFull);
+    }
+
+    // Crops: the region read back, and the output caps of the frame each
+    // receives (as device caps) are the crop's size.
+    // (All found before any is detached below.)
+    const std::vector<GstElement *> crops = elements_of(bin, "cudacrop");
+    const std::vector<GstElement *> resizes = elements_of(bin, "cudaresize");
+    const std::vector<GstElement *> normalizes = elements_of(bin, "cudanormalize");
+    const std::vector<GstElement *> tensorizes = elements_of(bin, "cudatensorize");
+    ASSERT_EQ(static_cast<int>(crops.size()), pipeline.crop_count());
+    ASSERT_EQ(resizes.size(), pipeline.resize() != nullptr ? 1u : 0u);
+    size_t crop_index = 0;
+    for (const Stage &stage : pipeline.stages) {
+      if (stage.kind != Stage::Kind::kCrop) continue;
+      const CropStage &c = stage.crop;
+      GstElement *element = crops[crop_index++];
+      GValue region = G_VALUE_INIT;
+      g_object_get_property(G_OBJECT(element), "region", &region);
+      std::vector<int> values;
+      for (guint i = 0; i < gst_value_array_get_size(&region); ++i)
+        values.push_back(g_value_get_int(gst_value_array_get_value(&region, i)));
+      g_value_unset(&region);
+      EXPECT_EQ(values, (std::vector<int>{c.x, c.y, c.width, c.height}));
+      GstElement *lone = gst_element_factory_make("cudacrop", nullptr);
+      g_object_set(lone, "x", c.x, "y", c.y, "width", c.width, "height", c.height, nullptr);
+      GstCaps *out = test::caps_downstream_of(
+          lone, test::caps_string(format_name(c.in_format), c.in_width, c.in_height, true).c_str());
+      EXPECT_EQ(caps_int(out, "width"), c.effective.width);
+      EXPECT_EQ(caps_int(out, "height"), c.effective.height);
+      gst_caps_unref(out);
+      gst_object_unref(lone);
+      ++checked_crops;
+    }
+
+    // The resize: its properties, and the short-side rule's size as the
+    // element derives it.
+    if (const ResizeStage *r = pipeline.resize()) {
+      GstElement *element = resizes[0];
+      EXPECT_EQ(property_string(element, "method"), method_name(r->method));
+      EXPECT_EQ(property_string(element, "video-direction"), direction_name(r->direction));
+      EXPECT_EQ(property_string(element, "antialias"), r->antialias ? "true" : "false");
+      EXPECT_EQ(property_string(element, "add-borders"), r->add_borders ? "true" : "false");
+      if (r->short_side > 0) {
+        GstCaps *out = test::caps_downstream_of(
+            detached(element),
+            test::caps_string(format_name(r->in_format), r->in_width, r->in_height, true).c_str());
+        EXPECT_EQ(caps_int(out, "width"), r->out_width);
+        EXPECT_EQ(caps_int(out, "height"), r->out_height);
+        gst_caps_unref(out);
+        ++checked_rules;
+      }
+    }
+
+    // cudanormalize takes the frame it receives, and cudatensorize makes
+    // the tensor the reference writes.
+    ASSERT_EQ(normalizes.size(), 1u);
+    ASSERT_EQ(tensorizes.size(), 1u);
+    GstCaps *planar = test::caps_downstream_of(
+        detached(normalizes[0]),
+        test::caps_string(format_name(pipeline.normalize.in_format), pipeline.tensor_width,
+                          pipeline.tensor_height, true)
+            .c_str());
+    ASSERT_FALSE(gst_caps_is_empty(planar)) << "cudanormalize refuses its input";
+    gchar *planar_text = gst_caps_to_string(planar);
+    GstCaps *tensor = test::caps_downstream_of(detached(tensorizes[0]), planar_text);
+    g_free(planar_text);
+    gst_caps_unref(planar);
+    ASSERT_FALSE(gst_caps_is_empty(tensor)) << "cudatensorize refuses cudanormalize's frames";
+    const TensorDesc desc = tensor_desc(pipeline);
+    const TensorShape shape = tensor_shape(desc);
+    EXPECT_EQ(caps_int(tensor, "batch"), shape.batch);
+    EXPECT_EQ(caps_int(tensor, "channels"), shape.channels);
+    EXPECT_EQ(caps_int(tensor, "width"), shape.width);
+    EXPECT_EQ(caps_int(tensor, "height"), shape.height);
+    EXPECT_STREQ(gst_structure_get_string(gst_caps_get_structure(tensor, 0), "dtype"),
+                 data_type_name(desc.dtype));
+    EXPECT_STREQ(gst_structure_get_string(gst_caps_get_structure(tensor, 0), "layout"),
+                 tensor_layout_name(desc.layout));
+    gst_caps_unref(tensor);
+
+    // Settings errors are named at READY, without a GPU.
+    std::vector<GstElement *> checked = normalizes;
+    checked.insert(checked.end(), resizes.begin(), resizes.end());
+    checked.insert(checked.end(), tensorizes.begin(), tensorizes.end());
+    for (GstElement *element : checked) {
+      const std::string posted =
+          test::posted_error(element, [&]() { gst_element_set_state(element, GST_STATE_READY); });
+      EXPECT_EQ(posted, "") << GST_OBJECT_NAME(element);
+      gst_element_set_state(element, GST_STATE_NULL);
+    }
+    gst_object_unref(bin);
+  }
+  EXPECT_GT(checked_crops, 0);
+  EXPECT_GT(checked_rules, 0);
+}
+
+// 2,000 seeds reach every input format, resize method, direction, output
+// format, crop count, event kind and the rarer settings.
+TEST(Generator, TwoThousandSeedsCoverEverything) {
+  std::map<std::string, int> seen;
+  for (uint64_t seed = 0; seed < kCoverageSeeds; ++seed) {
+    const Pipeline p = generate(seed);
+    ++seen[std::string("format ") + format_name(p.input_format)];
+    ++seen["crops " + std::to_string(p.crop_count())];
+    ++seen["frames " + std::to_string(p.frame_count)];
+    ++seen["batch " + std::to_string(p.tensorize.batch_size)];
+    ++seen[std::string("layout ") + tensor_layout_name(p.tensorize.layout)];
+    ++seen[std::string("normalize ") + data_type_name(p.normalize.dtype)];
+    ++seen[std::string("tensor ") + data_type_name(p.tensor_dtype())];
+    ++seen[std::string("tensorize dtype ") +
+           (p.tensorize.dtype == TensorDType::kAuto ? "auto" : "explicit")];
+    ++seen[std::string("order ") + channel_order_name(p.normalize.order)];
+    ++seen[std::string("fuse ") + (p.tensorize.fuse ? "on" : "off")];
+    if (p.normalize.has_mean) ++seen["mean"];
+    if (p.normalize.has_std) ++seen["std"];
+    if (p.normalize.has_scale) ++seen["scale"];
+    if (!p.colorimetry_name.empty() || p.input_format == PixelFormat::kNV12 ||
+        p.input_format == PixelFormat::kI420 || p.input_format == PixelFormat::kYUY2)
+      ++seen["colorimetry '" + p.colorimetry_name + "'"];
+    bool resized = false;
+    for (const Stage &stage : p.stages) {
+      if (stage.kind == Stage::Kind::kCrop) {
+        const CropStage &c = stage.crop;
+        ++seen[resized ? "crop after resize" : "crop before resize"];
+        if (c.effective.x != c.x || c.effective.y != c.y)
+          ++seen[std::string("rounded crop ") + format_name(c.in_format)];
+        continue;
+      }
+      resized = true;
+      const ResizeStage &r = stage.resize;
+      ++seen[std::string("method ") + method_name(r.method)];
+      ++seen[std::string("direction ") + direction_name(r.direction)];
+      ++seen[std::string("resize to ") + format_name(r.out_format)];
+      ++seen[std::string("resize from ") + format_name(r.in_format)];
+      if (r.antialias) ++seen[std::string("antialias ") + method_name(r.method)];
+      if (r.intermediate == AntialiasIntermediate::kUint8) ++seen["antialias uint8"];
+      if (r.add_borders) {
+        ++seen["letterbox"];
+        ++seen["pad values " + std::to_string(r.pad_values.size())];
+        ++seen[r.align == LetterboxAlign::kTopLeft ? "align top-left" : "align center"];
+      }
+      if (r.short_side > 0) ++seen["short-side"];
+    }
+    ++seen[resized ? "with resize" : "without resize"];
+    for (const auto &after : p.events)
+      for (const Event &event : after) {
+        ++seen[std::string("event ") + event_kind_name(event.kind)];
+        if (event.kind == EventKind::kTags)
+          ++seen[event.tag == TagKind::kTitle ? "tag title" : "tag image-orientation"];
+      }
+    if (!p.events.back().empty()) ++seen["event before EOS"];
+  }
+  std::vector<std::string> wanted;
+  for (PixelFormat f :
+       {PixelFormat::kRGBA, PixelFormat::kBGRA, PixelFormat::kRGBx, PixelFormat::kBGRx,
+        PixelFormat::kRGB, PixelFormat::kBGR, PixelFormat::kGRAY8, PixelFormat::kNV12,
+        PixelFormat::kI420, PixelFormat::kYUY2}) {
+    wanted.push_back(std::string("format ") + format_name(f));
+    wanted.push_back(std::string("resize from ") + format_name(f));
+  }
+  for (PixelFormat f :
+       {PixelFormat::kRGB, PixelFormat::kBGR, PixelFormat::kRGBA, PixelFormat::kBGRA,
+        PixelFormat::kRGBx, PixelFormat::kBGRx, PixelFormat::kGRAY8})
+    wanted.push_back(std::string("resize to ") + format_name(f));
+  for (Interpolation m : {Interpolation::kNearest, Interpolation::kBilinear,
+                          Interpolation::kBicubic, Interpolation::kArea})
+    wanted.push_back(std::string("method ") + method_name(m));
+  for (int o = 0; o <= static_cast<int>(Orientation::kAntiTranspose); ++o)
+    wanted.push_back(std::string("direction ") + direction_name(static_cast<Orientation>(o)));
+  for (int n = 0; n <= kMaxCrops; ++n) wanted.push_back("crops " + std::to_string(n));
+  for (int n = 1; n <= kMaxFrames; ++n) wanted.push_back("frames " + std::to_string(n));
+  for (int n = 1; n <= kMaxBatch; ++n) wanted.push_back("batch " + std::to_string(n));
+  for (int n = 0; n <= 4; ++n) wanted.push_back("pad values " + std::to_string(n));
+  for (int k = 0; k < kEventKinds; ++k)
+    wanted.push_back(std::string("event ") + event_kind_name(static_cast<EventKind>(k)));
+  for (const char *name : {"layout NCHW",
+                           "layout NHWC",
+                           "normalize float32",
+                           "normalize float16",
+                           "tensor float32",
+                           "tensor float16",
+                           "tensorize dtype auto",
+                           "tensorize dtype explicit",
+                           "order RGB",
+                           "order BGR",
+                           "order GRAY",
+                           "fuse on",
+                           "fuse off",
+                           "mean",
+                           "std",
+                           "scale",
+                           "colorimetry ''",
+                           "colorimetry 'bt601'",
+                           "colorimetry 'bt709'",
+                           "colorimetry 'bt2020'",
+                           "colorimetry '1:4:0:0'",
+                           "colorimetry '1:3:0:0'",
+                           "crop before resize",
+                           "crop after resize",
+                           "rounded crop NV12",
+                           "rounded crop I420",
+                           "rounded crop YUY2",
+                           "antialias bilinear",
+                           "antialias bicubic",
+                           "antialias uint8",
+                           "letterbox",
+                           "align top-left",
+                           "align center",
+                           "short-side",
+                           "with resize",
+                           "without resize",
+                           "tag title",
+                           "tag image-orientation",
+                           "event before EOS"})
+    wanted.push_back(name);
+  for (const std::string &name : wanted) EXPECT_GT(seen[name], 0) << name << " never generated";
+  EXPECT_EQ(seen.count("antialias nearest") + seen.count("antialias area"), 0u);
+  std::string summary;
+  for (const auto &[name, count] : seen) summary += name + "=" + std::to_string(count) + " ";
+  std::printf("coverage over %llu seeds: %s\n", static_cast<unsigned long long>(kCoverageSeeds),
+              summary.c_str());
+}
+
+// --- The composed reference on cases computed by hand ------------------------
+
+// A w x h frame whose byte i of plane p is (p * 100 + i) % 256.
+ref::HostFrame numbered_frame(PixelFormat format, int width, int height) {
+  ref::HostFrame frame(format, width, height);
+  for (int plane = 0; plane < format_info(format).num_planes; ++plane)
+    for (size_t i = 0; i < frame.planes[plane].size(); ++i)
+      frame.planes[plane][i] = static_cast<uint8_t>((plane * 100 + i) % 256);
+  return frame;
+}
+
+TEST(ComposedReference, ACropOfACropIsOneCrop) {
+  const ref::HostFrame frame = numbered_frame(PixelFormat::kRGBA, 4, 4);
+  const ref::HostFrame twice = crop_frame(crop_frame(frame, {1, 1, 3, 3}), {1, 0, 2, 2});
+  const ref::HostFrame once = crop_frame(frame, {2, 1, 2, 2});
+  EXPECT_EQ(twice.planes[0], once.planes[0]);
+  // By hand: row 1 starts at byte 16, pixel 2 at byte 8 of it.
+  const std::vector<uint8_t> expected = {24, 25, 26, 27, 28, 29, 30, 31,
+                                         40, 41, 42, 43, 44, 45, 46, 47};
+  EXPECT_EQ(once.planes[0], expected);
+  EXPECT_EQ(once.width, 2);
+  EXPECT_EQ(once.height, 2);
+}
+
+TEST(ComposedReference, CropsOfSubsampledFramesMoveWholeChromaBlocks) {
+  // NV12 4x4: Y is 4x4 (bytes 0..15), UV is 2 rows of 4 bytes (100..107).
+  const ref::HostFrame nv12 = numbered_frame(PixelFormat::kNV12, 4, 4);
+  const ref::HostFrame crop = crop_frame(nv12, {2, 2, 2, 2});
+  EXPECT_EQ(crop.planes[0], (std::vector<uint8_t>{10, 11, 14, 15}));
+  EXPECT_EQ(crop.planes[1], (std::vector<uint8_t>{106, 107}));
+  // I420 4x4: U and V are 2x2 (100..103, 200..203).
+  const ref::HostFrame i420 = crop_frame(numbered_frame(PixelFormat::kI420, 4, 4), {2, 0, 2, 4});
+  EXPECT_EQ(i420.planes[1], (std::vector<uint8_t>{101, 103}));
+  EXPECT_EQ(i420.planes[2], (std::vector<uint8_t>{201, 203}));
+  // YUY2 4x2: 8 bytes a row, a unit of 4 bytes per pixel pair; y may be odd.
+  const ref::HostFrame yuy2 = crop_frame(numbered_frame(PixelFormat::kYUY2, 4, 2), {2, 1, 2, 1});
+  EXPECT_EQ(yuy2.planes[0], (std::vector<uint8_t>{12, 13, 14, 15}));
+  EXPECT_THROW(crop_frame(nv12, {1, 0, 2, 2}), std::invalid_argument);
+}
+
+// A pipeline written by hand: `input` then the stages.
+Pipeline hand_pipeline(PixelFormat format, int width, int height) {
+  Pipeline p;
+  p.input_format = format;
+  p.width = width;
+  p.height = height;
+  p.tensor_width = width;
+  p.tensor_height = height;
+  p.normalize.in_format = format;
+  p.normalize.has_scale = true;
+  p.normalize.scale = 1.0;  // the tensor holds the bytes themselves
+  p.events.assign(1, {});
+  return p;
+}
+
+void add_crop(Pipeline *p, PixelRect rect) {
+  Stage stage;
+  stage.crop.x = rect.x;
+  stage.crop.y = rect.y;
+  stage.crop.width = rect.width;
+  stage.crop.height = rect.height;
+  stage.crop.effective = rect;
+  stage.crop.in_format = p->normalize.in_format;
+  stage.crop.in_width = p->tensor_width;
+  stage.crop.in_height = p->tensor_height;
+  p->stages.push_back(stage);
+  p->tensor_width = rect.width;
+  p->tensor_height = rect.height;
+}
+
+TEST(ComposedReference, TwoCropsAndNormalizeGiveTheBytesInChannelOrder) {
+  Pipeline p = hand_pipeline(PixelFormat::kBGRA, 4, 4);
+  add_crop(&p, {1, 1, 3, 3});
+  add_crop(&p, {1, 0, 2, 2});
+  p.normalize.order = ChannelOrder::kRGB;
+  ASSERT_EQ(constraint_error(p), "");
+  const ItemReference item = item_reference(p, numbered_frame(PixelFormat::kBGRA, 4, 4));
+  ASSERT_EQ(item.channels, 3);
+  ASSERT_EQ(item.width, 2);
+  ASSERT_EQ(item.height, 2);
+  // Pixels of the source at (2,1) (3,1) (2,2) (3,2): bytes 24, 28, 40, 44 as
+  // B, G, R, A; R is byte +2.
+  EXPECT_EQ(item.chw, (std::vector<float>{26, 30, 42, 46, 25, 29, 41, 45, 24, 28, 40, 44}));
+  EXPECT_EQ(item.resampled, (std::vector<uint8_t>{0, 0, 0, 0}));
+  EXPECT_EQ(item.geometry.crop_x, 2.0);
+  EXPECT_EQ(item.geometry.crop_y, 1.0);
+  EXPECT_EQ(item.geometry.scale_x, 1.0);
+  EXPECT_EQ(item.geometry.orientation, Orientation::kIdentity);
+
+  // Into an NHWC batch of 2 with one item: the second is zeros.
+  p.tensorize.layout = TensorLayout::kNHWC;
+  p.tensorize.batch_size = 2;
+  const std::vector<uint8_t> tensor = expected_tensor(p, {&item});
+  const TensorDesc desc = tensor_desc(p);
+  ASSERT_EQ(tensor.size(), 2u * 2 * 2 * 3 * sizeof(float));
+  EXPECT_EQ(tensor_value(desc, tensor, 0, 0, 1, 0), 42.0f);  // R of (2,2)
+  EXPECT_EQ(tensor_value(desc, tensor, 0, 2, 0, 1), 28.0f);  // B of (3,1)
+  float second_pixel[3];
+  std::memcpy(second_pixel, tensor.data() + 3 * sizeof(float), sizeof second_pixel);
+  EXPECT_EQ(second_pixel[0], 30.0f) << "NHWC: pixel (1,0) follows pixel (0,0)'s channels";
+  for (size_t i = tensor.size() / 2; i < tensor.size(); ++i)
+    ASSERT_EQ(tensor[i], 0) << "the unfilled item is zeros";
+}
+
+Stage resize_stage(const Pipeline &p, Interpolation method, int out_width, int out_height,
+                   PixelFormat out_format) {
+  Stage stage;
+  stage.kind = Stage::Kind::kResize;
+  stage.resize.method = method;
+  stage.resize.in_format = p.normalize.in_format;
+  stage.resize.in_width = p.tensor_width;
+  stage.resize.in_height = p.tensor_height;
+  stage.resize.out_format = out_format;
+  stage.resize.out_width = out_width;
+  stage.resize.out_height = out_height;
+  return stage;
+}
+
+TEST(ComposedReference, NearestDoublingRepeatsEveryPixel) {
+  Pipeline p = hand_pipeline(PixelFormat::kGRAY8, 2, 2);
+  p.stages.push_back(resize_stage(p, Interpolation::kNearest, 4, 4, PixelFormat::kGRAY8));
+  p.tensor_width = p.tensor_height = 4;
+  p.normalize.order = ChannelOrder::kGray;
+  ASSERT_EQ(constraint_error(p), "");
+  const ItemReference item = item_reference(p, numbered_frame(PixelFormat::kGRAY8, 2, 2));
+  EXPECT_EQ(item.chw, (std::vector<float>{0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3}));
+  EXPECT_EQ(item.geometry.scale_x, 2.0);
+  EXPECT_EQ(item.geometry.scale_y, 2.0);
+  for (uint8_t r : item.resampled) EXPECT_EQ(r, 1);
+}
+
+// RGB 4x2 letterboxed into 4x4, centred: the image in rows 1-2, borders
+// exact with the pad value, turned 180 degrees.
+TEST(ComposedReference, LetterboxBordersAreExactAndTheImageIsTurned) {
+  Pipeline p = hand_pipeline(PixelFormat::kRGB, 4, 2);
+  Stage stage = resize_stage(p, Interpolation::kNearest, 4, 4, PixelFormat::kRGB);
+  stage.resize.add_borders = true;
+  stage.resize.pad_values = {7};
+  stage.resize.direction = Orientation::kRotate180;
+  p.stages.push_back(stage);
+  p.tensor_width = p.tensor_height = 4;
+  ASSERT_EQ(constraint_error(p), "");
+  const ItemReference item = item_reference(p, numbered_frame(PixelFormat::kRGB, 4, 2));
+  const std::vector<uint8_t> mask = {0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+  EXPECT_EQ(item.resampled, mask);
+  // Channel R: border rows are 7; row 1 is the source's row 1 reversed
+  // (R of pixel x of row 1 is byte 12 + 3x), row 2 its row 0 reversed.
+  const std::vector<float> red(item.chw.begin(), item.chw.begin() + 16);
+  EXPECT_EQ(red, (std::vector<float>{7, 7, 7, 7, 21, 18, 15, 12, 9, 6, 3, 0, 7, 7, 7, 7}));
+  // Tensor pixel (0, 1) shows the source's far corner (4, 2), padded by 1.
+  double sx = 0, sy = 0;
+  item.geometry.to_source(0.0, 1.0, &sx, &sy);
+  EXPECT_DOUBLE_EQ(sx, 4.0);
+  EXPECT_DOUBLE_EQ(sy, 2.0);
+  EXPECT_EQ(item.geometry.pad_y, 1.0);
+}
+
+TEST(ComposedReference, ACropAfterATurnComposesTheGeometry) {
+  // 4x2 RGBA turned 90r (output 2x4, scale 1), then cropped at (1, 2): the
+  // tensor's top-left is the turned image's (1, 2), i.e. source pixel
+  // (2, 0) (kRotate90: output (x, y) holds source (y, H - 1 - x)), whose
+  // corner nearest the tensor origin is the source point (2, 1).
+  Pipeline p = hand_pipeline(PixelFormat::kRGBA, 4, 2);
+  Stage stage = resize_stage(p, Interpolation::kNearest, 2, 4, PixelFormat::kRGBA);
+  stage.resize.direction = Orientation::kRotate90;
+  p.stages.push_back(stage);
+  p.normalize.in_format = PixelFormat::kRGBA;
+  p.tensor_width = 2;
+  p.tensor_height = 4;
+  add_crop(&p, {1, 2, 1, 2});
+  ASSERT_EQ(constraint_error(p), "");
+  const ItemReference item = item_reference(p, numbered_frame(PixelFormat::kRGBA, 4, 2));
+  // R of source (2, 0) is byte 8, of source (3, 0) byte 12.
+  EXPECT_EQ(item.chw[0], 8.0f);
+  EXPECT_EQ(item.chw[1], 12.0f);
+  double sx = 0, sy = 0;
+  item.geometry.to_source(0.0, 0.0, &sx, &sy);
+  EXPECT_DOUBLE_EQ(sx, 2.0);
+  EXPECT_DOUBLE_EQ(sy, 1.0);
+  EXPECT_EQ(item.geometry.orientation, Orientation::kRotate90);
+}
+
+TEST(ComposedReference, TheToleranceIsOneStepInsideAndNoneInTheBorders) {
+  Pipeline p = hand_pipeline(PixelFormat::kRGB, 4, 2);
+  Stage stage = resize_stage(p, Interpolation::kBilinear, 4, 4, PixelFormat::kRGB);
+  stage.resize.add_borders = true;
+  p.stages.push_back(stage);
+  p.tensor_width = p.tensor_height = 4;
+  p.normalize.has_scale = false;
+  p.normalize.scale = 1.0 / 255.0;
+  p.normalize.has_std = true;
+  p.normalize.std[0] = p.normalize.std[1] = p.normalize.std[2] = 0.25;
+  const ItemReference item = item_reference(p, numbered_frame(PixelFormat::kRGB, 4, 2));
+  const TensorDesc desc = tensor_desc(p);
+  std::vector<uint8_t> tensor = expected_tensor(p, {&item});
+  EXPECT_EQ(compare_item(p, tensor, 0, item).differing, 0);
+  const float step = (1.0f / 255.0f) / 0.25f;
+  auto set = [&](int c, int y, int x, float value) {
+    std::memcpy(tensor.data() + reference::element_offset(desc, 0, c, y, x), &value, sizeof value);
+  };
+  set(1, 1, 2, item.chw[16 + 1 * 4 + 2] + step);  // inside, one step
+  ItemComparison one = compare_item(p, tensor, 0, item);
+  EXPECT_EQ(one.differing, 1);
+  EXPECT_EQ(one.beyond, 0) << one.first_beyond;
+  set(1, 1, 2, item.chw[16 + 1 * 4 + 2] + 2 * step);  // inside, two steps
+  EXPECT_EQ(compare_item(p, tensor, 0, item).beyond, 1);
+  set(1, 1, 2, item.chw[16 + 1 * 4 + 2]);
+  set(0, 0, 0, item.chw[0] + step / 2);  // a border, half a step
+  EXPECT_EQ(compare_item(p, tensor, 0, item).beyond, 1);
+}
+
+// Every generated pipeline has a reference (a small sample: the CPU
+// resampler is in double precision), and the reference has the tensor's
+// shape.
+TEST(ComposedReference, EveryGeneratedPipelineHasAReference) {
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    const Pipeline p = generate(seed);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + p.description());
+    const ItemReference item = item_reference(p, numbered_frame(p.input_format, p.width, p.height));
+    EXPECT_EQ(item.width, p.tensor_width);
+    EXPECT_EQ(item.height, p.tensor_height);
+    EXPECT_EQ(item.chw.size(), static_cast<size_t>(p.channels()) * item.width * item.height);
+    const std::vector<uint8_t> tensor = expected_tensor(p, {&item});
+    EXPECT_EQ(compare_item(p, tensor, 0, item).beyond, 0);
+  }
+}
+
+}  // namespace
