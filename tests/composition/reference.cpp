@@ -44,6 +44,13 @@ std::vector<uint8_t> crop_mask(const std::vector<uint8_t> &mask, int width, cons
   return out;
 }
 
+// Whether the chain rounds its values to binary16 on the way: cudanormalize
+// emits float16, or the tensor is float16.
+bool passes_through_half(const Pipeline &pipeline) {
+  return pipeline.normalize.dtype == DataType::kFloat16 ||
+         pipeline.tensor_dtype() == DataType::kFloat16;
+}
+
 // The distance between binary16 values near `value` (subnormal spacing
 // below 2^-14).
 double half_spacing(double value) {
@@ -114,9 +121,7 @@ ItemReference item_reference(const Pipeline &pipeline, const ref::HostFrame &inp
   // The planar frame between the elements holds binary16 values when
   // cudanormalize emits float16; a float16 tensor holds them rounded once
   // more (tensorize's own conversion, a no-op on binary16 values).
-  const bool half = pipeline.normalize.dtype == DataType::kFloat16 ||
-                    pipeline.tensor_dtype() == DataType::kFloat16;
-  if (half)
+  if (passes_through_half(pipeline))
     for (float &value : item.chw) value = reference::round_to_half(value);
   item.channels = pipeline.channels();
   item.height = frame.height;
@@ -182,7 +187,10 @@ ItemComparison compare_item(const Pipeline &pipeline, const std::vector<uint8_t>
     return result;
   }
   const NormalizeParams params = pipeline.normalize.params();
-  const bool half = desc.dtype == DataType::kFloat16;
+  // A value one 8-bit step off before the rounding to binary16 may round
+  // the other way, whichever element rounds it (cudanormalize's float16
+  // planes or a float16 tensor).
+  const bool half = passes_through_half(pipeline);
   const size_t plane = static_cast<size_t>(expected.width) * expected.height;
   for (int c = 0; c < expected.channels; ++c) {
     const double step = static_cast<double>(params.scale) / params.std[c];
