@@ -177,6 +177,26 @@ TEST(NvcodecGpu, H264InPlaceEqualsTheSystemMemoryPath) {
     }
 }
 
+// Issue 23: every nvh264dec frame read in place is borrowed memory on
+// cudaprep's allocator; after N decoded frames and the pipeline's teardown
+// the allocator holds the references it held before (each frame used to
+// leak one).
+TEST(NvcodecGpu, DecodedFramesLeaveNoReferenceBehind) {
+  CUDAPREP_REQUIRE_GPU();
+  REQUIRE_ELEMENT("nvh264dec");
+  GstAllocator *allocator = gst_cuda_prep_allocator_get(0);
+  const guint refs_before = GST_OBJECT_REFCOUNT_VALUE(allocator);
+  const DecodeRun run = run_pipeline(h264_head() + " ! cudaresize add-borders=true" + kTensorTail +
+                                     " fuse=true ! fakesink name=out");
+  ASSERT_EQ(run.error, "");
+  ASSERT_GT(run.decoded_frames, 10);
+  EXPECT_EQ(static_cast<int>(run.tensors.size()), run.decoded_frames);
+  gst_cuda_prep_memory_release_borrowed();
+  EXPECT_EQ(GST_OBJECT_REFCOUNT_VALUE(allocator), refs_before)
+      << "after " << run.decoded_frames << " decoded frames";
+  gst_object_unref(allocator);
+}
+
 // A 10-bit HEVC Main10 stream (BT.2020): nvh265dec's P010 device frames,
 // fused into a float tensor, keep 10 bits: within one 10-bit step (1/4 on
 // the 8-bit scale) of a CPU reference computed in double from the same
