@@ -1132,6 +1132,46 @@ TEST(ResizePassthrough, ADirectionSetWhilePlayingTurnsTheNextFrame) {
   gst_harness_teardown(harness);
 }
 
+// Issue 23: an image-orientation tag mid-stream, with video-direction=auto
+// behind a downscale whose rows the upload samples: the turn reads other
+// rows, so the upload is asked again what to copy; every frame arrives,
+// each equal to the reference of its direction (was: every frame after the
+// tag dropped as "uploaded for the rows of earlier settings").
+TEST(ResizeTags, AnOrientationTagMidStreamLosesNoFrame) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 96, 96);
+  const GstVideoInfo info = video_info(caps);
+  const std::string out_caps = caps_string("RGBA", 32, 32, true);
+  const std::string description =
+      "cudaframeupload ! cudaresize method=nearest video-direction=auto ! " + out_caps +
+      " ! cudaframedownload";
+  GstHarness *harness = gst_harness_new_parse(description.c_str());
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  gst_harness_set_sink_caps_str(harness, caps_string("RGBA", 32, 32).c_str());
+  const GstVideoInfo out_info = video_info(caps_string("RGBA", 32, 32));
+  std::mt19937 rng(9);
+  for (int frame = 0; frame < 6; ++frame) {
+    if (frame == 3) {
+      GstTagList *tags = gst_tag_list_new(GST_TAG_IMAGE_ORIENTATION, "rotate-90", nullptr);
+      ASSERT_TRUE(gst_harness_push_event(harness, gst_event_new_tag(tags)));
+    }
+    GstBuffer *input = random_frame(info, rng);
+    cudaprep::ResizeParams params;
+    params.interpolation = cudaprep::Interpolation::kNearest;
+    params.orientation =
+        frame < 3 ? cudaprep::Orientation::kIdentity : cudaprep::Orientation::kRotate90;
+    const HostFrame expected = cudaprep::ref::resize_reference(
+        host_frame(input, info), cudaprep::PixelFormat::kRGBA, 32, 32, params);
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK);
+    GstBuffer *output = gst_harness_try_pull(harness);
+    ASSERT_NE(output, nullptr) << "frame " << frame << " was lost";
+    EXPECT_EQ(first_difference(plane_bytes(output, out_info, 0), expected.planes[0]), SIZE_MAX)
+        << "frame " << frame;
+    gst_buffer_unref(output);
+  }
+  gst_harness_teardown(harness);
+}
+
 // What a pad saw of the device frame going through it.
 struct FrameSeen {
   int buffers = 0;

@@ -748,13 +748,17 @@ static GstFlowReturn gst_cuda_resize_process(GstCudaPrepBaseTransform *base, Gst
   return GST_FLOW_OK;
 }
 
-// After the applied direction may have changed: a turned frame is never
-// passed through, even between equal caps (renegotiating equal caps does
-// not reconfigure the element), and the output size may swap.
+// After the applied direction may have changed (the property, or a tag
+// with video-direction=auto): a turned frame is never passed through, even
+// between equal caps (renegotiating equal caps does not reconfigure the
+// element), the output size may swap, and the rows read change, so
+// upstream asks again which to copy (else every frame uploaded for the old
+// rows would be dropped).
 static void direction_changed(GstCudaResize *self) {
   if (get_settings(self).orientation() != cudaprep::Orientation::kIdentity)
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
   gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+  gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
 }
 
 // video-direction=auto follows the image-orientation tags as videoflip
@@ -843,10 +847,12 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
       break;
   }
   GST_OBJECT_UNLOCK(self);
-  // The derived output size may change: renegotiate.
-  if (prop_id == PROP_VIDEO_DIRECTION)
+  if (prop_id == PROP_VIDEO_DIRECTION) {
     direction_changed(self);
-  else if (prop_id == PROP_SHORT_SIDE || prop_id == PROP_MULTIPLE_OF)
+    return;
+  }
+  // The derived output size may change: renegotiate.
+  if (prop_id == PROP_SHORT_SIDE || prop_id == PROP_MULTIPLE_OF)
     gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
   // The rows read may change: upstream asks again which to copy.
   gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
