@@ -35,12 +35,25 @@ GST_CUDA_PREP_API
 G_DECLARE_FINAL_TYPE(GstCudaPrepHostAllocator, gst_cuda_prep_host_allocator, GST,
                      CUDA_PREP_HOST_ALLOCATOR, GstAllocator)
 
-// Page-locked (pinned) system memory, which the GPU copies from
-// asynchronously at full PCIe speed. One shared instance, as a new reference.
+/**
+ * gst_cuda_prep_host_allocator_get:
+ *
+ * Page-locked (pinned) system memory, which the GPU copies from
+ * asynchronously at full PCIe speed. One shared instance.
+ *
+ * Returns: (transfer full): the allocator; release it with gst_object_unref()
+ */
 GST_CUDA_PREP_API GstAllocator *gst_cuda_prep_host_allocator_get(void);
 
-// The allocator of one device (one shared instance per device id), as a new
-// reference the caller releases with gst_object_unref().
+/**
+ * gst_cuda_prep_allocator_get:
+ * @device_id: a CUDA device
+ *
+ * The allocator of one device (one shared instance per device id).
+ *
+ * Returns: (transfer full) (nullable): the allocator, NULL for a negative
+ *   device id; release it with gst_object_unref()
+ */
 GST_CUDA_PREP_API GstAllocator *gst_cuda_prep_allocator_get(gint device_id);
 
 // A memory of `size` bytes at `device_ptr` on `device_id` that someone else

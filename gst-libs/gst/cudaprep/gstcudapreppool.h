@@ -21,8 +21,20 @@ G_DECLARE_FINAL_TYPE(GstCudaPrepBufferPool, gst_cuda_prep_buffer_pool, GST, CUDA
 GST_CUDA_PREP_API GstBufferPool *gst_cuda_prep_buffer_pool_new(gint device_id);
 GST_CUDA_PREP_API gint gst_cuda_prep_buffer_pool_get_device_id(GstBufferPool *pool);
 
-// A configured pool of `size`-byte blocks of device memory of `device_id`
-// for `caps` (no GstVideoMeta), or NULL if it cannot be configured.
+/**
+ * gst_cuda_prep_block_pool_new:
+ * @device_id: a CUDA device
+ * @caps: the caps of the payload
+ * @size: the bytes of one block
+ * @min_buffers: blocks allocated when the pool is activated
+ * @max_buffers: blocks at most, 0 for no limit
+ *
+ * A configured pool of @size-byte blocks of device memory of @device_id
+ * for @caps (no GstVideoMeta).
+ *
+ * Returns: (transfer full) (nullable): the pool, NULL if it cannot be
+ *   configured
+ */
 GST_CUDA_PREP_API GstBufferPool *gst_cuda_prep_block_pool_new(gint device_id, GstCaps *caps,
                                                               guint size, guint min_buffers,
                                                               guint max_buffers);
