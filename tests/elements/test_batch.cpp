@@ -27,6 +27,7 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <random>
@@ -338,6 +339,73 @@ TEST(BatchGpu, AGapOnOneSourceGivesNoItemAndNoError) {
   EXPECT_EQ(message, nullptr) << "the gap posted an error";
   if (message != nullptr) gst_message_unref(message);
   gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+
+// Issue 23: a flush on one source (its own seek, a decoder reset) drops the
+// items that source's frames already became in the waiting batch, and
+// nothing of the other source's.
+TEST(BatchGpu, AFlushOnOneSourceDropsOnlyThatSourcesItems) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  const std::string description = "cudabatch name=b batch-size=4 ! appsink name=out sync=false " +
+                                  chain("src0", caps) + " ! b.sink_0 " + chain("src1", caps) +
+                                  " ! b.sink_1";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  ASSERT_EQ(error, nullptr) << error->message;
+  GstElement *batch = by_name(pipeline, "b");
+  GstPad *pads[2] = {gst_element_get_static_pad(batch, "sink_0"),
+                     gst_element_get_static_pad(batch, "sink_1")};
+  std::atomic<int> consumed[2] = {0, 0};
+  for (int source = 0; source < 2; ++source) {
+    g_object_set(pads[source], "emit-signals", TRUE, nullptr);
+    g_signal_connect(pads[source], "buffer-consumed",
+                     G_CALLBACK(+[](GstAggregatorPad *, GstBuffer *, gpointer count) {
+                       ++*static_cast<std::atomic<int> *>(count);
+                     }),
+                     &consumed[source]);
+  }
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  std::mt19937 rng(7);
+  GstAppSrc *sources[2] = {GST_APP_SRC(by_name(pipeline, "src0")),
+                           GST_APP_SRC(by_name(pipeline, "src1"))};
+  for (GstAppSrc *source : sources)
+    ASSERT_EQ(gst_app_src_push_buffer(source, frame_at(caps, rng, 0)), GST_FLOW_OK);
+  // Both frames taken into the batch (2 of 4 items: it waits).
+  for (int waited = 0; (consumed[0] < 1 || consumed[1] < 1) && waited < 500; ++waited)
+    g_usleep(10000);
+  ASSERT_TRUE(consumed[0] == 1 && consumed[1] == 1) << "the batch did not take both frames";
+
+  // Source 1 flushes, as a seek of its own makes its chain do.
+  GstPad *upstream = gst_pad_get_peer(pads[1]);
+  ASSERT_TRUE(gst_pad_push_event(upstream, gst_event_new_flush_start()));
+  ASSERT_TRUE(gst_pad_push_event(upstream, gst_event_new_flush_stop(TRUE)));
+  GstSegment segment;
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  ASSERT_TRUE(gst_pad_push_event(upstream, gst_event_new_segment(&segment)));
+  gst_object_unref(upstream);
+
+  for (int f = 1; f < 3; ++f)
+    for (GstAppSrc *source : sources)
+      ASSERT_EQ(gst_app_src_push_buffer(source, frame_at(caps, rng, f * 33 * GST_MSECOND)),
+                GST_FLOW_OK);
+  for (GstAppSrc *source : sources) gst_app_src_end_of_stream(source);
+  std::set<std::pair<int, GstClockTime>> seen;
+  for (const Batch &batch : pull_batches(by_name(pipeline, "out")))
+    for (const Item &item : batch.items) EXPECT_TRUE(seen.insert({item.source, item.pts}).second);
+  const std::set<std::pair<int, GstClockTime>> expected = {{0, 0},
+                                                           {0, 33 * GST_MSECOND},
+                                                           {0, 66 * GST_MSECOND},
+                                                           {1, 33 * GST_MSECOND},
+                                                           {1, 66 * GST_MSECOND}};
+  EXPECT_EQ(seen, expected) << "source 1's frame before its flush must leave the batch; "
+                               "source 0's stays";
+  GstMessage *message = gst_bus_pop_filtered(GST_ELEMENT_BUS(pipeline), GST_MESSAGE_ERROR);
+  EXPECT_EQ(message, nullptr) << "the flush posted an error";
+  if (message != nullptr) gst_message_unref(message);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  for (GstPad *pad : pads) gst_object_unref(pad);
   gst_object_unref(pipeline);
 }
 

@@ -19,8 +19,9 @@
  * live sources a batch that is not full leaves batch-timeout after its
  * oldest frame (the LATENCY answer includes that wait); a source at EOS
  * stops counting while the others go on; when every source is at EOS the
- * partial batch leaves and EOS follows. A flush drops the partial batch;
- * new caps on a pad first push the batch begun under the old ones.
+ * partial batch leaves and EOS follows. A flush of every source (a seek)
+ * drops the partial batch; a flush on one pad drops that source's items
+ * only. New caps on a pad first push the batch begun under the old ones.
  * source-policy says what a faster source does: wait (every frame, in turn;
  * its queue fills and holds it back) or latest (only its newest frame per
  * turn, older ones dropped).
@@ -125,6 +126,13 @@ struct GstCudaBatchPrivate {
   // one frame's regions follow each other), each holding a reference to its
   // frame.
   std::vector<GstCudaPrepBatchItem> items;
+  // Where each item came from, in the order of `items`.
+  struct Origin {
+    GstCudaBatchPad *pad;  // a reference
+    gint flush_epoch;      // the pad's when the frame was taken
+    GstClockTime running_time;
+  };
+  std::vector<Origin> origins;
   GstClockTime first_running_time = GST_CLOCK_TIME_NONE;  // of items[0]'s frame
   guint next_pad = 0;  // where the next turn starts, so no source is always first
 };
@@ -227,9 +235,36 @@ static void gst_cuda_batch_child_proxy_init(gpointer g_iface, gpointer) {
 // --- Batches ----------------------------------------------------------------
 
 static void drop_items(GstCudaBatch *self) {
-  for (GstCudaPrepBatchItem &item : self->priv->items) gst_buffer_unref(item.buffer);
-  self->priv->items.clear();
-  self->priv->first_running_time = GST_CLOCK_TIME_NONE;
+  GstCudaBatchPrivate *priv = self->priv;
+  for (GstCudaPrepBatchItem &item : priv->items) gst_buffer_unref(item.buffer);
+  for (GstCudaBatchPrivate::Origin &origin : priv->origins) gst_object_unref(origin.pad);
+  priv->items.clear();
+  priv->origins.clear();
+  priv->first_running_time = GST_CLOCK_TIME_NONE;
+}
+
+// Drops the items of frames a pad took before its latest flush: a flush on
+// one source discards what that source sent before it, and nothing of the
+// others'.
+static void drop_flushed_items(GstCudaBatch *self) {
+  GstCudaBatchPrivate *priv = self->priv;
+  size_t kept = 0;
+  for (size_t i = 0; i < priv->items.size(); ++i) {
+    GstCudaBatchPrivate::Origin &origin = priv->origins[i];
+    if (origin.flush_epoch != g_atomic_int_get(&origin.pad->flush_epoch)) {
+      GST_DEBUG_OBJECT(origin.pad, "flushed: its item at %" GST_TIME_FORMAT " leaves the batch",
+                       GST_TIME_ARGS(priv->items[i].pts));
+      gst_buffer_unref(priv->items[i].buffer);
+      gst_object_unref(origin.pad);
+      continue;
+    }
+    priv->items[kept] = priv->items[i];
+    priv->origins[kept] = origin;
+    ++kept;
+  }
+  priv->items.resize(kept);
+  priv->origins.resize(kept);
+  priv->first_running_time = kept > 0 ? priv->origins.front().running_time : GST_CLOCK_TIME_NONE;
 }
 
 // Writes the waiting items into a tensor buffer and pushes it (nothing
@@ -238,6 +273,7 @@ static void drop_items(GstCudaBatch *self) {
 // for each frame that does not.
 static GstFlowReturn push_batch(GstCudaBatch *self) {
   GstCudaBatchPrivate *priv = self->priv;
+  drop_flushed_items(self);
   if (priv->items.empty()) return GST_FLOW_OK;
   if (!gst_cuda_prep_core_make_current(priv->core)) {
     drop_items(self);
@@ -283,6 +319,9 @@ static GstBuffer *pop_frame(GstCudaBatchPad *pad) {
 // one, the older ones dropped), or NULL.
 static GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad,
                              GstCudaBatchSourcePolicy policy) {
+  // Read before the pop: a frame popped just before a flush empties the
+  // queue counts as flushed.
+  pad->taken_epoch = g_atomic_int_get(&pad->flush_epoch);
   GstBuffer *buffer = pop_frame(pad);
   if (buffer == nullptr || policy != GST_CUDA_BATCH_SOURCE_POLICY_LATEST) return buffer;
   while (GstBuffer *newer = pop_frame(pad)) {
@@ -299,11 +338,13 @@ static GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad,
 static GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad,
                                  const GstCudaPrepBatchItem &item) {
   GstCudaBatchPrivate *priv = self->priv;
-  if (priv->items.empty()) {
-    priv->first_running_time =
-        gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment, GST_FORMAT_TIME, item.pts);
-  }
+  drop_flushed_items(self);
+  const GstClockTime running_time =
+      gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment, GST_FORMAT_TIME, item.pts);
+  if (priv->items.empty()) priv->first_running_time = running_time;
   priv->items.push_back(item);
+  priv->origins.push_back(GstCudaBatchPrivate::Origin{GST_CUDA_BATCH_PAD(gst_object_ref(pad)),
+                                                      pad->taken_epoch, running_time});
   if (priv->items.size() == static_cast<size_t>(priv->desc.dims[0])) return push_batch(self);
   return GST_FLOW_OK;
 }
@@ -496,6 +537,7 @@ static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeo
 // frame queued on any pad; NONE while nothing waits.
 static GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg) {
   auto *self = GST_CUDA_BATCH(agg);
+  drop_flushed_items(self);
   if (!self->priv->items.empty()) return self->priv->first_running_time;
   GstClockTime earliest = GST_CLOCK_TIME_NONE;
   std::vector<GstCudaBatchPad *> pads = sink_pads(self);
@@ -603,6 +645,16 @@ static GstFlowReturn gst_cuda_batch_update_src_caps(GstAggregator *agg, GstCaps 
 static gboolean gst_cuda_batch_sink_event(GstAggregator *agg, GstAggregatorPad *pad,
                                           GstEvent *event) {
   auto *self = GST_CUDA_BATCH(agg);
+  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_START) {
+    // The aggregator empties the pad's queue; the items its frames already
+    // became leave the batch before it is next filled or pushed (the
+    // streaming thread owns the batch). A flush of every pad (a seek) also
+    // drops the whole batch in flush().
+    const gboolean handled =
+        GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->sink_event(agg, pad, event);
+    g_atomic_int_inc(&GST_CUDA_BATCH_PAD(pad)->flush_epoch);
+    return handled;
+  }
   if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
     GstCaps *caps = nullptr;
     gst_event_parse_caps(event, &caps);

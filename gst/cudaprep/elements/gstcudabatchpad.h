@@ -43,6 +43,10 @@ struct _GstCudaBatchPad {
   GstAggregatorPad parent;
   gint source_index;  // N of sink_N
   gboolean has_info;  // info holds this pad's negotiated planar frame
+  // Counts the pad's flushes (atomic: FLUSH_START arrives on the upstream
+  // thread); an item whose frame was taken under an older count is dropped.
+  gint flush_epoch;
+  gint taken_epoch;  // flush_epoch when the streaming thread took its last frame
   GstCudaPrepPlanarInfo info;
   GstCudaBatchPadSettings *settings;  // the pad's object lock
 };
