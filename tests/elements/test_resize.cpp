@@ -12,11 +12,13 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -1128,6 +1130,80 @@ TEST(ResizePassthrough, ADirectionSetWhilePlayingTurnsTheNextFrame) {
     EXPECT_EQ(plane_bytes(output, info, 0), turned.planes[0]);
     gst_buffer_unref(output);
   }
+  gst_object_unref(resize);
+  gst_harness_teardown(harness);
+}
+
+// Issue 23: the application moves and resizes the crop and turns the
+// frame from its own thread while frames flow. Every frame that comes out
+// is wholly one setting's frame: its caps and pixels are those of one
+// (region, direction) pair, never a region with the other direction's size
+// or a turn stretched into the old caps. A frame in flight when its region
+// changes may be dropped (with a reason); at most one per change.
+TEST(ResizeLiveProperties, ChangesFromTheApplicationThreadApplyAtAFrameBoundary) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  const GstVideoInfo info = video_info(caps);
+  GstHarness *harness = gst_harness_new_parse(
+      "cudaframeupload ! cudacrop name=crop region=\"<0,0,40,30>\" ! "
+      "cudaresize name=resize ! cudaframedownload");
+  GstElement *crop = gst_bin_get_by_name(GST_BIN(harness->element), "crop");
+  GstElement *resize = gst_bin_get_by_name(GST_BIN(harness->element), "resize");
+  gst_harness_set_src_caps_str(harness, caps.c_str());
+  gst_harness_set_sink_caps_str(harness, "video/x-raw,format=RGBA");
+  const char *regions[] = {"<0,0,40,30>", "<8,6,40,30>", "<4,4,48,36>"};
+  const PixelRect rects[] = {{0, 0, 40, 30}, {8, 6, 40, 30}, {4, 4, 48, 36}};
+  const char *directions[] = {"identity", "90r"};
+
+  std::atomic<bool> done{false};
+  std::atomic<int> changes{0};
+  std::thread application([&] {
+    std::mt19937 pick(11);
+    while (!done) {
+      if (pick() % 2 == 0)
+        gst_util_set_object_arg(G_OBJECT(crop), "region", regions[pick() % 3]);
+      else
+        gst_util_set_object_arg(G_OBJECT(resize), "video-direction", directions[pick() % 2]);
+      ++changes;
+      g_usleep(300 + pick() % 700);
+    }
+  });
+  constexpr int kFrames = 400;
+  std::mt19937 rng(12);
+  int matched = 0, outputs = 0;
+  for (int frame = 0; frame < kFrames; ++frame) {
+    GstBuffer *input = random_frame(info, rng);
+    const HostFrame source = host_frame(input, info);
+    ASSERT_EQ(gst_harness_push(harness, input), GST_FLOW_OK) << "frame " << frame;
+    GstBuffer *output = gst_harness_try_pull(harness);
+    if (output == nullptr) continue;  // dropped: counted below
+    ++outputs;
+    GstCaps *out_caps = gst_pad_get_current_caps(harness->sinkpad);
+    GstVideoInfo out_info;
+    ASSERT_TRUE(gst_video_info_from_caps(&out_info, out_caps));
+    gst_caps_unref(out_caps);
+    const std::vector<guint8> bytes = plane_bytes(output, out_info, 0);
+    gst_buffer_unref(output);
+    int equal = 0;
+    for (const PixelRect &rect : rects) {
+      HostFrame cropped(PixelFormat::kRGBA, rect.width, rect.height);
+      for (int y = 0; y < rect.height; ++y)
+        std::memcpy(cropped.row(0, y), source.row(0, rect.y + y) + 4 * rect.x, 4 * rect.width);
+      for (auto orientation : {cudaprep::Orientation::kIdentity, cudaprep::Orientation::kRotate90})
+        equal += cudaprep::ref::orient(cropped, orientation).planes[0] == bytes;
+    }
+    EXPECT_EQ(equal, 1) << "frame " << frame << " (" << GST_VIDEO_INFO_WIDTH(&out_info) << "x"
+                        << GST_VIDEO_INFO_HEIGHT(&out_info)
+                        << ") is not the frame of one region and direction";
+    matched += equal == 1;
+  }
+  done = true;
+  application.join();
+  std::printf("%d frames, %d changes, %d out, %d of them one setting's frame\n", kFrames,
+              changes.load(), outputs, matched);
+  EXPECT_GE(outputs, kFrames - changes.load()) << "more frames dropped than changes made";
+  EXPECT_GT(changes.load(), 20) << "the application thread hardly ran";
+  gst_object_unref(crop);
   gst_object_unref(resize);
   gst_harness_teardown(harness);
 }

@@ -145,6 +145,9 @@ struct GstCudaResizePrivate {
   // Streaming thread.
   cudaprep::Colorimetry colorimetry;  // of the input, from its caps
   cudaprep::ResizeParams params;      // of the frame being processed
+  // The settings the frame being processed uses: one snapshot per frame.
+  ResizeSettings frame_settings;
+  bool has_frame_settings = false;
   // The input rows `params` read, as announced upstream (period 0: all),
   // and what it was computed for.
   cudaprep::RowPattern rows_read;
@@ -651,6 +654,30 @@ static gboolean frame_holds_rows_read(GstCudaResize *self, GstBuffer *input, gin
   return gst_cuda_prep_buffer_holds_rows(input, priv->rows_read);
 }
 
+// Whether two snapshots give different output caps for the same input.
+static bool shape_differs(const ResizeSettings &a, const ResizeSettings &b) {
+  return a.swaps_size() != b.swaps_size() || a.short_side != b.short_side ||
+         a.multiple_of != b.multiple_of;
+}
+
+// The frame's settings, taken once (the application may set properties
+// while it is processed). A change of the output's shape (a turn that
+// swaps the axes, short-side, multiple-of) waits until the caps follow it:
+// set_property marked the src pad for renegotiation, which GstBaseTransform
+// does before the next frame; this frame, already negotiated, keeps the
+// settings it was negotiated with.
+static void take_frame_settings(GstCudaResize *self) {
+  GstCudaResizePrivate *priv = self->priv;
+  const ResizeSettings settings = get_settings(self);
+  if (priv->has_frame_settings && shape_differs(settings, priv->frame_settings) &&
+      gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(self))) {
+    GST_DEBUG_OBJECT(self, "new output shape: from the next frame, after renegotiation");
+    return;
+  }
+  priv->frame_settings = settings;
+  priv->has_frame_settings = true;
+}
+
 // Settings that keep the caps (method, borders, pad value) apply from the
 // next frame on. The resize runs here, or is left to downstream's fused
 // kernel in a GstCudaPrepPendingMeta when it takes it.
@@ -658,9 +685,11 @@ static GstCudaPrepOutputPlan gst_cuda_resize_plan_output(GstCudaPrepBaseTransfor
                                                          GstBuffer *inbuf) {
   auto *self = GST_CUDA_RESIZE(base);
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
+  take_frame_settings(self);
   std::string reason;
-  if (!resize_params(get_settings(self), in_info, gst_cuda_prep_base_transform_get_out_info(base),
-                     self->priv->colorimetry, &self->priv->params, &reason)) {
+  if (!resize_params(self->priv->frame_settings, in_info,
+                     gst_cuda_prep_base_transform_get_out_info(base), self->priv->colorimetry,
+                     &self->priv->params, &reason)) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Impossible cudaresize: %s", reason.c_str()),
                       (nullptr));
     return GST_CUDA_PREP_OUTPUT_ERROR;
@@ -698,7 +727,7 @@ static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, 
       plan == GST_CUDA_PREP_OUTPUT_IN_PLACE ? GstCudaPrepPixelMove::kPending
                                             : GstCudaPrepPixelMove::kNewFrame);
   if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE) {
-    const ResizeSettings settings = get_settings(self);
+    const ResizeSettings &settings = priv->frame_settings;
     GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);
     pending->has_resize = TRUE;
     pending->resize = priv->params;
