@@ -16,6 +16,7 @@
 
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 #include <gst/cudaprep/gstcudatensorsink.h>
 #include "cudaprep/image.h"
 #include "common/cuda_test.h"
@@ -180,44 +181,143 @@ TEST(Concurrency, EightPipelinesOnOneGpu) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
-// A camera changes size and format mid-stream: the whole chain renegotiates
-// (pools replaced) and each tensor equals the one a fresh pipeline makes of
-// the same frame.
-TEST(Renegotiation, TheWholeChainFollowsACameraChange) {
+// What a chain gives, item by item (a tensor's batch items, or video
+// frames), to compare two runs, and how each tensor was filled.
+struct ChainItem {
+  GstClockTime pts;
+  std::string caps;  // of the buffer that held it
+  std::vector<guint8> bytes;
+};
+
+struct ChainTensor {
+  std::string caps;
+  gsize batch_size, filled;
+};
+
+struct ChainOutputs {
+  std::vector<ChainItem> items;
+  std::vector<ChainTensor> tensors;
+};
+
+void add_output(GstHarness *harness, GstBuffer *buffer, ChainOutputs *outputs) {
+  GstCaps *caps = gst_pad_get_current_caps(harness->sinkpad);
+  gchar *caps_text = gst_caps_to_string(caps);
+  const std::string caps_string(caps_text);
+  g_free(caps_text);
+  if (GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer)) {
+    const GstCudaPrepTensor *tensor = meta->tensors[0];
+    const std::vector<guint8> bytes = tensor_bytes(buffer);
+    const size_t item_bytes = bytes.size() / tensor->batch_size;
+    for (gsize i = 0; i < tensor->batch_filled; ++i)
+      outputs->items.push_back(
+          ChainItem{tensor->items[i].pts, caps_string,
+                    std::vector<guint8>(bytes.begin() + i * item_bytes,
+                                        bytes.begin() + (i + 1) * item_bytes)});
+    outputs->tensors.push_back(ChainTensor{caps_string, tensor->batch_size, tensor->batch_filled});
+  } else {
+    GstVideoInfo info;
+    EXPECT_TRUE(gst_video_info_from_caps(&info, caps));
+    ChainItem item{GST_BUFFER_PTS(buffer), caps_string, {}};
+    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane) {
+      const std::vector<guint8> bytes = plane_bytes(buffer, info, plane);
+      item.bytes.insert(item.bytes.end(), bytes.begin(), bytes.end());
+    }
+    outputs->items.push_back(std::move(item));
+  }
+  gst_caps_unref(caps);
+}
+
+// Sends EOS, then takes every buffer the harness gave (an aggregator pushes
+// from its own thread: EOS comes after its last buffer).
+ChainOutputs outputs_until_eos(GstHarness *harness) {
+  EXPECT_TRUE(gst_harness_push_event(harness, gst_event_new_eos()));
+  while (GstEvent *event = gst_harness_pull_event(harness)) {
+    const bool eos = GST_EVENT_TYPE(event) == GST_EVENT_EOS;
+    gst_event_unref(event);
+    if (eos) break;
+  }
+  ChainOutputs outputs;
+  while (GstBuffer *buffer = gst_harness_try_pull(harness)) {
+    add_output(harness, buffer, &outputs);
+    gst_buffer_unref(buffer);
+  }
+  return outputs;
+}
+
+// Issue 23: a camera changes size and format mid-stream, and every element
+// follows at the frame the caps change: one running chain gives, item for
+// item, what a fresh chain gives of each caps' frames alone (pools
+// replaced, crops recomputed, no frame lost, none read with the old
+// settings), and its batches fill across the change unless the tensor
+// changes (then the batch begun under the old caps leaves partly filled).
+class EveryElementFollowsACameraChange : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(EveryElementFollowsACameraChange, AsAFreshChainDoes) {
   CUDAPREP_REQUIRE_GPU();
-  const char *chain =
-      "cudaframeupload ! cudaresize method=bilinear add-borders=true ! "
-      "video/x-raw(memory:CUDAPitched),width=64,height=48,format=RGB ! "
-      "cudanormalize ! cudatensorize";
+  const char *chain = GetParam();
   GstHarness *running = gst_harness_new_parse(chain);
   std::mt19937 rng(29);
   const struct {
     const char *format;
     int width, height;
   } steps[] = {{"NV12", 320, 240}, {"RGBA", 641, 479}, {"I420", 96, 200}, {"NV12", 320, 240}};
+  std::vector<ChainItem> expected;
+  GstClockTime pts = 0;
   for (const auto &step : steps) {
     const std::string caps = caps_string(step.format, step.width, step.height);
     gst_harness_set_src_caps_str(running, caps.c_str());
     GstHarness *fresh = gst_harness_new_parse(chain);
     gst_harness_set_src_caps_str(fresh, caps.c_str());
     const GstVideoInfo info = video_info(caps);
-    for (int frame = 0; frame < 2; ++frame) {
+    for (int frame = 0; frame < 2; ++frame, pts += 33 * GST_MSECOND) {
       GstBuffer *input = random_frame(info, rng);
+      GST_BUFFER_PTS(input) = pts;
       ASSERT_EQ(gst_harness_push(running, gst_buffer_copy(input)), GST_FLOW_OK) << caps;
       ASSERT_EQ(gst_harness_push(fresh, input), GST_FLOW_OK) << caps;
-      GstBuffer *after_change = gst_harness_pull(running);
-      GstBuffer *reference = gst_harness_pull(fresh);
-      ASSERT_NE(after_change, nullptr);
-      ASSERT_NE(reference, nullptr);
-      const std::vector<guint8> expected = tensor_bytes(reference);
-      EXPECT_EQ(first_difference(tensor_bytes(after_change), expected), SIZE_MAX) << caps;
-      gst_buffer_unref(after_change);
-      gst_buffer_unref(reference);
     }
+    ChainOutputs alone = outputs_until_eos(fresh);
+    ASSERT_EQ(alone.items.size(), 2u) << caps;
+    for (ChainItem &item : alone.items) expected.push_back(std::move(item));
     gst_harness_teardown(fresh);
+  }
+  const ChainOutputs actual = outputs_until_eos(running);
+  ASSERT_EQ(actual.items.size(), expected.size()) << "every frame once";
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(actual.items[i].pts, expected[i].pts) << "item " << i;
+    EXPECT_EQ(actual.items[i].caps, expected[i].caps) << "item " << i;
+    EXPECT_EQ(first_difference(actual.items[i].bytes, expected[i].bytes), SIZE_MAX) << "item " << i;
+  }
+  for (size_t t = 0; t + 1 < actual.tensors.size(); ++t) {
+    const ChainTensor &tensor = actual.tensors[t];
+    if (tensor.caps == actual.tensors[t + 1].caps)
+      EXPECT_EQ(tensor.filled, tensor.batch_size)
+          << "tensor " << t << " left partly filled though the next has the same caps";
+    else
+      EXPECT_GT(tensor.filled, 0u) << "tensor " << t;
   }
   gst_harness_teardown(running);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Renegotiation, EveryElementFollowsACameraChange,
+    ::testing::Values(
+        // upload, resize, normalize, tensorize (fused)
+        "cudaframeupload ! cudaresize method=bilinear add-borders=true ! "
+        "video/x-raw(memory:CUDAPitched),width=64,height=48,format=RGB ! "
+        "cudanormalize ! cudatensorize",
+        // a crop view, an antialiased resize, a partial temporal batch
+        "cudaframeupload ! cudacrop region=\"<2,2,60,40>\" ! cudaresize method=bicubic "
+        "antialias=true ! video/x-raw(memory:CUDAPitched),width=32,height=24,format=BGR ! "
+        "cudanormalize ! cudatensorize batch-size=3",
+        // the tensor's own size follows the camera (short-side), unfused
+        "cudaframeupload ! cudaresize short-side=20 ! cudanormalize dtype=float16 ! "
+        "cudatensorize batch-size=3 fuse=false",
+        // turned, and batched by cudabatch
+        "cudaframeupload ! cudaresize video-direction=90r ! "
+        "video/x-raw(memory:CUDAPitched),width=24,height=32,format=RGB ! cudanormalize ! "
+        "cudabatch batch-size=3",
+        // a crop copied out to system memory
+        "cudaframeupload ! cudacrop region=\"<3,1,57,41>\" ! cudaframedownload"));
 
 // One pipeline per GPU (device-id), all at once: each runs on its own
 // device and gives correct frames.
