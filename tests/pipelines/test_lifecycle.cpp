@@ -185,12 +185,12 @@ TEST(Concurrency, EightPipelinesOnOneGpu) {
 // frames), to compare two runs, and how each tensor was filled.
 struct ChainItem {
   GstClockTime pts;
-  std::string caps;  // of the buffer that held it
+  std::string shape;  // the tensor's dims and dtype, or the frame's caps
   std::vector<guint8> bytes;
 };
 
 struct ChainTensor {
-  std::string caps;
+  std::string shape;
   gsize batch_size, filled;
 };
 
@@ -199,49 +199,57 @@ struct ChainOutputs {
   std::vector<ChainTensor> tensors;
 };
 
-void add_output(GstHarness *harness, GstBuffer *buffer, ChainOutputs *outputs) {
-  GstCaps *caps = gst_pad_get_current_caps(harness->sinkpad);
-  gchar *caps_text = gst_caps_to_string(caps);
-  const std::string caps_string(caps_text);
-  g_free(caps_text);
-  if (GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer)) {
-    const GstCudaPrepTensor *tensor = meta->tensors[0];
-    const std::vector<guint8> bytes = tensor_bytes(buffer);
-    const size_t item_bytes = bytes.size() / tensor->batch_size;
-    for (gsize i = 0; i < tensor->batch_filled; ++i)
-      outputs->items.push_back(
-          ChainItem{tensor->items[i].pts, caps_string,
-                    std::vector<guint8>(bytes.begin() + i * item_bytes,
-                                        bytes.begin() + (i + 1) * item_bytes)});
-    outputs->tensors.push_back(ChainTensor{caps_string, tensor->batch_size, tensor->batch_filled});
-  } else {
-    GstVideoInfo info;
-    EXPECT_TRUE(gst_video_info_from_caps(&info, caps));
-    ChainItem item{GST_BUFFER_PTS(buffer), caps_string, {}};
-    for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane) {
-      const std::vector<guint8> bytes = plane_bytes(buffer, info, plane);
-      item.bytes.insert(item.bytes.end(), bytes.begin(), bytes.end());
-    }
-    outputs->items.push_back(std::move(item));
-  }
-  gst_caps_unref(caps);
+std::string tensor_shape(const GstCudaPrepTensor *tensor) {
+  std::string shape = std::to_string(tensor->data_type);
+  for (gsize axis = 0; axis < tensor->num_dims; ++axis)
+    shape += " " + std::to_string(tensor->dims[axis]);
+  return shape;
 }
 
-// Sends EOS, then takes every buffer the harness gave (an aggregator pushes
-// from its own thread: EOS comes after its last buffer).
-ChainOutputs outputs_until_eos(GstHarness *harness) {
+// Takes every buffer the harness holds. A tensor says its own shape; a
+// video frame's is the harness' current caps, so this runs after each push
+// (the chains that give video are synchronous).
+void take_outputs(GstHarness *harness, ChainOutputs *outputs) {
+  while (GstBuffer *buffer = gst_harness_try_pull(harness)) {
+    if (GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer)) {
+      const GstCudaPrepTensor *tensor = meta->tensors[0];
+      const std::string shape = tensor_shape(tensor);
+      const std::vector<guint8> bytes = tensor_bytes(buffer);
+      const size_t item_bytes = bytes.size() / tensor->batch_size;
+      for (gsize i = 0; i < tensor->batch_filled; ++i)
+        outputs->items.push_back(
+            ChainItem{tensor->items[i].pts, shape,
+                      std::vector<guint8>(bytes.begin() + i * item_bytes,
+                                          bytes.begin() + (i + 1) * item_bytes)});
+      outputs->tensors.push_back(ChainTensor{shape, tensor->batch_size, tensor->batch_filled});
+    } else {
+      GstCaps *caps = gst_pad_get_current_caps(harness->sinkpad);
+      gchar *caps_text = gst_caps_to_string(caps);
+      ChainItem item{GST_BUFFER_PTS(buffer), caps_text, {}};
+      g_free(caps_text);
+      GstVideoInfo info;
+      EXPECT_TRUE(gst_video_info_from_caps(&info, caps));
+      gst_caps_unref(caps);
+      for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane) {
+        const std::vector<guint8> bytes = plane_bytes(buffer, info, plane);
+        item.bytes.insert(item.bytes.end(), bytes.begin(), bytes.end());
+      }
+      outputs->items.push_back(std::move(item));
+    }
+    gst_buffer_unref(buffer);
+  }
+}
+
+// Sends EOS and takes the rest (an aggregator pushes from its own thread:
+// EOS comes after its last buffer).
+void take_outputs_until_eos(GstHarness *harness, ChainOutputs *outputs) {
   EXPECT_TRUE(gst_harness_push_event(harness, gst_event_new_eos()));
   while (GstEvent *event = gst_harness_pull_event(harness)) {
     const bool eos = GST_EVENT_TYPE(event) == GST_EVENT_EOS;
     gst_event_unref(event);
     if (eos) break;
   }
-  ChainOutputs outputs;
-  while (GstBuffer *buffer = gst_harness_try_pull(harness)) {
-    add_output(harness, buffer, &outputs);
-    gst_buffer_unref(buffer);
-  }
-  return outputs;
+  take_outputs(harness, outputs);
 }
 
 // Issue 23: a camera changes size and format mid-stream, and every element
@@ -262,6 +270,7 @@ TEST_P(EveryElementFollowsACameraChange, AsAFreshChainDoes) {
     int width, height;
   } steps[] = {{"NV12", 320, 240}, {"RGBA", 641, 479}, {"I420", 96, 200}, {"NV12", 320, 240}};
   std::vector<ChainItem> expected;
+  ChainOutputs actual;
   GstClockTime pts = 0;
   for (const auto &step : steps) {
     const std::string caps = caps_string(step.format, step.width, step.height);
@@ -273,25 +282,27 @@ TEST_P(EveryElementFollowsACameraChange, AsAFreshChainDoes) {
       GstBuffer *input = random_frame(info, rng);
       GST_BUFFER_PTS(input) = pts;
       ASSERT_EQ(gst_harness_push(running, gst_buffer_copy(input)), GST_FLOW_OK) << caps;
+      take_outputs(running, &actual);
       ASSERT_EQ(gst_harness_push(fresh, input), GST_FLOW_OK) << caps;
     }
-    ChainOutputs alone = outputs_until_eos(fresh);
+    ChainOutputs alone;
+    take_outputs_until_eos(fresh, &alone);
     ASSERT_EQ(alone.items.size(), 2u) << caps;
     for (ChainItem &item : alone.items) expected.push_back(std::move(item));
     gst_harness_teardown(fresh);
   }
-  const ChainOutputs actual = outputs_until_eos(running);
+  take_outputs_until_eos(running, &actual);
   ASSERT_EQ(actual.items.size(), expected.size()) << "every frame once";
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(actual.items[i].pts, expected[i].pts) << "item " << i;
-    EXPECT_EQ(actual.items[i].caps, expected[i].caps) << "item " << i;
+    EXPECT_EQ(actual.items[i].shape, expected[i].shape) << "item " << i;
     EXPECT_EQ(first_difference(actual.items[i].bytes, expected[i].bytes), SIZE_MAX) << "item " << i;
   }
   for (size_t t = 0; t + 1 < actual.tensors.size(); ++t) {
     const ChainTensor &tensor = actual.tensors[t];
-    if (tensor.caps == actual.tensors[t + 1].caps)
+    if (tensor.shape == actual.tensors[t + 1].shape)
       EXPECT_EQ(tensor.filled, tensor.batch_size)
-          << "tensor " << t << " left partly filled though the next has the same caps";
+          << "tensor " << t << " left partly filled though the next has the same shape";
     else
       EXPECT_GT(tensor.filled, 0u) << "tensor " << t;
   }

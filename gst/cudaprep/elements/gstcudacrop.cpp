@@ -55,9 +55,14 @@ struct CropSettings {
 };
 
 struct GstCudaCropPrivate {
-  CropSettings settings;      // object lock
-  cudaprep::PixelRect rect;   // in input pixels, chroma-aligned (streaming thread)
-  gint settings_changed = 0;  // atomic: rect is to be computed again
+  CropSettings settings;         // object lock
+  cudaprep::PixelRect rect;      // in input pixels, chroma-aligned (streaming thread)
+  gint settings_changed = 0;     // atomic: rect is to be computed again
+  gint settings_generation = 0;  // atomic: counts property changes
+  // Streaming thread: the generation the caps were last set under, and
+  // whether they were sized from settings changed during that negotiation.
+  gint negotiated_generation = 0;
+  gboolean rect_stale = FALSE;
 };
 
 struct _GstCudaCrop {
@@ -274,10 +279,22 @@ static gboolean gst_cuda_crop_set_info(GstCudaPrepBaseTransform *base, GstCaps *
   GstCudaCropPrivate *priv = self->priv;
   gchar *reason = nullptr;
   g_atomic_int_set(&priv->settings_changed, 0);
+  const gint generation = g_atomic_int_get(&priv->settings_generation);
+  const gboolean changed_since = generation != priv->negotiated_generation;
+  priv->negotiated_generation = generation;
+  priv->rect_stale = FALSE;
   if (!compute_rect_for(get_settings(self), in_info, &priv->rect, &reason))
     return post_impossible_crop(self, reason);
   if (priv->rect.width != GST_VIDEO_INFO_WIDTH(out_info) ||
       priv->rect.height != GST_VIDEO_INFO_HEIGHT(out_info)) {
+    if (changed_since) {
+      // The application changed the crop while these caps were made from
+      // the old one: negotiate again before the next frame.
+      GST_INFO_OBJECT(self, "the crop changed while its caps were negotiated: again");
+      priv->rect_stale = TRUE;
+      gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+      return TRUE;
+    }
     GST_ELEMENT_ERROR(
         self, CORE, NEGOTIATION,
         ("Output caps %dx%d do not match the %dx%d crop", GST_VIDEO_INFO_WIDTH(out_info),
@@ -331,6 +348,10 @@ static void take_new_position(GstCudaCrop *self) {
 static GstCudaPrepOutputPlan gst_cuda_crop_plan_output(GstCudaPrepBaseTransform *base,
                                                        GstBuffer *inbuf) {
   auto *self = GST_CUDA_CROP(base);
+  if (self->priv->rect_stale) {
+    GST_INFO_OBJECT(self, "dropping a frame: the crop changed while its caps were negotiated");
+    return GST_CUDA_PREP_OUTPUT_DROP;
+  }
   take_new_position(self);
   if (!gst_cuda_prep_buffer_holds_rect(inbuf, self->priv->rect)) {
     GST_INFO_OBJECT(self, "dropping a frame uploaded for another crop region (settings changed)");
@@ -415,6 +436,7 @@ static void gst_cuda_crop_set_property(GObject *object, guint prop_id, const GVa
   }
   GST_OBJECT_UNLOCK(self);
   g_atomic_int_set(&self->priv->settings_changed, 1);
+  g_atomic_int_inc(&self->priv->settings_generation);
   // The output size may change: renegotiate.
   gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
   // ...and upstream copies another region.
