@@ -182,6 +182,33 @@ TEST_P(AntialiasAgainstPil, Uint8IntermediateIsPilsBytes) {
   }
 }
 
+// A horizontal value exactly between two bytes (a float kernel may round it
+// either way) is named, with the steps its other rounding moves the output;
+// a value clear of the boundary is not.
+TEST(Uint8IntermediateTies, AreNamedWithTheStepsTheyMove) {
+  // 2 -> 1 columns (weights 1/2, 1/2), rows unchanged (weight 1).
+  ref::RgbaImage src;
+  src.width = 2;
+  src.height = 1;
+  src.pixels = {ref::RgbaPixel{10, 10, 10, 255}, ref::RgbaPixel{11, 12, 12, 255}};
+  std::vector<uint8_t> tie_steps;
+  const ref::RgbaImage out =
+      ref::resample(src, 1, 1, Interpolation::kBilinear, true, ref::SamplePositions::kExact,
+                    AntialiasIntermediate::kUint8, &tie_steps);
+  ASSERT_EQ(tie_steps.size(), 1u);
+  EXPECT_EQ(out.pixels[0].r, 11.0) << "10.5 rounds half up";
+  EXPECT_EQ(out.pixels[0].g, 11.0) << "11 exactly";
+  EXPECT_EQ(tie_steps[0], 1) << "red's 10.5 may be 10";
+  src.pixels[1].r = 12;  // red now 11 exactly: no tie left
+  ref::resample(src, 1, 1, Interpolation::kBilinear, true, ref::SamplePositions::kExact,
+                AntialiasIntermediate::kUint8, &tie_steps);
+  EXPECT_EQ(tie_steps[0], 0);
+  // The float intermediate rounds once: never a tie to name.
+  ref::resample(src, 1, 1, Interpolation::kBilinear, true, ref::SamplePositions::kExact,
+                AntialiasIntermediate::kFloat, &tie_steps);
+  EXPECT_EQ(tie_steps, std::vector<uint8_t>{0});
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Sizes, AntialiasAgainstPil,
     ::testing::Combine(::testing::Values(Interpolation::kBilinear, Interpolation::kBicubic),

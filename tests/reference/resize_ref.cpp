@@ -149,29 +149,67 @@ RgbaPixel weighted_sum(const Taps &taps, const At &at) {
 }
 
 // The antialiased resample with the 8-bit intermediate: every source row
-// through the horizontal pass, rounded, then the vertical pass, rounded.
+// through the horizontal pass, rounded, then the vertical pass, rounded;
+// `tie_steps` as resample() documents it.
 RgbaImage resample_with_uint8_intermediate(const RgbaImage &src, int dst_width, int dst_height,
-                                           Interpolation interpolation) {
+                                           Interpolation interpolation,
+                                           std::vector<uint8_t> *tie_steps) {
   RgbaImage rows;
   rows.width = dst_width;
   rows.height = src.height;
   rows.pixels.resize(static_cast<size_t>(dst_width) * src.height);
+  // Per horizontal value: the other rounding minus the one taken (0: no tie).
+  std::vector<RgbaPixel> other_rounding(rows.pixels.size(), RgbaPixel{0.0, 0.0, 0.0, 0.0});
+  const auto tie_delta = [](double exact, double rounded) {
+    if (std::fabs(exact - std::floor(exact) - 0.5) >= kTieWindow) return 0.0;
+    const double other = rounded > exact ? rounded - 1.0 : rounded + 1.0;
+    return other < 0.0 || other > 255.0 ? 0.0 : other - rounded;
+  };
   for (int x = 0; x < dst_width; ++x) {
     const Taps taps = antialias_taps(interpolation, x, src.width, dst_width);
     for (int y = 0; y < src.height; ++y) {
-      rows.pixels[static_cast<size_t>(y) * dst_width + x] = round_half_up_to_bytes(
-          weighted_sum(taps, [&](int i) -> const RgbaPixel & { return src.at(i, y); }));
+      const size_t index = static_cast<size_t>(y) * dst_width + x;
+      const RgbaPixel exact =
+          weighted_sum(taps, [&](int i) -> const RgbaPixel & { return src.at(i, y); });
+      rows.pixels[index] = round_half_up_to_bytes(exact);
+      const RgbaPixel &rounded = rows.pixels[index];
+      other_rounding[index] = {tie_delta(exact.r, rounded.r), tie_delta(exact.g, rounded.g),
+                               tie_delta(exact.b, rounded.b), tie_delta(exact.a, rounded.a)};
     }
   }
   RgbaImage dst;
   dst.width = dst_width;
   dst.height = dst_height;
   dst.pixels.resize(static_cast<size_t>(dst_width) * dst_height);
+  if (tie_steps != nullptr) tie_steps->assign(dst.pixels.size(), 0);
   for (int y = 0; y < dst_height; ++y) {
     const Taps taps = antialias_taps(interpolation, y, src.height, dst_height);
     for (int x = 0; x < dst_width; ++x) {
-      dst.pixels[static_cast<size_t>(y) * dst_width + x] = round_half_up_to_bytes(
-          weighted_sum(taps, [&](int i) -> const RgbaPixel & { return rows.at(x, i); }));
+      const size_t index = static_cast<size_t>(y) * dst_width + x;
+      const RgbaPixel exact =
+          weighted_sum(taps, [&](int i) -> const RgbaPixel & { return rows.at(x, i); });
+      dst.pixels[index] = round_half_up_to_bytes(exact);
+      if (tie_steps == nullptr) continue;
+      // The vertical sum's range when any tied value rounds the other way.
+      RgbaPixel low = exact, high = exact;
+      for (const Tap &tap : taps) {
+        const RgbaPixel &delta = other_rounding[static_cast<size_t>(tap.index) * dst_width + x];
+        double *low_channels[] = {&low.r, &low.g, &low.b, &low.a};
+        double *high_channels[] = {&high.r, &high.g, &high.b, &high.a};
+        const double deltas[] = {delta.r, delta.g, delta.b, delta.a};
+        for (int c = 0; c < 4; ++c) {
+          *low_channels[c] += std::min(0.0, tap.weight * deltas[c]);
+          *high_channels[c] += std::max(0.0, tap.weight * deltas[c]);
+        }
+      }
+      const RgbaPixel low_bytes = round_half_up_to_bytes(low);
+      const RgbaPixel high_bytes = round_half_up_to_bytes(high);
+      const RgbaPixel &taken = dst.pixels[index];
+      const double steps =
+          std::max({taken.r - low_bytes.r, high_bytes.r - taken.r, taken.g - low_bytes.g,
+                    high_bytes.g - taken.g, taken.b - low_bytes.b, high_bytes.b - taken.b,
+                    taken.a - low_bytes.a, high_bytes.a - taken.a});
+      (*tie_steps)[index] = static_cast<uint8_t>(steps);
     }
   }
   return dst;
@@ -256,10 +294,12 @@ HostFrame orient(const HostFrame &src, Orientation orientation) {
 }
 
 RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpolation interpolation,
-                   bool antialias, SamplePositions positions, AntialiasIntermediate intermediate) {
+                   bool antialias, SamplePositions positions, AntialiasIntermediate intermediate,
+                   std::vector<uint8_t> *tie_steps) {
   if (antialias && intermediate == AntialiasIntermediate::kUint8) {
-    return resample_with_uint8_intermediate(src, dst_width, dst_height, interpolation);
+    return resample_with_uint8_intermediate(src, dst_width, dst_height, interpolation, tie_steps);
   }
+  if (tie_steps != nullptr) tie_steps->assign(static_cast<size_t>(dst_width) * dst_height, 0);
   std::vector<Taps> column_taps(dst_width);
   for (int x = 0; x < dst_width; ++x)
     column_taps[x] = taps_for(interpolation, antialias, x, src.width, dst_width, positions);
@@ -288,7 +328,8 @@ RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpol
 }
 
 HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst_width,
-                           int dst_height, const ResizeParams &params) {
+                           int dst_height, const ResizeParams &params,
+                           std::vector<uint8_t> *tie_steps) {
   PixelRect rect = params.dst_rect;
   if (rect.x == 0 && rect.y == 0 && rect.width == 0 && rect.height == 0) {
     rect = PixelRect{0, 0, dst_width, dst_height};
@@ -297,9 +338,12 @@ HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst
   decoded.width = src.width;
   decoded.height = src.height;
   decoded.pixels = decode_to_rgba(src, params.source_colorimetry);
+  std::vector<uint8_t> scaled_tie_steps;
   const RgbaImage scaled =
       resample(orient(decoded, params.orientation), rect.width, rect.height, params.interpolation,
-               params.antialias, SamplePositions::kExact, params.antialias_intermediate);
+               params.antialias, SamplePositions::kExact, params.antialias_intermediate,
+               tie_steps != nullptr ? &scaled_tie_steps : nullptr);
+  if (tie_steps != nullptr) tie_steps->assign(static_cast<size_t>(dst_width) * dst_height, 0);
 
   const RgbaPixel pad{double(params.pad_value[0]), double(params.pad_value[1]),
                       double(params.pad_value[2]), double(params.pad_value[3])};
@@ -309,6 +353,9 @@ HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst
       const bool inside =
           x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
       encode_rgba_pixel(&dst, x, y, inside ? scaled.at(x - rect.x, y - rect.y) : pad);
+      if (inside && tie_steps != nullptr)
+        (*tie_steps)[static_cast<size_t>(y) * dst_width + x] =
+            scaled_tie_steps[static_cast<size_t>(y - rect.y) * rect.width + (x - rect.x)];
     }
   }
   return dst;

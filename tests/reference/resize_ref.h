@@ -52,13 +52,25 @@ HostFrame orient(const HostFrame &src, Orientation orientation);
 // with `intermediate` kUint8 the horizontal pass over every source row
 // first, each value rounded half up and clamped to [0, 255], then the
 // vertical pass over those, rounded and clamped the same way (PIL's order).
+//
+// A horizontal value within kTieWindow of a rounding boundary (x.5) rounds
+// either way in a float implementation (its error is near 1e-4 steps): no
+// order of float operations is more right than another there. With
+// `tie_steps` (kUint8 only), per output pixel the most 8-bit steps any
+// channel moves when those values round the other way (0 almost
+// everywhere), so that a comparison allows them; resized to dst_width x
+// dst_height and zero without ties or for kFloat.
+constexpr double kTieWindow = 1e-3;
 RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpolation interpolation,
                    bool antialias = false, SamplePositions positions = SamplePositions::kExact,
-                   AntialiasIntermediate intermediate = AntialiasIntermediate::kFloat);
+                   AntialiasIntermediate intermediate = AntialiasIntermediate::kFloat,
+                   std::vector<uint8_t> *tie_steps = nullptr);
 
 // The whole of resize(): decode `src`, orient it by params.orientation, resample into
 // params.dst_rect (the whole destination when 0x0), pad the rest, encode as `dst_format`.
+// `tie_steps` (may be null): resample()'s, per pixel of the destination (0 in the padding).
 HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst_width,
-                           int dst_height, const ResizeParams &params);
+                           int dst_height, const ResizeParams &params,
+                           std::vector<uint8_t> *tie_steps = nullptr);
 
 }  // namespace cudaprep::ref
