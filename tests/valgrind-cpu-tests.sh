@@ -28,6 +28,7 @@ trap 'rm -f "$GST_REGISTRY"' EXIT
 # suite: gtest filter ("*" = all of it).
 declare -A suites=(
   [tensor_maths]='*'
+  [modelconfig]='-CudaPreprocess.RunsInAPlayingPipeline'
   [resize_geometry]='*'
   [resize_reference_opencv]='*'
   [cudaprep_meta]='*'

@@ -9,6 +9,8 @@ trained with, on the same frames, in 8-bit steps.
         [--reference-device cpu|cuda] [--reference-backend auto|torchvision|torch|numpy]
         [--max-target S] [--mean-target S]
     tools/parity_report.py --list
+    tools/parity_report.py --model-config CONFIG [CONFIG ...] [--size WxH ...] [--frames N]
+        [--images ...] [--max-target S] [--mean-target S]
 
 REFERENCE (--list prints them with their default pipelines):
     torchvision-bilinear, torchvision-bicubic
@@ -53,6 +55,17 @@ torch's CPU uint8 kernels (bicubic; bilinear with AVX2/AVX512), which keep
 the horizontal pass in 8 bits as PIL does; float where the reference
 resizes floats and rounds once (float tensors, --reference-device cuda, the
 NumPy backend, bilinear on CPUs without AVX2).
+
+--model-config runs each model config (docs/model-configs.md) through
+cudapreprocess model-config=CONFIG frame-width=W frame-height=H (the chain
+cudaprep.preprocessing_for reports) against the library that owns the
+config, run on the same frames: transformers' PIL image processor
+(`<Name>ImageProcessorPil` in transformers 5, the slow `<Name>ImageProcessor`
+in 4.x), timm's eval transform on a PIL image, the torchvision weights'
+transforms() on a uint8 tensor (or a PIL image, per the file's `input`), the
+Ultralytics letterbox (cv2). A .modelinfo has no owning library and is
+skipped with a note. Steps are |ours - ref| * std / scale, std and scale
+being the chain's cudanormalize's.
 
 Unit: one 8-bit step is the change of one input level, 1/255, carried
 through the normalisation: |ours - ref| / ((1/255) / std) = |ours - ref| *
@@ -499,6 +512,114 @@ def load_images(paths):
 # --- the pipeline -----------------------------------------------------------------
 
 
+# --- model configs (--model-config): the owning library's own output ---------------
+
+
+def config_reference(path, frame):
+    """The owning library's tensor (CHW float64) for the model config at
+    `path` on `frame` (HxWx3 uint8 RGB), or None with why when there is no
+    library to run (a .modelinfo). ImportError when the library is missing."""
+    import json
+    if path.endswith(".modelinfo"):
+        return None, "a .modelinfo has no owning library (GStreamer's inference elements scale it)"
+    with open(path) as f:
+        config = json.load(f)
+    kind = config.get("image_processor_type") or config.get("feature_extractor_type")
+    if kind:
+        import transformers
+        kind = kind.replace("FeatureExtractor", "ImageProcessor")
+        # The PIL backend: transformers 5 names it <Name>ImageProcessorPil, where
+        # the bare name resizes with torchvision when that is installed.
+        cls = getattr(transformers, kind + "Pil", None) or getattr(transformers, kind)
+        processor = cls.from_dict(config)
+        return processor(frame, return_tensors="np")["pixel_values"][0].astype(np.float64), None
+    fmt = config.get("format")
+    if fmt == "torchvision":
+        import torch
+        import torchvision
+        enum_name, member = config["weights"].split(".")
+        transforms = getattr(getattr(torchvision.models, enum_name), member).transforms()
+        if config.get("input", "uint8") == "pil":
+            from PIL import Image
+            image = Image.fromarray(frame)
+        else:
+            image = torch.from_numpy(np.ascontiguousarray(frame)).permute(2, 0, 1)
+        return transforms(image).double().numpy(), None
+    if fmt == "ultralytics-letterbox":
+        if config.get("imgsz", 640) != 640:
+            return None, "the letterbox reference here is LetterBox(640)"
+        return ref_ultralytics(frame, config.get("pad_value", 114)), None
+    import timm.data
+    from PIL import Image
+    cfg = config.get("pretrained_cfg", config)
+    transform = timm.data.create_transform(**timm.data.resolve_data_config(pretrained_cfg=cfg))
+    return transform(Image.fromarray(frame)).double().numpy(), None
+
+
+def normalisation_of(fragment):
+    """(scale, std) of the chain's cudanormalize, from its launch fragment."""
+    import re
+    scale = float(re.search(r"cudanormalize .*?scale=([^ ]+)", fragment).group(1))
+    std = [float(v) for v in re.search(r'std="<([^>]+)>"', fragment).group(1).split(",")]
+    return scale, std
+
+
+def run_model_configs(args, frame_sets):
+    cudaprep = _import_cudaprep()
+    rows, failed = [], False
+    for frames in frame_sets:
+        height, width = frames[0].shape[:2]
+        for path in args.model_config:
+            name = os.path.basename(path)
+            print(f"\n{name}, {len(frames)} frames {width}x{height}")
+            try:
+                chain = cudaprep.preprocessing_for(path, frame_size=(width, height))
+            except ValueError as error:
+                print(f"  FAILED: {error}")
+                failed = True
+                rows.append((name, f"{width}x{height}", None))
+                continue
+            print(f"  chain: {chain.fragment}")
+            try:
+                references = [config_reference(path, frame) for frame in frames]
+            except ImportError as error:
+                print(f"  SKIPPED: the owning library is not installed ({error})")
+                rows.append((name, f"{width}x{height}", "skipped"))
+                continue
+            if references[0][0] is None:
+                print(f"  SKIPPED: {references[0][1]}")
+                rows.append((name, f"{width}x{height}", "skipped"))
+                continue
+            pipeline = (f"cudapreprocess model-config={path} frame-width={width} "
+                        f"frame-height={height}")
+            scale, std = normalisation_of(chain.fragment)
+            try:
+                with tempfile.TemporaryDirectory() as workdir:
+                    tensors = run_pipeline(frames, pipeline, workdir)
+                per_frame = [steps(t, ref, np.asarray(std) / (scale * 255.0))
+                             for t, (ref, _) in zip(tensors, references)]
+            except (PipelineError, ValueError) as error:
+                print(f"  FAILED: {error}")
+                failed = True
+                rows.append((name, f"{width}x{height}", None))
+                continue
+            dmax, dmean, dp99 = summary(np.concatenate([d.ravel() for d in per_frame]))
+            verdict = ""
+            if args.max_target is not None or args.mean_target is not None:
+                over = over_target(dmax, dmean, args.max_target, args.mean_target)
+                failed |= over
+                verdict = "  OVER TARGET" if over else "  within target"
+            print(f"  all: max {dmax:.4f}  mean {dmean:.4f}  p99 {dp99:.4f} steps{verdict}")
+            rows.append((name, f"{width}x{height}", (dmax, dmean, dp99)))
+    print("\n| model config | frames | max | mean | p99 |")
+    print("|---|---|---:|---:|---:|")
+    for name, size, figures in rows:
+        cells = ("failed | | |" if figures is None else "skipped | | |" if figures == "skipped"
+                 else "%.4f | %.4f | %.4f |" % figures)
+        print(f"| {name} | {len(frame_sets[0])}x {size} | {cells}")
+    return 1 if failed else 0
+
+
 def _import_cudaprep():
     try:
         import cudaprep
@@ -642,6 +763,9 @@ def make_parser():
     parser.add_argument("--reference-backend", choices=("auto", "torchvision", "torch", "numpy"),
                         default="auto", help="what computes the torchvision references (default: "
                         "torchvision, else torch, else NumPy)")
+    parser.add_argument("--model-config", nargs="+", metavar="CONFIG",
+                        help="compare cudapreprocess model-config=CONFIG with the library that "
+                        "owns each config instead of the presets")
     parser.add_argument("--max-target", type=float, help="exit 1 when a max exceeds this")
     parser.add_argument("--mean-target", type=float, help="exit 1 when a mean exceeds this")
     return parser
@@ -649,6 +773,12 @@ def make_parser():
 
 def check_args(parser, args):
     if args.list:
+        return
+    if args.model_config:
+        if args.references or args.pipeline:
+            parser.error("--model-config replaces the REFERENCEs and --pipeline")
+        if args.frames < 1:
+            parser.error("--frames must be at least 1")
         return
     if not args.references:
         parser.error("name at least one REFERENCE (--list shows them)")
@@ -679,6 +809,10 @@ def main(argv=None):
     else:
         frame_sets = [cached_synthetic_frames(args.frames, w, h, args.frame_cache)
                       for w, h in args.size]
+    if args.model_config:
+        print("unit: 8-bit steps, |ours - ref| * std / scale (one input level through the "
+              "normalisation)")
+        return run_model_configs(args, frame_sets)
     print("unit: 8-bit steps, |ours - ref| * std * 255 (one input level through the "
           "normalisation)")
     if any(n.startswith("torchvision") for n in args.references):

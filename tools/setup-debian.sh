@@ -19,7 +19,7 @@ packages=(
   # with libopencv-dev; the tests link core and imgproc only)
   libgtest-dev libopencv-dev
   # tensors out: DLPack, GObject introspection, Python
-  libdlpack-dev gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gcc
+  libjson-glib-dev libdlpack-dev gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gcc
   python3 python3-gi python3-gst-1.0 python3-numpy python3-pil
 )
 $sudo_cmd apt-get update -qq

@@ -52,7 +52,11 @@ def _setup(gst, gobject, prep):
     proto(gst, "gst_sample_get_buffer", vp, vp)
     proto(gst, "gst_sample_get_type", ctypes.c_size_t)
     proto(gst, "gst_util_set_object_arg", None, vp, ctypes.c_char_p, ctypes.c_char_p)
+    proto(gst, "gst_element_factory_make", vp, ctypes.c_char_p, ctypes.c_char_p)
+    proto(gst, "gst_object_ref_sink", vp, vp)
     proto(gobject, "g_object_set", None, vp, ctypes.c_char_p, vp, vp)
+    # Reads one property: g_object_get(object, name, &value, NULL).
+    proto(gobject, "g_object_get", None, vp, ctypes.c_char_p, vp, vp)
     proto(gobject, "g_type_name", ctypes.c_char_p, ctypes.c_size_t)
     proto(gobject, "g_free", None, vp)
     proto(gobject, "g_error_free", None, vp)

@@ -379,5 +379,64 @@ class OnTheGpu(unittest.TestCase):
         self.assertIn("within target", out.getvalue())
 
 
+MODELS = os.path.join(HERE, "..", "..", "tests", "data", "models")
+
+
+class ModelConfigReferences(unittest.TestCase):
+    """--model-config's references: the owning library's tensor for each
+    fixture has the shape of the chain cudaprep builds for that frame."""
+
+    def _check(self, names):
+        import cudaprep
+        frame = pr.synthetic_frames(1, 641, 479)[0]
+        for name in names:
+            with self.subTest(config=name):
+                path = os.path.join(MODELS, name)
+                reference, why = pr.config_reference(path, frame)
+                self.assertIsNone(why)
+                chain = cudaprep.preprocessing_for(path, frame_size=(641, 479))
+                self.assertEqual((1,) + reference.shape, chain.shape)
+
+    def test_transformers(self):
+        try:
+            import transformers  # noqa: F401
+        except ImportError as error:
+            self.skipTest("transformers is not installed: %s" % error)
+        self._check(["google-vit-base-patch16-224.json", "facebook-convnext-tiny-224.json",
+                     "facebook-dinov2-base.json", "openai-clip-vit-base-patch32.json",
+                     "LiheYoung-depth-anything-small-hf.json", "facebook-detr-resnet-50.json"])
+
+    def test_timm(self):
+        try:
+            import timm  # noqa: F401
+        except ImportError as error:
+            self.skipTest("timm is not installed: %s" % error)
+        self._check(["timm-resnet50.a1_in1k.json", "timm-efficientnet_b5.sw_in12k_ft_in1k.json"])
+
+    def test_torchvision(self):
+        try:
+            import torchvision  # noqa: F401
+        except ImportError as error:
+            self.skipTest("torchvision is not installed: %s" % error)
+        self._check(["torchvision-resnet50-imagenet1k-v2.json"])
+
+    def test_modelinfo_has_no_owning_library(self):
+        frame = np.zeros((4, 4, 3), np.uint8)
+        reference, why = pr.config_reference(
+            os.path.join(MODELS, "gstreamer-ssd-mobilenet-v1.modelinfo"), frame)
+        self.assertIsNone(reference)
+        self.assertIn("no owning library", why)
+
+    def test_normalisation_is_read_from_the_chain(self):
+        scale, std = pr.normalisation_of(
+            'cudaresize ! cudanormalize scale=0.5 mean="<1,2,3>" std="<0.25,0.5,2>" dtype=float32')
+        self.assertEqual((scale, std), (0.5, [0.25, 0.5, 2.0]))
+
+    def test_model_config_replaces_the_references(self):
+        parser = pr.make_parser()
+        with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
+            pr.check_args(parser, parser.parse_args(["opencv", "--model-config", "a.json"]))
+
+
 if __name__ == "__main__":
     unittest.main()

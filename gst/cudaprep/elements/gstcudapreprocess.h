@@ -1,0 +1,12 @@
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_PREPROCESS (gst_cuda_preprocess_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaPreprocess, gst_cuda_preprocess, GST, CUDA_PREPROCESS, GstBin)
+
+GST_ELEMENT_REGISTER_DECLARE(cudapreprocess);
+
+G_END_DECLS

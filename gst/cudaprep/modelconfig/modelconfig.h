@@ -1,0 +1,112 @@
+// A model's own preprocessing description -> the chain of cudaprep elements
+// that reproduces it (docs/model-configs.md).
+//
+// Contract:
+// - Input: one file, given as a path (nothing is downloaded): a Hugging Face
+//   preprocessor_config.json (image_processor_type or feature_extractor_type
+//   names the processor), a timm config.json or pretrained_cfg (input_size,
+//   interpolation, crop_pct ...), our JSON form for torchvision weights or the
+//   Ultralytics letterbox ({"format": "torchvision" | "ultralytics-letterbox",
+//   ...}) or a GStreamer 1.28 .modelinfo (key file with a [modelinfo] group).
+// - Every key is either honoured exactly or refused: an unknown key, a value
+//   we cannot reproduce exactly (a resample filter we lack, a float
+//   reference that would need float precision across a crop) or keys that
+//   contradict each other give an error that names the key. Keys that do not
+//   concern the image (labels, the model's architecture) are listed per
+//   format and accepted.
+// - Output: a Recipe (what the config says), then, for a frame size, a Chain:
+//   the elements with their property values and the tensor's shape. The
+//   geometry (resized size, crop rectangle) follows the owning library's own
+//   integer rules, so a recipe whose sizes depend on the frame's
+//   (shortest-edge resizes, kept aspect ratios) needs the frame size.
+// - The chain's resampling is the owning library's: PIL and torch's CPU
+//   uint8 kernels (antialias, 8-bit intermediate, result rounded to 8 bits)
+//   for Hugging Face, timm and torchvision on uint8 input; OpenCV's for
+//   Ultralytics.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudaprep::modelconfig {
+
+// How the recipe's resized size follows from the frame's.
+enum class SizeRule {
+  kNone,       // no resize: the tensor has the frame's size
+  kFixed,      // stretch to width x height
+  kShortSide,  // short side to `short_side`, long = int(short_side * long / short)
+               // (torchvision's and Hugging Face's get_resize_output_image_size)
+  kDptFit,     // DPT: scale as little as possible toward width x height,
+               // keep_aspect_ratio, round to multiples of multiple_of
+  kDetr,       // DETR: shortest edge short_side, longest edge at most long_side
+  kLetterbox,  // keep the aspect ratio inside width x height, pad the rest
+};
+
+// Where a centre crop starts, in the owning library's rounding.
+enum class CropRule {
+  kNone,
+  kFloor,      // Hugging Face's center_crop: (size - crop) // 2
+  kRoundEven,  // torchvision's CenterCrop: int(round((size - crop) / 2.0))
+};
+
+struct Recipe {
+  std::string format;  // huggingface, timm, torchvision, ultralytics-letterbox, modelinfo
+  std::string model;   // the processor class, weights or model the file names
+
+  SizeRule size_rule = SizeRule::kNone;
+  int width = 0, height = 0;          // kFixed, kDptFit, kLetterbox
+  int short_side = 0, long_side = 0;  // kShortSide, kDetr
+  int multiple_of = 1;                // kDptFit
+  bool keep_aspect_ratio = false;     // kDptFit
+  std::string method = "bilinear";    // cudaresize's method
+  bool antialias = false;
+  bool uint8_intermediate = false;  // antialias-intermediate=uint8
+  int pad_value = 0;                // kLetterbox
+  bool letterbox_top_left = false;  // kLetterbox: the image top-left, not centred
+
+  CropRule crop_rule = CropRule::kNone;
+  int crop_width = 0, crop_height = 0;
+
+  double scale = 1.0 / 255.0;
+  std::array<double, 3> mean = {0.0, 0.0, 0.0};
+  std::array<double, 3> std = {1.0, 1.0, 1.0};
+  std::string dtype = "float32";  // float32 or float16
+  std::string layout = "nchw";    // nchw or nhwc
+};
+
+// The chain for one frame size.
+struct Chain {
+  struct Element {
+    std::string factory;
+    // property, value as gst-launch writes it (strings quoted when needed)
+    std::vector<std::pair<std::string, std::string>> properties;
+  };
+  // The elements in order; a factory starting with "video/" is a caps filter.
+  std::vector<Element> elements;
+  std::vector<int64_t> shape;  // the tensor's dims in its layout's order
+
+  // gst_parse syntax: "cudaresize ... ! video/x-raw(memory:CUDAPitched),... ! ...";
+  // a shell needs the caps quoted (parentheses)
+  std::string launch() const;
+  // "1x3x224x224"
+  std::string shape_string() const;
+};
+
+// Reads the file at `path` into a recipe. False with `error` naming the
+// file and the key on anything it cannot honour.
+bool load_recipe(const std::string &path, Recipe *recipe, std::string *error);
+// The same from the file's text; `name` (its file name) tells a .modelinfo.
+bool parse_recipe(const std::string &text, const std::string &name, Recipe *recipe,
+                  std::string *error);
+
+// Whether the chain depends on the frame's size (then build_chain needs it).
+bool needs_frame_size(const Recipe &recipe);
+// The chain for frames of frame_width x frame_height (0 x 0 when
+// !needs_frame_size). False with `error` when the geometry cannot be made
+// exactly (a crop larger than the resized frame: the libraries pad).
+bool build_chain(const Recipe &recipe, int frame_width, int frame_height, Chain *chain,
+                 std::string *error);
+
+}  // namespace cudaprep::modelconfig
