@@ -16,8 +16,11 @@ namespace mc = cudaprep::modelconfig;
 
 namespace {
 
+// The fixtures, from the environment where the suite runs elsewhere (the
+// GPU machine), else from the source tree.
 std::string fixture(const std::string &name) {
-  return std::string(CUDAPREP_TEST_DATA_DIR) + "/models/" + name;
+  const char *dir = g_getenv("CUDAPREP_TEST_DATA_DIR");
+  return std::string(dir != nullptr ? dir : CUDAPREP_TEST_DATA_DIR) + "/models/" + name;
 }
 
 const std::string kImageNet =
@@ -149,9 +152,11 @@ const Case kCases[] = {
      "1x3x448x448"},
     // torchvision ResNet50 IMAGENET1K_V2: Resize(232) -> int(232 * 1920 /
     // 1080) = int(412.4) = 412; CenterCrop(224) at (round(94.0), round(4.0)).
+    // Resized as floats and rounded once (torchvision.transforms.functional).
     {"torchvision-resnet50-imagenet1k-v2.json", 1920, 1080,
-     kPilBilinear + " ! " + caps(412, 232) + " ! " + crop(94, 4, 224, 224) + " ! cudanormalize " +
-         kScale + " " + kImageNet + " ! cudatensorize layout=nchw",
+     "cudaresize method=bilinear antialias=true antialias-intermediate=float ! " + caps(412, 232) +
+         " ! " + crop(94, 4, 224, 224) + " ! cudanormalize " + kScale + " " + kImageNet +
+         " ! cudatensorize layout=nchw",
      "1x3x224x224"},
     // Ultralytics LetterBox(640), cv2 INTER_LINEAR (OpenCV's bilinear, no
     // antialias), centred in 640x640 with 114, / 255.

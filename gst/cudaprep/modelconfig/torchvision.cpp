@@ -43,10 +43,12 @@ bool parse_torchvision(JsonObject *root, Recipe *recipe, std::string *error) {
     recipe->antialias = true;
     recipe->uint8_intermediate = true;
   } else if (input == "uint8") {
-    // torch's CPU uint8 kernels keep the first pass in 8 bits (bicubic, and
-    // bilinear on AVX2 CPUs); without antialias OpenCV's sampling.
+    // ImageClassification resizes through torchvision.transforms.functional
+    // (v1), which casts a uint8 tensor to float, resizes it and rounds once
+    // (only v2's resize keeps torch's uint8 kernels); without antialias
+    // OpenCV's sampling.
     recipe->antialias = antialias;
-    recipe->uint8_intermediate = antialias;
+    recipe->uint8_intermediate = false;
   } else if (input == "float") {
     return fail(error,
                 "key 'input': \"float\" resizes floats and crops them unrounded; cudaprep's "
