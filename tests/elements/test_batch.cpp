@@ -167,13 +167,17 @@ TEST(BatchCpu, PropertiesPadsAndCaps) {
   GstElement *batch = gst_element_factory_make("cudabatch", nullptr);
   ASSERT_NE(batch, nullptr);
   guint batch_size = 0;
-  guint64 timeout = 0, latency = 0;
-  g_object_get(batch, "batch-size", &batch_size, "batch-timeout", &timeout, nullptr);
+  guint64 budget = 0, latency = 0, old_name = 0;
+  guint max_source_frames = 1;
+  g_object_get(batch, "batch-size", &batch_size, "latency-budget", &budget, "max-source-frames",
+               &max_source_frames, nullptr);
   EXPECT_EQ(batch_size, 4u);
-  EXPECT_EQ(timeout, 40 * GST_MSECOND);
-  g_object_set(batch, "batch-timeout", static_cast<guint64>(7 * GST_MSECOND), nullptr);
-  g_object_get(batch, "latency", &latency, nullptr);
-  EXPECT_EQ(latency, 7 * GST_MSECOND) << "batch-timeout is the aggregator's latency";
+  EXPECT_EQ(budget, 40 * GST_MSECOND);
+  EXPECT_EQ(max_source_frames, 0u) << "no limit by default";
+  g_object_set(batch, "latency-budget", static_cast<guint64>(7 * GST_MSECOND), nullptr);
+  g_object_get(batch, "latency", &latency, "batch-timeout", &old_name, nullptr);
+  EXPECT_EQ(latency, 7 * GST_MSECOND) << "latency-budget is the aggregator's latency";
+  EXPECT_EQ(old_name, 7 * GST_MSECOND) << "batch-timeout is its old name";
   GParamSpecUInt *size_spec =
       G_PARAM_SPEC_UINT(g_object_class_find_property(G_OBJECT_GET_CLASS(batch), "batch-size"));
   EXPECT_EQ(size_spec->minimum, 1u);
@@ -409,6 +413,78 @@ TEST(BatchGpu, AFlushOnOneSourceDropsOnlyThatSourcesItems) {
   gst_object_unref(pipeline);
 }
 
+// Issue 26: live batches do not wait for every camera. Frames join
+// earliest first across the sources that have them; a full batch leaves at
+// once though other sources sent nothing (was: it waited for every pad, or
+// for the timeout); max-source-frames keeps one camera from filling a batch
+// alone.
+TEST(BatchGpu, LiveBatchesLeaveWhenFullEarliestFirstWithoutWaitingForEverySource) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string caps = caps_string("RGBA", 64, 48);
+  auto live_chain = [&](const std::string &name) {
+    std::string text = chain(name, caps);
+    return text.replace(text.find("format=time"), 11,
+                        "format=time is-live=true do-timestamp=true min-latency=0");
+  };
+  const auto play = [&](const std::string &batch_properties) {
+    const std::string description = "cudabatch name=b batch-size=2 latency-budget=3000000000 " +
+                                    batch_properties + " ! appsink name=out sync=false " +
+                                    live_chain("src0") + " ! b.sink_0 " + live_chain("src1") +
+                                    " ! b.sink_1 " + live_chain("src2") + " ! b.sink_2";
+    GError *error = nullptr;
+    GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+    EXPECT_EQ(error, nullptr) << error->message;
+    EXPECT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+    EXPECT_NE(gst_element_get_state(pipeline, nullptr, nullptr, 5 * GST_SECOND),
+              GST_STATE_CHANGE_FAILURE);
+    return pipeline;
+  };
+  std::mt19937 rng(14);
+  const auto push = [&](GstElement *pipeline, const char *name) {
+    ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(by_name(pipeline, name)),
+                                      random_frame(video_info(caps), rng)),
+              GST_FLOW_OK);
+    g_usleep(20000);  // distinct timestamps, in this order
+  };
+  // The sources of the first batch to leave, in item order, and how long it
+  // took (the budget is 3 s: a batch that waits for it is late).
+  const auto first_batch = [](GstElement *pipeline, gint64 *waited_us) {
+    const gint64 start = g_get_monotonic_time();
+    GstSample *sample =
+        gst_app_sink_try_pull_sample(GST_APP_SINK(by_name(pipeline, "out")), 2 * GST_SECOND);
+    *waited_us = g_get_monotonic_time() - start;
+    std::vector<int> sources;
+    if (sample == nullptr) return sources;
+    const GstCudaPrepTensor *tensor =
+        gst_buffer_get_cuda_prep_tensor_meta(gst_sample_get_buffer(sample))->tensors[0];
+    for (gsize i = 0; i < tensor->batch_filled; ++i)
+      sources.push_back(tensor->items[i].source_index);
+    gst_sample_unref(sample);
+    return sources;
+  };
+
+  // Source 2 sends nothing; sources 1 then 0 send one frame each.
+  GstElement *pipeline = play("");
+  push(pipeline, "src1");
+  push(pipeline, "src0");
+  gint64 waited_us = 0;
+  EXPECT_EQ(first_batch(pipeline, &waited_us), (std::vector<int>{1, 0}))
+      << "a full batch, earliest first";
+  EXPECT_LT(waited_us, GST_SECOND / GST_USECOND) << "the batch waited for source 2";
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+
+  // Source 0 sends three frames, then source 1 one: at most one frame of a
+  // source per batch, so the first batch takes source 0's first and source
+  // 1's, at once.
+  pipeline = play("max-source-frames=1");
+  for (const char *name : {"src0", "src0", "src0", "src1"}) push(pipeline, name);
+  EXPECT_EQ(first_batch(pipeline, &waited_us), (std::vector<int>{0, 1}));
+  EXPECT_LT(waited_us, GST_SECOND / GST_USECOND) << "the fair batch waited for the budget";
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+
 // A source's chain into 32x24 RGB planes with cudaresize `method`.
 std::string small_tensor_chain(const std::string &name, const std::string &caps,
                                const std::string &method) {
@@ -560,7 +636,7 @@ TEST(BatchGpu, LiveSourcesThatStopLeaveAPartialBatchAfterTheTimeout) {
                         "format=time is-live=true do-timestamp=true min-latency=0");
   };
   const std::string description =
-      "cudabatch name=b batch-size=4 batch-timeout=100000000 ! appsink name=out sync=false " +
+      "cudabatch name=b batch-size=4 latency-budget=100000000 ! appsink name=out sync=false " +
       live_chain("src0") + " ! b.sink_0 " + live_chain("src1") + " ! b.sink_1";
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
@@ -592,7 +668,7 @@ TEST(BatchGpu, LiveSourcesThatStopLeaveAPartialBatchAfterTheTimeout) {
   GstClockTime min_latency = 0;
   gst_query_parse_latency(latency, &live, &min_latency, nullptr);
   EXPECT_TRUE(live);
-  EXPECT_GE(min_latency, 100 * GST_MSECOND) << "the latency includes batch-timeout";
+  EXPECT_GE(min_latency, 100 * GST_MSECOND) << "the latency includes latency-budget";
   gst_query_unref(latency);
   gst_object_unref(src);
   gst_element_set_state(pipeline, GST_STATE_NULL);

@@ -12,12 +12,15 @@
  * written by ONE cudaprep::preprocess_batch() launch. Frames that arrive
  * already normalised are copied in by one tensorize launch each.
  *
- * A batch takes frames from the sources in turn (sink_0, sink_1, ...) until
- * batch-size items are filled, and leaves as one tensor buffer (the caps and
- * meta of cudatensorize: per item the source frame's PTS, its geometry, its
- * source index N of sink_N, and region_id -1). Built on GstAggregator: with
- * live sources a batch that is not full leaves batch-timeout after its
- * oldest frame (the LATENCY answer includes that wait); a source at EOS
+ * A batch leaves as one tensor buffer (the caps and meta of cudatensorize:
+ * per item the source frame's PTS, its geometry, its source index N of
+ * sink_N, and region_id -1). Built on GstAggregator. Live sources: frames
+ * join the batch earliest first across whichever sources have them, no
+ * source waits for the others; a full batch leaves at once, one that is
+ * not full when its oldest frame has waited latency-budget (the LATENCY
+ * answer includes it); max-source-frames caps one source's frames per
+ * batch. Other sources: the batch takes their frames in turn (sink_0,
+ * sink_1, ...) until batch-size items are filled. A source at EOS
  * stops counting while the others go on; when every source is at EOS the
  * partial batch leaves and EOS follows. A flush of every source (a seek)
  * drops the partial batch; a flush on one pad drops that source's items
@@ -80,14 +83,17 @@ GST_DEBUG_CATEGORY_STATIC(gst_cuda_batch_debug);
 enum {
   PROP_0,
   PROP_BATCH_SIZE,
-  PROP_BATCH_TIMEOUT,
+  PROP_LATENCY_BUDGET,
+  PROP_BATCH_TIMEOUT,  // the old name of latency-budget
+  PROP_MAX_SOURCE_FRAMES,
   PROP_SOURCE_POLICY,
   PROP_LAYOUT,
   PROP_CORE_FIRST,  // the core's properties follow
 };
 
 #define DEFAULT_BATCH_SIZE 4
-#define DEFAULT_BATCH_TIMEOUT (40 * GST_MSECOND)
+#define DEFAULT_LATENCY_BUDGET (40 * GST_MSECOND)
+#define DEFAULT_MAX_SOURCE_FRAMES 0
 #define DEFAULT_SOURCE_POLICY GST_CUDA_BATCH_SOURCE_POLICY_WAIT
 #define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
 
@@ -104,6 +110,7 @@ static gboolean check_pad_settings(GstCudaBatch *self, GstCudaBatchPad *pad) {
 
 struct BatchSettings {
   guint batch_size = DEFAULT_BATCH_SIZE;
+  guint max_source_frames = DEFAULT_MAX_SOURCE_FRAMES;  // 0: no limit
   GstCudaBatchSourcePolicy source_policy = DEFAULT_SOURCE_POLICY;
   cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
 };
@@ -480,6 +487,11 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
 
 // The frame's items: the whole frame, or one per region. Takes `buffer`.
 static GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer) {
+  if (!self->priv->has_info) {
+    gst_buffer_unref(buffer);
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("A frame arrived before any caps"), (nullptr));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
   const GstCudaBatchPadSettings settings = gst_cuda_batch_pad_get_settings(pad);
   if (settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_FRAME) {
     const GstFlowReturn ret = add_frame_regions(self, pad, buffer, settings);
@@ -494,65 +506,159 @@ static GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuff
   return append_item(self, pad, item);
 }
 
-// One turn over the pads: each with a frame queued gives one; a full batch
-// leaves. A timeout (live) pushes what the batch holds.
-static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeout) {
-  auto *self = GST_CUDA_BATCH(agg);
+// The running time of the pad's next queued frame, NONE without one.
+static GstClockTime head_running_time(GstCudaBatchPad *pad) {
+  GstBuffer *head = gst_aggregator_pad_peek_buffer(GST_AGGREGATOR_PAD(pad));
+  if (head == nullptr) return GST_CLOCK_TIME_NONE;
+  const GstClockTime running = gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment,
+                                                           GST_FORMAT_TIME, GST_BUFFER_PTS(head));
+  gst_buffer_unref(head);
+  return running;
+}
+
+// How many items of the waiting batch `pad`'s frames became.
+static guint items_of(GstCudaBatch *self, GstCudaBatchPad *pad) {
+  guint count = 0;
+  for (const GstCudaBatchPrivate::Origin &origin : self->priv->origins) count += origin.pad == pad;
+  return count;
+}
+
+// The pad whose queued frame is the earliest, among those still under
+// max-source-frames in the waiting batch; NULL when none has a frame.
+static GstCudaBatchPad *earliest_pad(GstCudaBatch *self, const std::vector<GstCudaBatchPad *> &pads,
+                                     const BatchSettings &settings) {
+  GstCudaBatchPad *earliest = nullptr;
+  GstClockTime earliest_time = GST_CLOCK_TIME_NONE;
+  for (GstCudaBatchPad *pad : pads) {
+    if (!gst_aggregator_pad_has_buffer(GST_AGGREGATOR_PAD(pad))) continue;
+    if (settings.max_source_frames != 0 && items_of(self, pad) >= settings.max_source_frames)
+      continue;
+    const GstClockTime running = head_running_time(pad);
+    if (earliest == nullptr ||
+        (GST_CLOCK_TIME_IS_VALID(running) &&
+         (!GST_CLOCK_TIME_IS_VALID(earliest_time) || running < earliest_time))) {
+      earliest = pad;
+      earliest_time = running;
+    }
+  }
+  return earliest;
+}
+
+// Whether the waiting batch's oldest frame has waited its latency budget
+// (the aggregator's latency: upstream's and latency-budget).
+static gboolean oldest_is_due(GstCudaBatch *self) {
   GstCudaBatchPrivate *priv = self->priv;
-  const BatchSettings settings = get_settings(self);
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  if (priv->items.empty() || !GST_CLOCK_TIME_IS_VALID(priv->first_running_time)) return TRUE;
+  GstClock *clock = gst_element_get_clock(GST_ELEMENT(self));
+  if (clock == nullptr) return TRUE;
+  const GstClockTime now = gst_clock_get_time(clock);
+  gst_object_unref(clock);
+  const GstClockTime latency = gst_aggregator_get_latency(GST_AGGREGATOR(self));
+  const GstClockTime base_time = gst_element_get_base_time(GST_ELEMENT(self));
+  return !GST_CLOCK_TIME_IS_VALID(latency) || now >= base_time + priv->first_running_time + latency;
+}
+
+// Live sources: frames join the batch earliest first across the pads,
+// whichever have frames (no pad waits for the others), at most
+// max-source-frames of one source per batch; a full batch leaves at once
+// and a partial one when its oldest frame is due. get_next_time() wakes
+// this when either comes.
+static GstFlowReturn aggregate_live(GstCudaBatch *self, const std::vector<GstCudaBatchPad *> &pads,
+                                    const BatchSettings &settings, gboolean *all_eos) {
+  GstCudaBatchPrivate *priv = self->priv;
   GstFlowReturn ret = GST_FLOW_OK;
-  gboolean all_eos = !pads.empty();
+  drop_flushed_items(self);
+  while (ret == GST_FLOW_OK) {
+    GstCudaBatchPad *pad = earliest_pad(self, pads, settings);
+    if (pad == nullptr) break;
+    GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
+    if (buffer == nullptr) continue;  // a gap
+    ret = add_frame(self, pad, buffer);
+  }
+  *all_eos = !pads.empty();
+  for (GstCudaBatchPad *pad : pads)
+    *all_eos = *all_eos && gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad));
+  if (ret == GST_FLOW_OK && !priv->items.empty() && oldest_is_due(self)) {
+    GST_DEBUG_OBJECT(self, "latency budget: pushing %zu items", priv->items.size());
+    ret = push_batch(self);
+  }
+  return ret;
+}
+
+// Sources that are not live: one turn over the pads, each with a frame
+// queued gives one (GstAggregator calls this when every pad has one); a
+// full batch leaves. A timeout pushes what the batch holds.
+static GstFlowReturn aggregate_in_turn(GstCudaBatch *self,
+                                       const std::vector<GstCudaBatchPad *> &pads,
+                                       const BatchSettings &settings, gboolean timeout,
+                                       gboolean *all_eos) {
+  GstCudaBatchPrivate *priv = self->priv;
+  GstFlowReturn ret = GST_FLOW_OK;
+  *all_eos = !pads.empty();
   const size_t count = pads.size();
   for (size_t turn = 0; turn < count && ret == GST_FLOW_OK; ++turn) {
     GstCudaBatchPad *pad = pads[(priv->next_pad + turn) % count];
     GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
     if (buffer == nullptr) {
-      all_eos = all_eos && gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad));
+      *all_eos = *all_eos && gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad));
       continue;
     }
-    all_eos = FALSE;
-    if (!priv->has_info) {
-      gst_buffer_unref(buffer);
-      unref_pads(&pads);
-      GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("A frame arrived before any caps"), (nullptr));
-      return GST_FLOW_NOT_NEGOTIATED;
-    }
+    *all_eos = FALSE;
     ret = add_frame(self, pad, buffer);
   }
   priv->next_pad = count > 0 ? (priv->next_pad + 1) % count : 0;
+  if (ret == GST_FLOW_OK && timeout) {
+    GST_DEBUG_OBJECT(self, "timeout: pushing %zu items", priv->items.size());
+    ret = push_batch(self);
+  }
+  return ret;
+}
+
+static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeout) {
+  auto *self = GST_CUDA_BATCH(agg);
+  GstCudaBatchPrivate *priv = self->priv;
+  const BatchSettings settings = get_settings(self);
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  const gboolean live = GST_CLOCK_TIME_IS_VALID(gst_aggregator_get_latency(agg));
+  gboolean all_eos = FALSE;
+  GstFlowReturn ret = live ? aggregate_live(self, pads, settings, &all_eos)
+                           : aggregate_in_turn(self, pads, settings, timeout, &all_eos);
   unref_pads(&pads);
   if (ret != GST_FLOW_OK) return ret;
-  if (timeout || all_eos) {
-    GST_DEBUG_OBJECT(self, "%s: pushing %zu items", timeout ? "timeout" : "all sources at EOS",
-                     priv->items.size());
+  if (all_eos) {
+    GST_DEBUG_OBJECT(self, "all sources at EOS: pushing %zu items", priv->items.size());
     ret = push_batch(self);
     if (ret != GST_FLOW_OK) return ret;
   }
   return all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
 }
 
-// When a live batch must leave: its oldest frame's running time (the
-// aggregator adds the latency, batch-timeout included), else the oldest
-// frame queued on any pad; NONE while nothing waits.
+// When a live batch must leave (GstAggregator waits until this running
+// time plus its latency, latency-budget included): at once (time 0) when the
+// frames queued on pads that may still add one fill it; else when its
+// oldest frame is due, or the oldest frame queued on any pad; NONE while
+// nothing waits.
 static GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg) {
   auto *self = GST_CUDA_BATCH(agg);
+  GstCudaBatchPrivate *priv = self->priv;
   drop_flushed_items(self);
-  if (!self->priv->items.empty()) return self->priv->first_running_time;
-  GstClockTime earliest = GST_CLOCK_TIME_NONE;
+  const BatchSettings settings = get_settings(self);
   std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  size_t can_add = 0;
+  GstClockTime earliest = GST_CLOCK_TIME_NONE;
   for (GstCudaBatchPad *pad : pads) {
-    GstBuffer *head = gst_aggregator_pad_peek_buffer(GST_AGGREGATOR_PAD(pad));
-    if (head == nullptr) continue;
-    const GstClockTime running = gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment,
-                                                             GST_FORMAT_TIME, GST_BUFFER_PTS(head));
-    gst_buffer_unref(head);
+    if (!gst_aggregator_pad_has_buffer(GST_AGGREGATOR_PAD(pad))) continue;
+    if (settings.max_source_frames == 0 || items_of(self, pad) < settings.max_source_frames)
+      ++can_add;
+    const GstClockTime running = head_running_time(pad);
     if (GST_CLOCK_TIME_IS_VALID(running) &&
         (!GST_CLOCK_TIME_IS_VALID(earliest) || running < earliest))
       earliest = running;
   }
   unref_pads(&pads);
-  return earliest;
+  if (priv->has_info && priv->items.size() + can_add >= static_cast<size_t>(priv->desc.dims[0]))
+    return 0;
+  return priv->items.empty() ? earliest : priv->first_running_time;
 }
 
 // --- Caps and negotiation -----------------------------------------------------
@@ -747,10 +853,16 @@ static void gst_cuda_batch_set_property(GObject *object, guint prop_id, const GV
       self->priv->settings.batch_size = g_value_get_uint(value);
       GST_OBJECT_UNLOCK(self);
       break;
+    case PROP_LATENCY_BUDGET:
     case PROP_BATCH_TIMEOUT:
-      // The aggregator's own wait for late live sources: the timeout and the
+      // The aggregator's own wait for live sources: the budget and the
       // latency it reports are one number.
       g_object_set(object, "latency", g_value_get_uint64(value), nullptr);
+      break;
+    case PROP_MAX_SOURCE_FRAMES:
+      GST_OBJECT_LOCK(self);
+      self->priv->settings.max_source_frames = g_value_get_uint(value);
+      GST_OBJECT_UNLOCK(self);
       break;
     case PROP_SOURCE_POLICY:
       GST_OBJECT_LOCK(self);
@@ -778,12 +890,16 @@ static void gst_cuda_batch_get_property(GObject *object, guint prop_id, GValue *
     case PROP_BATCH_SIZE:
       g_value_set_uint(value, settings.batch_size);
       break;
+    case PROP_LATENCY_BUDGET:
     case PROP_BATCH_TIMEOUT: {
       guint64 latency = 0;
       g_object_get(object, "latency", &latency, nullptr);
       g_value_set_uint64(value, latency);
       break;
     }
+    case PROP_MAX_SOURCE_FRAMES:
+      g_value_set_uint(value, settings.max_source_frames);
+      break;
     case PROP_SOURCE_POLICY:
       g_value_set_enum(value, settings.source_policy);
       break;
@@ -820,12 +936,26 @@ static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
                         "are set",
                         1, GST_CUDA_PREP_TENSOR_MAX_BATCH, DEFAULT_BATCH_SIZE, flags));
   g_object_class_install_property(
+      gobject_class, PROP_LATENCY_BUDGET,
+      g_param_spec_uint64("latency-budget", "Latency budget",
+                          "Live sources: the longest (ns) a frame waits in a batch that is not "
+                          "full; a full batch leaves at once, frames join earliest first across "
+                          "the sources. Reported in the latency (the aggregator's latency "
+                          "property)",
+                          0, G_MAXUINT64, DEFAULT_LATENCY_BUDGET, flags));
+  g_object_class_install_property(
       gobject_class, PROP_BATCH_TIMEOUT,
       g_param_spec_uint64("batch-timeout", "Batch timeout",
-                          "Live sources: how long (ns) a batch waits for frames after its oldest "
-                          "one before it leaves partly filled; reported in the latency (the "
-                          "aggregator's latency property)",
-                          0, G_MAXUINT64, DEFAULT_BATCH_TIMEOUT, flags));
+                          "Deprecated: the old name of latency-budget", 0, G_MAXUINT64,
+                          DEFAULT_LATENCY_BUDGET,
+                          static_cast<GParamFlags>(flags | G_PARAM_DEPRECATED)));
+  g_object_class_install_property(
+      gobject_class, PROP_MAX_SOURCE_FRAMES,
+      g_param_spec_uint("max-source-frames", "Max source frames",
+                        "Live sources: at most this many frames of one source per batch, so "
+                        "that a fast camera cannot fill batches alone (0: no limit)",
+                        0, GST_CUDA_PREP_TENSOR_MAX_BATCH, DEFAULT_MAX_SOURCE_FRAMES,
+                        static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
   g_object_class_install_property(
       gobject_class, PROP_SOURCE_POLICY,
       g_param_spec_enum("source-policy", "Source policy",
@@ -872,5 +1002,5 @@ static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
 
 static void gst_cuda_batch_init(GstCudaBatch *self) {
   self->priv = new GstCudaBatchPrivate(GST_ELEMENT(self), PROP_CORE_FIRST);
-  g_object_set(self, "latency", static_cast<guint64>(DEFAULT_BATCH_TIMEOUT), nullptr);
+  g_object_set(self, "latency", static_cast<guint64>(DEFAULT_LATENCY_BUDGET), nullptr);
 }
