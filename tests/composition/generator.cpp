@@ -1,6 +1,8 @@
 #include "composition/generator.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 namespace cudaprep::composition {
@@ -62,6 +64,36 @@ std::string value_array(const double *values, int count) {
   return text + ">\"";
 }
 
+// x (and y, except YUY2) rounded down to even where `format`'s chroma is
+// subsampled, the size kept: cudacrop's and cudabatch's rounding.
+PixelRect chroma_aligned(PixelRect rect, PixelFormat format) {
+  if (is_chroma_subsampled(format)) {
+    rect.x &= ~1;
+    if (format != PixelFormat::kYUY2) rect.y &= ~1;
+  }
+  return rect;
+}
+
+// Whether `rect` (as given) lies inside a width x height frame.
+bool fits(const PixelRect &rect, int width, int height) {
+  return rect.x >= 0 && rect.y >= 0 && rect.width >= 1 && rect.height >= 1 &&
+         static_cast<int64_t>(rect.x) + rect.width <= width &&
+         static_cast<int64_t>(rect.y) + rect.height <= height;
+}
+
+// `rect` intersected with [0, width) x [0, height) after moving the origin to
+// (dx, dy); false when nothing is left.
+bool clip(int64_t x, int64_t y, int64_t w, int64_t h, int64_t dx, int64_t dy, int width, int height,
+          PixelRect *out) {
+  const int64_t left = std::max<int64_t>(x - dx, 0), top = std::max<int64_t>(y - dy, 0);
+  const int64_t right = std::min<int64_t>(x + w - dx, width);
+  const int64_t bottom = std::min<int64_t>(y + h - dy, height);
+  if (right <= left || bottom <= top) return false;
+  *out = PixelRect{static_cast<int>(left), static_cast<int>(top), static_cast<int>(right - left),
+                   static_cast<int>(bottom - top)};
+  return true;
+}
+
 CropStage make_crop(Rng &rng, PixelFormat format, int width, int height) {
   CropStage crop;
   crop.in_format = format;
@@ -77,11 +109,7 @@ CropStage make_crop(Rng &rng, PixelFormat format, int width, int height) {
     crop.width = rng.range(1, width - crop.x);
     crop.height = rng.range(1, height - crop.y);
   }
-  crop.effective = {crop.x, crop.y, crop.width, crop.height};
-  if (is_chroma_subsampled(format)) {
-    crop.effective.x &= ~1;
-    if (format != PixelFormat::kYUY2) crop.effective.y &= ~1;
-  }
+  crop.effective = chroma_aligned({crop.x, crop.y, crop.width, crop.height}, format);
   return crop;
 }
 
@@ -207,7 +235,21 @@ const char *event_kind_name(EventKind kind) {
   return "unknown";
 }
 
+const char *region_source_nick(RegionSource source) {
+  switch (source) {
+    case RegionSource::kFrame:
+      return "frame";
+    case RegionSource::kRegions:
+      return "regions";
+    case RegionSource::kRoiMeta:
+      return "roi-meta";
+  }
+  return "unknown";
+}
+
 DataType Pipeline::tensor_dtype() const {
+  // cudabatch has no dtype of its own: the planar frames'.
+  if (terminal == Terminal::kBatch) return normalize.dtype;
   switch (tensorize.dtype) {
     case TensorDType::kFloat32:
       return DataType::kFloat32;
@@ -217,6 +259,28 @@ DataType Pipeline::tensor_dtype() const {
       break;
   }
   return normalize.dtype;
+}
+
+int Pipeline::batch_size() const {
+  return terminal == Terminal::kBatch ? batch.batch_size : tensorize.batch_size;
+}
+
+TensorLayout Pipeline::layout() const {
+  return terminal == Terminal::kBatch ? batch.layout : tensorize.layout;
+}
+
+bool Pipeline::resize_pending() const {
+  const ResizeStage *r = resize();
+  // cudaresize passes frames through between equal caps unless it turns them.
+  return r != nullptr && !(r->in_format == r->out_format && r->in_width == r->out_width &&
+                           r->in_height == r->out_height && r->direction == Orientation::kIdentity);
+}
+
+int Pipeline::item_count() const {
+  int count = 0;
+  for (int frame = 0; frame < frame_count; ++frame)
+    count += static_cast<int>(frame_items(*this, frame).size());
+  return count;
 }
 
 int Pipeline::crop_count() const {
@@ -300,23 +364,55 @@ std::string Pipeline::elements() const {
   if (n.has_mean) out << " mean=" << value_array(n.mean, channels());
   if (n.has_std) out << " std=" << value_array(n.std, channels());
   if (n.has_scale) out << " scale=" << number(n.scale);
-  out << " ! cudatensorize name=tensorize layout=" << layout_name(tensorize.layout)
-      << " batch-size=" << tensorize.batch_size;
-  if (tensorize.dtype != TensorDType::kAuto)
-    out << " dtype=" << (tensorize.dtype == TensorDType::kFloat16 ? "float16" : "float32");
-  out << " fuse=" << (tensorize.fuse ? "true" : "false");
+  return out.str();
+}
+
+std::string Pipeline::terminal_element() const {
+  std::ostringstream out;
+  if (terminal == Terminal::kTensorize) {
+    out << "cudatensorize name=tensorize layout=" << layout_name(tensorize.layout)
+        << " batch-size=" << tensorize.batch_size;
+    if (tensorize.dtype != TensorDType::kAuto)
+      out << " dtype=" << (tensorize.dtype == TensorDType::kFloat16 ? "float16" : "float32");
+    out << " fuse=" << (tensorize.fuse ? "true" : "false");
+    return out.str();
+  }
+  out << "cudabatch name=b batch-size=" << batch.batch_size;
+  if (batch.layout_set) out << " layout=" << layout_name(batch.layout);
+  out << " sink_0::region-source=" << region_source_nick(batch.source);
+  if (!batch.regions.empty()) {
+    out << " sink_0::regions=\"<";
+    for (size_t i = 0; i < batch.regions.size(); ++i) {
+      const PixelRect &r = batch.regions[i];
+      out << (i ? "," : "") << "<" << r.x << "," << r.y << "," << r.width << "," << r.height << ">";
+    }
+    out << ">\"";
+  }
+  if (!batch.roi_type.empty()) out << " sink_0::roi-type=" << batch.roi_type;
   return out.str();
 }
 
 std::string Pipeline::description() const {
-  return "appsrc name=src format=time caps=\"" + input_caps() + "\" ! cudaframeupload ! " +
-         elements() + " ! appsink name=sink sync=false max-buffers=0 emit-signals=false";
+  const std::string source =
+      "appsrc name=src format=time caps=\"" + input_caps() + "\" ! cudaframeupload ! " + elements();
+  const std::string sink = "appsink name=sink sync=false max-buffers=0 emit-signals=false";
+  if (terminal == Terminal::kTensorize) return source + " ! " + terminal_element() + " ! " + sink;
+  // cudabatch first: its sink_0:: properties wait for the pad the link
+  // requests.
+  return terminal_element() + " ! " + sink + "  " + source + " ! b.sink_0";
 }
 
 Pipeline generate(uint64_t seed) {
   Rng rng(seed);
+  // The terminal and its regions from a generator of their own, so that the
+  // cudatensorize seeds keep the pipelines they had before cudabatch.
+  Rng batch_rng(seed ^ 0x6261746368000000ull);
   Pipeline p;
   p.seed = seed;
+  if (batch_rng.chance(33)) {
+    p.terminal = Terminal::kBatch;
+    p.batch.source = static_cast<RegionSource>(batch_rng.range(0, 2));
+  }
   p.input_format = rng.pick(kInputFormats);
   const bool subsampled = is_chroma_subsampled(p.input_format);
   if (subsampled) {
@@ -336,11 +432,16 @@ Pipeline generate(uint64_t seed) {
   // the resize (cudanormalize reads 8-bit interleaved frames only).
   const int crops = rng.range(0, kMaxCrops);
   const bool with_resize = is_yuv(p.input_format) || rng.chance(60);
-  const int resize_at = with_resize ? rng.range(0, crops) : -1;
+  int resize_at = with_resize ? rng.range(0, crops) : -1;
+  // Regions need the resize pending: right before cudanormalize.
+  if (with_resize && p.region_source() != RegionSource::kFrame) resize_at = crops;
   PixelFormat format = p.input_format;
   int width = p.width, height = p.height;
   for (int i = 0; i <= crops; ++i) {
     if (i == resize_at) {
+      p.source_format = format;
+      p.source_width = width;
+      p.source_height = height;
       Stage stage;
       stage.kind = Stage::Kind::kResize;
       stage.resize = make_resize(rng, format, width, height);
@@ -359,6 +460,11 @@ Pipeline generate(uint64_t seed) {
   }
   p.tensor_width = width;
   p.tensor_height = height;
+  if (!with_resize) {
+    p.source_format = format;
+    p.source_width = width;
+    p.source_height = height;
+  }
 
   NormalizeStage &n = p.normalize;
   n.in_format = format;
@@ -398,7 +504,102 @@ Pipeline generate(uint64_t seed) {
       p.events[i].push_back(event);
     }
   }
+
+  if (p.terminal == Terminal::kBatch) {
+    BatchStage &b = p.batch;
+    b.batch_size = batch_rng.range(1, kMaxBatch);
+    b.layout_set = batch_rng.chance(70);
+    if (b.layout_set) b.layout = batch_rng.chance(50) ? TensorLayout::kNCHW : TensorLayout::kNHWC;
+    if (b.source == RegionSource::kRegions) {
+      const int count = batch_rng.range(1, kMaxRegions);
+      for (int i = 0; i < count; ++i) {
+        PixelRect r{0, 0, p.source_width, p.source_height};
+        if (!batch_rng.chance(10)) {
+          r.x = batch_rng.range(0, p.source_width - 1);
+          r.y = batch_rng.range(0, p.source_height - 1);
+          r.width = batch_rng.range(1, p.source_width - r.x);
+          r.height = batch_rng.range(1, p.source_height - r.y);
+        }
+        b.regions.push_back(r);
+      }
+    } else if (b.source == RegionSource::kRoiMeta) {
+      if (batch_rng.chance(30)) b.roi_type = "face";
+      // Where the source frame lies in the input: the crops' offsets.
+      int origin_x = 0, origin_y = 0;
+      for (const Stage &stage : p.stages) {
+        if (stage.kind != Stage::Kind::kCrop) break;
+        origin_x += stage.crop.effective.x;
+        origin_y += stage.crop.effective.y;
+      }
+      p.rois.assign(p.frame_count, {});
+      for (auto &rois : p.rois) {
+        const int count = batch_rng.range(0, kMaxRois);
+        for (int k = 0; k < count; ++k) {
+          RegionOfInterest roi;
+          roi.id = k;
+          roi.type = batch_rng.chance(50) ? "face" : "object";
+          if (batch_rng.chance(50)) {
+            // Inside the part of the input the crops keep (in input pixels),
+            // some reaching past it.
+            roi.x = origin_x + batch_rng.range(0, p.source_width - 1);
+            roi.y = origin_y + batch_rng.range(0, p.source_height - 1);
+            roi.width = batch_rng.range(1, p.source_width);
+            roi.height = batch_rng.range(1, p.source_height);
+          } else {
+            // Anywhere, up to 3 pixels past the frame (wholly outside), sides
+            // up to the frame's (some reaching past the edge).
+            roi.x = batch_rng.range(0, p.width + 3);
+            roi.y = batch_rng.range(0, p.height + 3);
+            roi.width = batch_rng.range(1, p.width);
+            roi.height = batch_rng.range(1, p.height);
+          }
+          rois.push_back(roi);
+        }
+      }
+    }
+  }
   return p;
+}
+
+bool roi_in_source(const Pipeline &p, const RegionOfInterest &roi, PixelRect *rect) {
+  int64_t x = roi.x, y = roi.y, w = roi.width, h = roi.height;
+  for (const Stage &stage : p.stages) {
+    // A pending resize moves only the geometry; the regions stay in the
+    // pixels of the frame it receives (and one in passthrough moves nothing).
+    if (stage.kind != Stage::Kind::kCrop) break;
+    const PixelRect &c = stage.crop.effective;
+    PixelRect clipped;
+    if (!clip(x, y, w, h, c.x, c.y, c.width, c.height, &clipped)) return false;
+    x = clipped.x;
+    y = clipped.y;
+    w = clipped.width;
+    h = clipped.height;
+  }
+  return clip(x, y, w, h, 0, 0, p.source_width, p.source_height, rect);
+}
+
+std::vector<ItemSpec> frame_items(const Pipeline &p, int frame) {
+  std::vector<ItemSpec> items;
+  switch (p.region_source()) {
+    case RegionSource::kFrame:
+      items.push_back(ItemSpec{});
+      break;
+    case RegionSource::kRegions:
+      for (size_t i = 0; i < p.batch.regions.size(); ++i)
+        items.push_back(ItemSpec{false, chroma_aligned(p.batch.regions[i], p.source_format),
+                                 static_cast<int>(i)});
+      break;
+    case RegionSource::kRoiMeta:
+      if (frame < 0 || frame >= static_cast<int>(p.rois.size())) break;
+      for (const RegionOfInterest &roi : p.rois[frame]) {
+        PixelRect rect;
+        if (!p.batch.roi_type.empty() && roi.type != p.batch.roi_type) continue;
+        if (!roi_in_source(p, roi, &rect)) continue;
+        items.push_back(ItemSpec{false, chroma_aligned(rect, p.source_format), roi.id});
+      }
+      break;
+  }
+  return items;
 }
 
 std::string constraint_error(const Pipeline &p) {
@@ -415,10 +616,14 @@ std::string constraint_error(const Pipeline &p) {
   int crops = 0, resizes = 0;
   PixelFormat format = p.input_format;
   int width = p.width, height = p.height;
+  PixelFormat source_format = format;
+  int source_width = 0, source_height = 0;
+  bool crop_after_resize = false;
   for (const Stage &stage : p.stages) {
     if (stage.kind == Stage::Kind::kCrop) {
       const CropStage &c = stage.crop;
       ++crops;
+      crop_after_resize = crop_after_resize || resizes > 0;
       if (c.in_format != format || c.in_width != width || c.in_height != height)
         why << "crop " << crops << " does not record the frame it receives; ";
       if (c.width < 1 || c.height < 1 || c.x < 0 || c.y < 0 ||
@@ -439,6 +644,9 @@ std::string constraint_error(const Pipeline &p) {
     } else {
       const ResizeStage &r = stage.resize;
       ++resizes;
+      source_format = format;
+      source_width = width;
+      source_height = height;
       if (r.in_format != format || r.in_width != width || r.in_height != height)
         why << "resize does not record the frame it receives; ";
       const bool can_antialias =
@@ -473,6 +681,15 @@ std::string constraint_error(const Pipeline &p) {
   if (crops > kMaxCrops) why << crops << " crops; ";
   if (resizes > 1) why << resizes << " resizes; ";
   if (is_yuv(p.input_format) && resizes == 0) why << "YUV input without a resize; ";
+  if (resizes == 0) {
+    source_format = format;
+    source_width = width;
+    source_height = height;
+  }
+  if (p.source_format != source_format || p.source_width != source_width ||
+      p.source_height != source_height)
+    why << "source frame " << p.source_width << "x" << p.source_height << " "
+        << format_name(p.source_format) << " is not what the chain's cudaresize receives; ";
   if (p.tensor_width != width || p.tensor_height != height)
     why << "tensor size " << p.tensor_width << "x" << p.tensor_height << " is not the chain's "
         << width << "x" << height << "; ";
@@ -489,6 +706,44 @@ std::string constraint_error(const Pipeline &p) {
   if (p.tensorize.batch_size < 1 || p.tensorize.batch_size > kMaxBatch) why << "batch size; ";
   if (p.frame_count < 1 || p.frame_count > kMaxFrames) why << "frame count; ";
   if (static_cast<int>(p.events.size()) != p.frame_count) why << "event slots; ";
+
+  // cudabatch and its regions.
+  const BatchStage &b = p.batch;
+  const bool batch = p.terminal == Terminal::kBatch;
+  if (batch && (b.batch_size < 1 || b.batch_size > kMaxBatch)) why << "cudabatch batch size; ";
+  if (!batch && (b.source != RegionSource::kFrame || b.layout_set))
+    why << "cudabatch settings without cudabatch; ";
+  if (p.region_source() != RegionSource::kFrame && crop_after_resize)
+    why << "region-source=" << region_source_nick(b.source)
+        << " with a crop after the cudaresize: the resize cannot stay pending; ";
+  if (b.source == RegionSource::kRegions) {
+    if (b.regions.empty() || static_cast<int>(b.regions.size()) > kMaxRegions)
+      why << b.regions.size() << " static regions; ";
+  } else if (!b.regions.empty()) {
+    why << "static regions without region-source=regions; ";
+  }
+  for (size_t i = 0; i < b.regions.size(); ++i)
+    if (!fits(b.regions[i], source_width, source_height))
+      why << "region " << i << " does not fit the " << source_width << "x" << source_height
+          << " source frame; ";
+  if (!b.roi_type.empty() && (b.source != RegionSource::kRoiMeta || b.roi_type != "face"))
+    why << "roi-type " << b.roi_type << " without region-source=roi-meta or not generated; ";
+  if (b.source == RegionSource::kRoiMeta) {
+    if (static_cast<int>(p.rois.size()) != p.frame_count) why << "region of interest slots; ";
+  } else if (!p.rois.empty()) {
+    why << "regions of interest without region-source=roi-meta; ";
+  }
+  for (const auto &rois : p.rois) {
+    if (static_cast<int>(rois.size()) > kMaxRois) why << rois.size() << " regions of interest; ";
+    std::set<int> ids;
+    for (const RegionOfInterest &roi : rois) {
+      if (!ids.insert(roi.id).second) why << "region of interest id " << roi.id << " twice; ";
+      if (roi.x < 0 || roi.y < 0 || roi.width < 1 || roi.height < 1)
+        why << "region of interest " << roi.id << " is not a rectangle; ";
+      if (roi.type != "face" && roi.type != "object")
+        why << "region of interest type " << roi.type << "; ";
+    }
+  }
   return why.str();
 }
 

@@ -35,9 +35,39 @@
 //             or one value per output channel, std in [0.05, 2], scale the
 //             default (omitted) or a finite positive value; dtype float32
 //             or float16.
+//   terminal  cudatensorize (two seeds in three) or cudabatch (one in
+//             three), drawn from a generator of its own so that the
+//             cudatensorize seeds keep the pipelines they had before
+//             cudabatch was generated.
 //   cudatensorize  layout nchw/nhwc, batch-size 1-4, dtype auto/float32/
 //             float16 (a float conversion of the planar frames), fuse on or
-//             off. No cudabatch.
+//             off.
+//   cudabatch one pad (sink_0, source index 0), batch-size 1-4, layout
+//             nchw/nhwc (or left at its default nchw); the tensor's dtype is
+//             cudanormalize's. sink_0::region-source:
+//               frame     one item per frame (region_id -1);
+//               regions   1-4 static rectangles, each inside the source
+//                         frame (below), ids their indices;
+//               roi-meta  0-4 GstVideoRegionOfInterestMeta per input frame,
+//                         attached by the harness in input-frame pixels
+//                         (ids unique per frame, roi_type "object" or
+//                         "face", some reaching past the right or bottom
+//                         edge or wholly outside), optionally roi-type=face.
+//             A region item reads the frame the pad's chain leaves pending:
+//             regions and roi-meta need the cudaresize (if any) as the last
+//             stage, right before cudanormalize, so that both stay pending
+//             (cudabatch refuses an already normalised frame); all crops
+//             come before it. The source frame is what that cudaresize
+//             receives, or cudanormalize's frame without one; a cudaresize
+//             in passthrough (the same format and size, no turn) leaves no
+//             pending resize, and its regions are stretched bilinear
+//             (cudanormalize's default ResizeParams), as without one.
+//             Regions of interest move with the frame through every crop:
+//             translated by its offset, clipped to it, removed when nothing
+//             is left (docs/architecture.md, "Coordinates travel with the
+//             frame"); cudabatch clips them to the source frame. Every
+//             region's x (and y, except YUY2) is rounded down to even where
+//             the source frame's chroma is subsampled, its size kept.
 //   frames    1-6, PTS 2 * i * kFrameNs (so a GAP fits between two frames),
 //             duration kFrameNs. Events only between frames and after the
 //             last (before EOS): GAP over the hole, the current caps sent
@@ -63,6 +93,8 @@ constexpr int kMaxSide = 48;
 constexpr int kMaxCrops = 3;
 constexpr int kMaxFrames = 6;
 constexpr int kMaxBatch = 4;
+constexpr int kMaxRegions = 4;           // static regions of the cudabatch pad
+constexpr int kMaxRois = 4;              // regions of interest per frame
 constexpr uint64_t kFrameNs = 33000000;  // 33 ms
 
 // Its own integer generator (splitmix64), so that a seed means the same
@@ -133,6 +165,37 @@ struct NormalizeStage {
 // cudatensorize's dtype property: auto keeps the normalised frames' type.
 enum class TensorDType { kAuto, kFloat32, kFloat16 };
 
+enum class Terminal { kTensorize, kBatch };
+enum class RegionSource { kFrame, kRegions, kRoiMeta };
+const char *region_source_nick(RegionSource source);  // the pad property's nick
+
+struct BatchStage {
+  int batch_size = 1;
+  TensorLayout layout = TensorLayout::kNCHW;
+  bool layout_set = false;  // layout written in the description
+  RegionSource source = RegionSource::kFrame;
+  // kRegions: sink_0::regions, in the source frame's pixels, as given.
+  std::vector<PixelRect> regions;
+  // kRoiMeta: sink_0::roi-type ("": not set, every meta).
+  std::string roi_type;
+};
+
+// A GstVideoRegionOfInterestMeta the harness attaches to an input frame, in
+// its pixels (x, y, width, height may reach past the frame).
+struct RegionOfInterest {
+  int x = 0, y = 0, width = 0, height = 0;
+  int id = 0;
+  std::string type;
+};
+
+// What one item of a tensor is: the whole frame (region_id -1), or a region
+// of the source frame, `rect` as cudabatch reads it (clipped, rounded).
+struct ItemSpec {
+  bool whole_frame = true;
+  PixelRect rect;
+  int region_id = -1;
+};
+
 struct TensorizeStage {
   TensorLayout layout = TensorLayout::kNCHW;
   int batch_size = 1;
@@ -160,34 +223,64 @@ struct Pipeline {
   Colorimetry colorimetry;
   std::vector<Stage> stages;  // crops and at most one resize, in order
   NormalizeStage normalize;
-  TensorizeStage tensorize;
+  Terminal terminal = Terminal::kTensorize;
+  TensorizeStage tensorize;  // kTensorize
+  BatchStage batch;          // kBatch
   int frame_count = 1;
+  // kRoiMeta: rois[i] attached to frame i; empty otherwise.
+  std::vector<std::vector<RegionOfInterest>> rois;
   // events[i]: sent after frame i (i < frame_count); events[frame_count - 1]
   // are sent after the last frame, before EOS.
   std::vector<std::vector<Event>> events;
 
   // The tensor's frame: what cudanormalize receives.
   int tensor_width = 0, tensor_height = 0;
+  // The source frame region items are cut from: what the chain's
+  // cudaresize receives, else cudanormalize's frame (set for every
+  // pipeline; used by region-source regions and roi-meta).
+  PixelFormat source_format = PixelFormat::kRGBA;
+  int source_width = 0, source_height = 0;
   int channels() const { return channel_count(normalize.order); }
   DataType tensor_dtype() const;
+  int batch_size() const;
+  TensorLayout layout() const;
   int crop_count() const;
   const ResizeStage *resize() const;  // nullptr without one
-  int event_count() const;
-  int tensor_count() const {
-    return (frame_count + tensorize.batch_size - 1) / tensorize.batch_size;
+  // Whether the chain's cudaresize leaves a resize pending for cudabatch:
+  // there is one and it does not pass frames through.
+  bool resize_pending() const;
+  RegionSource region_source() const {
+    return terminal == Terminal::kBatch ? batch.source : RegionSource::kFrame;
   }
+  int event_count() const;
+  int item_count() const;  // over all frames
+  int tensor_count() const { return (item_count() + batch_size() - 1) / batch_size(); }
 
   // `appsrc name=src ... ! cudaframeupload ! ... ! appsink name=sink ...`
-  // for gst_parse_launch.
+  // for gst_parse_launch (cudabatch: `cudabatch name=b ... ! appsink
+  // name=sink ...  appsrc name=src ... ! b.sink_0`).
   std::string description() const;
   // The system-memory caps appsrc announces (and re-sends as equal caps).
   std::string input_caps() const;
-  // The element chain alone, between cudaframeupload and appsink.
+  // The element chain between cudaframeupload and the terminal element,
+  // cudanormalize last.
   std::string elements() const;
+  // cudatensorize or cudabatch with its properties.
+  std::string terminal_element() const;
 };
 
 // The pipeline of `seed`.
 Pipeline generate(uint64_t seed);
+
+// A region of interest of the input frame as it reaches cudabatch: through
+// every crop (translated, clipped; false when nothing is left), then clipped
+// to the source frame (false when nothing is left).
+bool roi_in_source(const Pipeline &pipeline, const RegionOfInterest &roi, PixelRect *rect);
+
+// The items frame `frame` gives, in order: one whole-frame item, or one per
+// region (static regions; regions of interest of roi-type that reach the
+// source frame), rounded as cudabatch rounds them. Empty: no item.
+std::vector<ItemSpec> frame_items(const Pipeline &pipeline, int frame);
 
 // Why `pipeline` breaks one of the constraints above, or "" when it keeps
 // them all: the CPU suite checks every generated pipeline with it.

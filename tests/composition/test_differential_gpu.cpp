@@ -1,7 +1,9 @@
 // The differential composition test on the GPU (issue 23): for every seed
 // in [CUDAPREP_DIFF_FIRST, CUDAPREP_DIFF_FIRST + CUDAPREP_DIFF_COUNT) (from
 // the environment; default 0 and 50) the generated pipeline
-// (composition/generator.h) runs with its frames and events, every tensor is
+// (composition/generator.h: cudatensorize or cudabatch, the harness
+// attaching the regions of interest the generator gives each frame) runs
+// with its frames and events, every tensor is
 // pulled from appsink and every item compared with the composed CPU
 // reference (composition/reference.h): values, geometry, PTS, shape, the
 // zeros of unfilled items. Every frame is accounted for: pushed = in
@@ -11,8 +13,12 @@
 // summary line:
 //   differential: seeds A..B, N pipelines, F frames, E events, M mismatches, L lost without a
 //   reason
-// (A..B inclusive); each mismatching seed is printed with the one command
-// that reproduces it (CUDAPREP_DIFF_VERBOSE=1 prints every seed's
+// (A..B inclusive), then the details: drops with a reason, the resampled
+// values off by a step, the items (cudabatch region items: one per region,
+// matched to their frame by PTS and to their region by region_id, their
+// rectangle and geometry checked too; a frame with no region has no item
+// and is no loss) and the pipelines per terminal kind and events per kind; each mismatching seed is
+// printed with the one command that reproduces it (CUDAPREP_DIFF_VERBOSE=1 prints every seed's
 // pipeline). Skips, saying why, without a GPU.
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -28,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -65,7 +72,7 @@ class DropLog {
  public:
   DropLog() {
     for (const char *category : {"cudacrop", "cudaresize", "cudanormalize", "cudatensorize",
-                                 "cudaframeupload", "cudaprep*"})
+                                 "cudabatch", "cudaframeupload", "cudaprep*"})
       gst_debug_set_threshold_for_name(category, GST_LEVEL_INFO);
     gst_debug_set_active(TRUE);
     default_removed_ = gst_debug_remove_log_function(gst_debug_log_default) > 0;
@@ -106,6 +113,9 @@ class DropLog {
 struct Totals {
   int pipelines = 0;
   int64_t frames = 0, events = 0, events_refused = 0;
+  int64_t items = 0, frames_without_items = 0;
+  // Pipelines per terminal (and region source), events per kind.
+  std::map<std::string, int64_t> kinds;
   int mismatches = 0;
   int64_t lost = 0, dropped = 0, errored = 0;
   int64_t resampled = 0, resampled_differing = 0;
@@ -181,6 +191,13 @@ bool geometry_matches(const GstCudaPrepGeometry &actual, const FrameGeometry &ex
   return ok;
 }
 
+// A pipeline's kind in the summary: its terminal element (cudabatch with
+// its region source).
+std::string terminal_kind(const Pipeline &p) {
+  if (p.terminal == Terminal::kTensorize) return "cudatensorize";
+  return std::string("cudabatch ") + region_source_nick(p.batch.source);
+}
+
 // Runs one seed's pipeline; adds to `totals`; returns the problems found
 // (empty: the seed passed).
 std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals) {
@@ -189,24 +206,38 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
   ++totals->pipelines;
   totals->frames += p.frame_count;
   totals->events += p.event_count();
+  ++totals->kinds[terminal_kind(p)];
+  for (const auto &after : p.events)
+    for (const Event &event : after)
+      ++totals->kinds[std::string("event ") + event_kind_name(event.kind)];
   drops->take();
 
   // The frames and what each should become (first: the reference may throw).
   const GstVideoInfo info = test::video_info(p.input_caps());
   std::mt19937 rng(static_cast<uint32_t>(seed * 2654435761u + 1));
   std::vector<GstBuffer *> frames;
-  std::vector<ItemReference> expected;
+  // Per frame: its items (whole frame, or regions) and what each becomes.
+  std::vector<std::vector<ItemSpec>> specs;
+  std::vector<std::vector<ItemReference>> expected(p.frame_count);
   for (int i = 0; i < p.frame_count; ++i) {
     GstBuffer *frame = test::random_frame(info, rng);
     ref::HostFrame host(p.input_format, p.width, p.height);
     for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane)
       host.planes[plane] = test::plane_bytes(frame, info, plane);
     frames.push_back(frame);
+    specs.push_back(frame_items(p, i));
     try {
-      expected.push_back(item_reference(p, host));
+      for (const ItemSpec &spec : specs[i]) expected[i].push_back(item_reference(p, host, spec));
     } catch (...) {
       for (GstBuffer *made : frames) gst_buffer_unref(made);
       throw;
+    }
+    if (i < static_cast<int>(p.rois.size())) {
+      for (const RegionOfInterest &roi : p.rois[i]) {
+        GstVideoRegionOfInterestMeta *meta = gst_buffer_add_video_region_of_interest_meta(
+            frame, roi.type.c_str(), roi.x, roi.y, roi.width, roi.height);
+        meta->id = roi.id;
+      }
     }
     GST_BUFFER_PTS(frame) = 2 * i * kFrameNs;
     GST_BUFFER_DURATION(frame) = kFrameNs;
@@ -242,7 +273,8 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
 
   // Every tensor until EOS, an error, or 10 s without a tensor.
   const TensorDesc desc = tensor_desc(p);
-  std::vector<int> seen(p.frame_count, 0);
+  std::vector<std::vector<int>> seen(p.frame_count);
+  for (int i = 0; i < p.frame_count; ++i) seen[i].assign(specs[i].size(), 0);
   std::vector<std::string> errors;
   int tensors = 0;
   for (GstClockTime idle = 0; idle < 10 * GST_SECOND;) {
@@ -298,21 +330,45 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
                            " has PTS " + std::to_string(pts) + ", no frame's");
         continue;
       }
-      if (seen[frame]++ > 0) {
-        problems.push_back("frame " + std::to_string(frame) + " in more than one item");
+      // Its (frame, region): whole frames have region_id -1.
+      int index = -1;
+      for (size_t k = 0; k < specs[frame].size(); ++k)
+        if (specs[frame][k].region_id == item.region_id) index = static_cast<int>(k);
+      const std::string name = "frame " + std::to_string(frame) +
+                               (item.region_id == GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME
+                                    ? std::string()
+                                    : " region " + std::to_string(item.region_id));
+      if (index < 0) {
+        problems.push_back(name + ": no such item expected");
         continue;
       }
-      const ItemComparison result = compare_item(p, bytes, static_cast<int>(n), expected[frame]);
+      if (seen[frame][index]++ > 0) {
+        problems.push_back(name + " in more than one item");
+        continue;
+      }
+      const ItemSpec &spec = specs[frame][index];
+      if (p.terminal == Terminal::kBatch && item.source_index != 0)
+        problems.push_back(name + ": source index " + std::to_string(item.source_index));
+      const PixelRect rect = spec.whole_frame ? PixelRect{} : spec.rect;
+      if (item.region_x != rect.x || item.region_y != rect.y || item.region_width != rect.width ||
+          item.region_height != rect.height)
+        problems.push_back(name + ": region <" + std::to_string(item.region_x) + "," +
+                           std::to_string(item.region_y) + "," + std::to_string(item.region_width) +
+                           "," + std::to_string(item.region_height) + ">, expected <" +
+                           std::to_string(rect.x) + "," + std::to_string(rect.y) + "," +
+                           std::to_string(rect.width) + "," + std::to_string(rect.height) + ">");
+      const ItemReference &reference = expected[frame][index];
+      const ItemComparison result = compare_item(p, bytes, static_cast<int>(n), reference);
       totals->resampled += result.resampled;
       if (result.resampled > 0) totals->resampled_differing += result.differing;
       totals->worst_steps = std::max(totals->worst_steps, result.worst_steps);
       if (result.beyond > 0)
-        problems.push_back("frame " + std::to_string(frame) + ": " + std::to_string(result.beyond) +
-                           " of " + std::to_string(result.elements) +
+        problems.push_back(name + ": " + std::to_string(result.beyond) + " of " +
+                           std::to_string(result.elements) +
                            " values beyond the tolerance, first " + result.first_beyond);
       std::string why;
-      if (!geometry_matches(item.geometry, expected[frame].geometry, &why))
-        problems.push_back("frame " + std::to_string(frame) + ": " + why);
+      if (!geometry_matches(item.geometry, reference.geometry, &why))
+        problems.push_back(name + ": " + why);
     }
     gst_sample_unref(sample);
   }
@@ -322,11 +378,26 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
     problems.push_back("no EOS at appsink within 10 s of the last tensor");
   for (const std::string &error : errors) problems.push_back("error: " + error);
 
-  // Every frame accounted for.
-  int in_tensors = 0;
-  for (int count : seen) in_tensors += count > 0;
+  // Every frame accounted for: all its items arrived, or it has none (no
+  // region: not a loss), or it was dropped with a reason.
+  int missing = 0;
+  for (int i = 0; i < p.frame_count; ++i) {
+    const int wanted = static_cast<int>(specs[i].size());
+    int arrived = 0;
+    for (int count : seen[i]) arrived += count > 0;
+    totals->items += wanted;
+    if (wanted == 0) {
+      ++totals->frames_without_items;
+    } else if (arrived == 0) {
+      ++missing;
+    } else if (arrived < wanted) {
+      // Part of a frame's regions: no element drops part of a frame.
+      ++totals->lost;
+      problems.push_back("frame " + std::to_string(i) + ": " + std::to_string(arrived) + " of " +
+                         std::to_string(wanted) + " items");
+    }
+  }
   const int dropped = drops->take();
-  const int missing = p.frame_count - in_tensors;
   totals->dropped += std::min(dropped, missing);
   if (missing > dropped) {
     if (!errors.empty()) {
@@ -402,6 +473,12 @@ TEST(Differential, GeneratedPipelinesEqualTheComposedReference) {
       static_cast<long long>(totals.events_refused),
       static_cast<long long>(totals.resampled_differing), static_cast<long long>(totals.resampled),
       100.0 * off_fraction, 100.0 * kMaxOffFraction, totals.worst_steps);
+  std::string kinds;
+  for (const auto &[kind, count] : totals.kinds)
+    kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(count);
+  std::printf("  (%lld items, %lld frames with no item; per kind: %s)\n",
+              static_cast<long long>(totals.items),
+              static_cast<long long>(totals.frames_without_items), kinds.c_str());
   EXPECT_EQ(totals.mismatches, 0) << "first failing seed " << totals.failed_seeds.front();
   EXPECT_EQ(totals.lost, 0);
   EXPECT_LE(off_fraction, kMaxOffFraction)
