@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <stdexcept>
 #include <sstream>
 
 namespace cudaprep::composition {
@@ -94,11 +95,9 @@ bool clip(int64_t x, int64_t y, int64_t w, int64_t h, int64_t dx, int64_t dy, in
   return true;
 }
 
-CropStage make_crop(Rng &rng, PixelFormat format, int width, int height) {
+// A crop's region (derive_stage() fills in the rest).
+CropStage make_crop(Rng &rng, int width, int height) {
   CropStage crop;
-  crop.in_format = format;
-  crop.in_width = width;
-  crop.in_height = height;
   // Mostly a real crop, sometimes the whole frame (an identity region).
   if (rng.chance(10)) {
     crop.width = width;
@@ -109,8 +108,39 @@ CropStage make_crop(Rng &rng, PixelFormat format, int width, int height) {
     crop.width = rng.range(1, width - crop.x);
     crop.height = rng.range(1, height - crop.y);
   }
-  crop.effective = chroma_aligned({crop.x, crop.y, crop.width, crop.height}, format);
   return crop;
+}
+
+// Fills in what `stage` receives (format, width, height) and what it makes
+// of it, and moves the three on to its output; false (why) where the
+// short-side rule refuses the size.
+bool derive_stage(Stage *stage, PixelFormat *format, int *width, int *height, std::string *why) {
+  if (stage->kind == Stage::Kind::kCrop) {
+    CropStage &crop = stage->crop;
+    crop.in_format = *format;
+    crop.in_width = *width;
+    crop.in_height = *height;
+    crop.effective = chroma_aligned({crop.x, crop.y, crop.width, crop.height}, *format);
+    *width = crop.effective.width;
+    *height = crop.effective.height;
+    return true;
+  }
+  ResizeStage &resize = stage->resize;
+  resize.in_format = *format;
+  resize.in_width = *width;
+  resize.in_height = *height;
+  if (resize.short_side > 0) {
+    const bool swapped = swaps_axes(resize.direction);
+    if (!short_side_multiple_size(swapped ? *height : *width, swapped ? *width : *height,
+                                  resize.short_side,
+                                  resize.multiple_of > 0 ? resize.multiple_of : 1,
+                                  &resize.out_width, &resize.out_height, why))
+      return false;
+  }
+  *format = resize.out_format;
+  *width = resize.out_width;
+  *height = resize.out_height;
+  return true;
 }
 
 ResizeStage make_resize(Rng &rng, PixelFormat format, int width, int height) {
@@ -231,6 +261,8 @@ const char *event_kind_name(EventKind kind) {
       return "equal-caps";
     case EventKind::kTags:
       return "tags";
+    case EventKind::kCapsChange:
+      return "caps-change";
   }
   return "unknown";
 }
@@ -281,6 +313,37 @@ int Pipeline::item_count() const {
   for (int frame = 0; frame < frame_count; ++frame)
     count += static_cast<int>(frame_items(*this, frame).size());
   return count;
+}
+
+int Pipeline::tensor_count() const {
+  int tensors = 0, filled = 0;
+  for (int frame = 0; frame < frame_count; ++frame) {
+    const Pipeline s = segment(*this, frame);
+    // New caps with another tensor push the batch begun under the old ones.
+    if (filled > 0 && frame > 0) {
+      const Pipeline before = segment(*this, frame - 1);
+      if (before.tensor_width != s.tensor_width || before.tensor_height != s.tensor_height) {
+        ++tensors;
+        filled = 0;
+      }
+    }
+    filled += static_cast<int>(frame_items(*this, frame).size());
+    tensors += filled / batch_size();
+    filled %= batch_size();
+  }
+  return tensors + (filled > 0 ? 1 : 0);
+}
+
+InputCaps Pipeline::input() const {
+  return InputCaps{input_format, width, height, colorimetry_name, colorimetry};
+}
+
+void Pipeline::set_input(const InputCaps &caps) {
+  input_format = caps.format;
+  width = caps.width;
+  height = caps.height;
+  colorimetry_name = caps.colorimetry_name;
+  colorimetry = caps.colorimetry;
 }
 
 int Pipeline::crop_count() const {
@@ -407,6 +470,8 @@ Pipeline generate(uint64_t seed) {
   // The terminal and its regions from a generator of their own, so that the
   // cudatensorize seeds keep the pipelines they had before cudabatch.
   Rng batch_rng(seed ^ 0x6261746368000000ull);
+  // The caps changes, too.
+  Rng caps_rng(seed ^ 0x6361707300000000ull);
   Pipeline p;
   p.seed = seed;
   if (batch_rng.chance(33)) {
@@ -435,36 +500,26 @@ Pipeline generate(uint64_t seed) {
   int resize_at = with_resize ? rng.range(0, crops) : -1;
   // Regions need the resize pending: right before cudanormalize.
   if (with_resize && p.region_source() != RegionSource::kFrame) resize_at = crops;
+  // Each stage drawn for the frame it receives (derived as derive() does).
   PixelFormat format = p.input_format;
   int width = p.width, height = p.height;
+  std::string never;  // make_resize() keeps to sizes the rule gives
   for (int i = 0; i <= crops; ++i) {
     if (i == resize_at) {
-      p.source_format = format;
-      p.source_width = width;
-      p.source_height = height;
       Stage stage;
       stage.kind = Stage::Kind::kResize;
       stage.resize = make_resize(rng, format, width, height);
-      format = stage.resize.out_format;
-      width = stage.resize.out_width;
-      height = stage.resize.out_height;
+      derive_stage(&stage, &format, &width, &height, &never);
       p.stages.push_back(stage);
     }
     if (i == crops) break;
     Stage stage;
     stage.kind = Stage::Kind::kCrop;
-    stage.crop = make_crop(rng, format, width, height);
-    width = stage.crop.effective.width;
-    height = stage.crop.effective.height;
+    stage.crop = make_crop(rng, width, height);
+    derive_stage(&stage, &format, &width, &height, &never);
     p.stages.push_back(stage);
   }
-  p.tensor_width = width;
-  p.tensor_height = height;
-  if (!with_resize) {
-    p.source_format = format;
-    p.source_width = width;
-    p.source_height = height;
-  }
+  derive(&p, &never);
 
   NormalizeStage &n = p.normalize;
   n.in_format = format;
@@ -524,41 +579,134 @@ Pipeline generate(uint64_t seed) {
       }
     } else if (b.source == RegionSource::kRoiMeta) {
       if (batch_rng.chance(30)) b.roi_type = "face";
+      p.rois.assign(p.frame_count, {});  // filled below, for each frame's caps
+    }
+  }
+
+  // Caps changes, each growing the input of the segment before it.
+  if (p.frame_count >= 2 && caps_rng.chance(25)) {
+    std::vector<int> slots(caps_rng.range(1, 2));
+    for (int &slot : slots) slot = caps_rng.range(0, p.frame_count - 2);
+    std::sort(slots.begin(), slots.end());
+    InputCaps current = p.input();
+    for (int slot : slots) {
+      // A few draws; a draw whose segment breaks a constraint (a crop after
+      // a short-side resize no longer fitting) is not taken.
+      for (int attempt = 0; attempt < 8; ++attempt) {
+        Event event;
+        event.kind = EventKind::kCapsChange;
+        InputCaps &next = event.caps;
+        next = current;
+        if (p.resize() != nullptr && caps_rng.chance(40))
+          next.format = caps_rng.pick(kInputFormats);
+        if (is_yuv(next.format)) {
+          if (next.format != current.format || caps_rng.chance(30)) {
+            const NamedColorimetry &named = caps_rng.pick(kColorimetries);
+            next.colorimetry_name = named.name;
+            next.colorimetry = named.colorimetry;
+          }
+        } else {
+          next.colorimetry_name.clear();
+          next.colorimetry = Colorimetry();
+        }
+        next.width = caps_rng.range(current.width, kMaxSide);
+        next.height = caps_rng.range(current.height, kMaxSide);
+        if (is_chroma_subsampled(next.format)) {
+          next.width += next.width % 2;
+          next.height += next.height % 2;
+        }
+        if (next.format == current.format && next.width == current.width &&
+            next.height == current.height && next.colorimetry_name == current.colorimetry_name)
+          continue;
+        std::vector<Event> &after = p.events[slot];
+        const auto at = after.begin() + caps_rng.range(0, static_cast<int>(after.size()));
+        const auto inserted = after.insert(at, event);
+        if (constraint_error(p).empty()) {
+          current = next;
+          break;
+        }
+        after.erase(inserted);
+      }
+    }
+  }
+
+  // Regions of interest, in the pixels of each frame's caps.
+  if (p.region_source() == RegionSource::kRoiMeta) {
+    for (int frame = 0; frame < p.frame_count; ++frame) {
+      // In the pixels of the frame's own caps.
+      const Pipeline s = segment(p, frame);
       // Where the source frame lies in the input: the crops' offsets.
       int origin_x = 0, origin_y = 0;
-      for (const Stage &stage : p.stages) {
+      for (const Stage &stage : s.stages) {
         if (stage.kind != Stage::Kind::kCrop) break;
         origin_x += stage.crop.effective.x;
         origin_y += stage.crop.effective.y;
       }
-      p.rois.assign(p.frame_count, {});
-      for (auto &rois : p.rois) {
-        const int count = batch_rng.range(0, kMaxRois);
-        for (int k = 0; k < count; ++k) {
-          RegionOfInterest roi;
-          roi.id = k;
-          roi.type = batch_rng.chance(50) ? "face" : "object";
-          if (batch_rng.chance(50)) {
-            // Inside the part of the input the crops keep (in input pixels),
-            // some reaching past it.
-            roi.x = origin_x + batch_rng.range(0, p.source_width - 1);
-            roi.y = origin_y + batch_rng.range(0, p.source_height - 1);
-            roi.width = batch_rng.range(1, p.source_width);
-            roi.height = batch_rng.range(1, p.source_height);
-          } else {
-            // Anywhere, up to 3 pixels past the frame (wholly outside), sides
-            // up to the frame's (some reaching past the edge).
-            roi.x = batch_rng.range(0, p.width + 3);
-            roi.y = batch_rng.range(0, p.height + 3);
-            roi.width = batch_rng.range(1, p.width);
-            roi.height = batch_rng.range(1, p.height);
-          }
-          rois.push_back(roi);
+      auto &rois = p.rois[frame];
+      const int count = batch_rng.range(0, kMaxRois);
+      for (int k = 0; k < count; ++k) {
+        RegionOfInterest roi;
+        roi.id = k;
+        roi.type = batch_rng.chance(50) ? "face" : "object";
+        if (batch_rng.chance(50)) {
+          // Inside the part of the input the crops keep (in input pixels),
+          // some reaching past it.
+          roi.x = origin_x + batch_rng.range(0, s.source_width - 1);
+          roi.y = origin_y + batch_rng.range(0, s.source_height - 1);
+          roi.width = batch_rng.range(1, s.source_width);
+          roi.height = batch_rng.range(1, s.source_height);
+        } else {
+          // Anywhere, up to 3 pixels past the frame (wholly outside), sides
+          // up to the frame's (some reaching past the edge).
+          roi.x = batch_rng.range(0, s.width + 3);
+          roi.y = batch_rng.range(0, s.height + 3);
+          roi.width = batch_rng.range(1, s.width);
+          roi.height = batch_rng.range(1, s.height);
         }
+        rois.push_back(roi);
       }
     }
   }
   return p;
+}
+
+bool derive(Pipeline *p, std::string *why) {
+  PixelFormat format = p->input_format;
+  int width = p->width, height = p->height;
+  bool resized = false;
+  for (Stage &stage : p->stages) {
+    if (stage.kind == Stage::Kind::kResize && !resized) {
+      resized = true;
+      p->source_format = format;
+      p->source_width = width;
+      p->source_height = height;
+    }
+    if (!derive_stage(&stage, &format, &width, &height, why)) return false;
+  }
+  if (!resized) {
+    p->source_format = format;
+    p->source_width = width;
+    p->source_height = height;
+  }
+  p->tensor_width = width;
+  p->tensor_height = height;
+  p->normalize.in_format = format;
+  return true;
+}
+
+Pipeline segment(const Pipeline &p, int frame) {
+  Pipeline s = p;
+  bool changed = false;
+  for (int i = 0; i < frame && i < static_cast<int>(p.events.size()); ++i)
+    for (const Event &event : p.events[i])
+      if (event.kind == EventKind::kCapsChange) {
+        s.set_input(event.caps);
+        changed = true;
+      }
+  std::string why;
+  if (changed && !derive(&s, &why))
+    throw std::invalid_argument("segment of frame " + std::to_string(frame) + ": " + why);
+  return s;
 }
 
 bool roi_in_source(const Pipeline &p, const RegionOfInterest &roi, PixelRect *rect) {
@@ -580,29 +728,33 @@ bool roi_in_source(const Pipeline &p, const RegionOfInterest &roi, PixelRect *re
 
 std::vector<ItemSpec> frame_items(const Pipeline &p, int frame) {
   std::vector<ItemSpec> items;
-  switch (p.region_source()) {
-    case RegionSource::kFrame:
-      items.push_back(ItemSpec{});
-      break;
-    case RegionSource::kRegions:
-      for (size_t i = 0; i < p.batch.regions.size(); ++i)
-        items.push_back(ItemSpec{false, chroma_aligned(p.batch.regions[i], p.source_format),
-                                 static_cast<int>(i)});
-      break;
-    case RegionSource::kRoiMeta:
-      if (frame < 0 || frame >= static_cast<int>(p.rois.size())) break;
-      for (const RegionOfInterest &roi : p.rois[frame]) {
-        PixelRect rect;
-        if (!p.batch.roi_type.empty() && roi.type != p.batch.roi_type) continue;
-        if (!roi_in_source(p, roi, &rect)) continue;
-        items.push_back(ItemSpec{false, chroma_aligned(rect, p.source_format), roi.id});
-      }
-      break;
+  if (p.region_source() == RegionSource::kFrame) {
+    items.push_back(ItemSpec{});
+    return items;
+  }
+  // The frame's own caps: its source frame and format.
+  const Pipeline s = segment(p, frame);
+  if (p.region_source() == RegionSource::kRegions) {
+    for (size_t i = 0; i < s.batch.regions.size(); ++i)
+      items.push_back(ItemSpec{false, chroma_aligned(s.batch.regions[i], s.source_format),
+                               static_cast<int>(i)});
+    return items;
+  }
+  if (frame < 0 || frame >= static_cast<int>(s.rois.size())) return items;
+  for (const RegionOfInterest &roi : s.rois[frame]) {
+    PixelRect rect;
+    if (!s.batch.roi_type.empty() && roi.type != s.batch.roi_type) continue;
+    if (!roi_in_source(s, roi, &rect)) continue;
+    items.push_back(ItemSpec{false, chroma_aligned(rect, s.source_format), roi.id});
   }
   return items;
 }
 
-std::string constraint_error(const Pipeline &p) {
+namespace {
+
+// Why the pipeline as it stands for one input (a segment) breaks a
+// constraint, or "".
+std::string segment_error(const Pipeline &p) {
   std::ostringstream why;
   bool known_format = false;
   for (PixelFormat format : kInputFormats) known_format = known_format || format == p.input_format;
@@ -663,6 +815,9 @@ std::string constraint_error(const Pipeline &p) {
         known_output = known_output || output == r.out_format;
       if (!known_output) why << "resize output " << format_name(r.out_format) << "; ";
       if (r.out_width < 1 || r.out_height < 1) why << "empty resize output; ";
+      if (r.out_width > 4 * kMaxSide || r.out_height > 4 * kMaxSide)
+        why << "resize output " << r.out_width << "x" << r.out_height << " over " << 4 * kMaxSide
+            << " a side; ";
       if (r.short_side > 0) {
         const bool swapped = swaps_axes(r.direction);
         int w = 0, h = 0;
@@ -743,6 +898,48 @@ std::string constraint_error(const Pipeline &p) {
       if (roi.type != "face" && roi.type != "object")
         why << "region of interest type " << roi.type << "; ";
     }
+  }
+  return why.str();
+}
+
+}  // namespace
+
+std::string constraint_error(const Pipeline &p) {
+  std::ostringstream why;
+  why << segment_error(p);
+  // Each caps change: a grown input the chain can take, and the segment
+  // after it keeps every constraint.
+  InputCaps current = p.input();
+  for (int i = 0; i < static_cast<int>(p.events.size()); ++i) {
+    for (const Event &event : p.events[i]) {
+      if (event.kind != EventKind::kCapsChange) continue;
+      const InputCaps &next = event.caps;
+      const std::string at = "caps change after frame " + std::to_string(i) + ": ";
+      if (i >= p.frame_count - 1) why << at << "no frame follows; ";
+      if (next.width < current.width || next.height < current.height)
+        why << at << "the input shrinks from " << current.width << "x" << current.height << " to "
+            << next.width << "x" << next.height << "; ";
+      if (next.format != current.format && p.resize() == nullptr)
+        why << at << "a new format without a cudaresize to convert it; ";
+      if (next.format == current.format && next.width == current.width &&
+          next.height == current.height && next.colorimetry_name == current.colorimetry_name)
+        why << at << "the caps do not change; ";
+      current = next;
+    }
+  }
+  for (int frame = 1; frame < p.frame_count && frame <= static_cast<int>(p.events.size());
+       ++frame) {
+    bool changed = false;
+    for (const Event &event : p.events[frame - 1])
+      changed = changed || event.kind == EventKind::kCapsChange;
+    if (!changed) continue;
+    std::string segment_why;
+    try {
+      segment_why = segment_error(segment(p, frame));
+    } catch (const std::invalid_argument &error) {
+      segment_why = error.what();
+    }
+    if (!segment_why.empty()) why << "frame " << frame << "'s caps: " << segment_why;
   }
   return why.str();
 }

@@ -74,6 +74,19 @@
 //             again (equal caps), a tag list (stream-scope title, or a
 //             global image-orientation tag: no generated cudaresize follows
 //             tags, since video-direction is never auto).
+//   caps changes  (a generator of their own, so that the other seeds keep
+//             their pipelines; about a pipeline in four with 2 frames or
+//             more) 1-2 between frames, never after the last: the input
+//             only grows (each side at least what it was, so every crop
+//             still fits), its format changes only where the chain has a
+//             cudaresize (the only converter), subsampled formats stay even,
+//             YUV caps get a colorimetry. Every stage is derived again for
+//             the new input (derive(): the crops' rounding for the new
+//             format, the short-side rule's size, so the tensor's frame may
+//             change) and the segment keeps every constraint above, the
+//             static regions inside its source frame included; the
+//             frames after the change are made for the new caps and their
+//             regions of interest for its pixels.
 #pragma once
 
 #include <cstdint>
@@ -203,15 +216,28 @@ struct TensorizeStage {
   bool fuse = true;
 };
 
-enum class EventKind { kGap, kEqualCaps, kTags };
+// The events drawn among the frames (kEventKinds of them), and the caps
+// changes, drawn apart (kCapsChange).
+enum class EventKind { kGap, kEqualCaps, kTags, kCapsChange };
 constexpr int kEventKinds = 3;
+constexpr int kAllEventKinds = 4;
 const char *event_kind_name(EventKind kind);
 
 enum class TagKind { kTitle, kImageOrientation };
 
+// What appsrc announces: the input frames' format, size and colorimetry.
+struct InputCaps {
+  PixelFormat format = PixelFormat::kRGBA;
+  int width = 0, height = 0;
+  // YUV only: the colorimetry field of the caps ("" none) and its meaning.
+  std::string colorimetry_name;
+  Colorimetry colorimetry;
+};
+
 struct Event {
   EventKind kind = EventKind::kGap;
   TagKind tag = TagKind::kTitle;  // kTags only
+  InputCaps caps;                 // kCapsChange only: the frames after it
 };
 
 struct Pipeline {
@@ -227,7 +253,8 @@ struct Pipeline {
   TensorizeStage tensorize;  // kTensorize
   BatchStage batch;          // kBatch
   int frame_count = 1;
-  // kRoiMeta: rois[i] attached to frame i; empty otherwise.
+  // kRoiMeta: rois[i] attached to frame i (in its own caps' pixels); empty
+  // otherwise.
   std::vector<std::vector<RegionOfInterest>> rois;
   // events[i]: sent after frame i (i < frame_count); events[frame_count - 1]
   // are sent after the last frame, before EOS.
@@ -254,7 +281,11 @@ struct Pipeline {
   }
   int event_count() const;
   int item_count() const;  // over all frames
-  int tensor_count() const { return (item_count() + batch_size() - 1) / batch_size(); }
+  // The tensors that leave: full batches, the partial batch a change of the
+  // tensor's frame size pushes (a caps change), the partial batch at EOS.
+  int tensor_count() const;
+  InputCaps input() const;
+  void set_input(const InputCaps &caps);
 
   // `appsrc name=src ... ! cudaframeupload ! ... ! appsink name=sink ...`
   // for gst_parse_launch (cudabatch: `cudabatch name=b ... ! appsink
@@ -271,6 +302,16 @@ struct Pipeline {
 
 // The pipeline of `seed`.
 Pipeline generate(uint64_t seed);
+
+// Derives what each stage receives and makes from `pipeline`'s input and the
+// stages' settings (crops' rounding, the short-side rule's size), the source
+// and tensor frames and cudanormalize's input; false (and why) where a stage
+// cannot derive its output (the short-side rule refuses the size).
+bool derive(Pipeline *pipeline, std::string *why);
+
+// The pipeline frame `frame` goes through: the caps changes sent before it
+// applied, every stage derived for them (the first frames' is `pipeline`).
+Pipeline segment(const Pipeline &pipeline, int frame);
 
 // A region of interest of the input frame as it reaches cudabatch: through
 // every crop (translated, clipped; false when nothing is left), then clipped

@@ -3,7 +3,11 @@
 // the environment; default 0 and 50) the generated pipeline
 // (composition/generator.h: cudatensorize or cudabatch, the harness
 // attaching the regions of interest the generator gives each frame) runs
-// with its frames and events, every tensor is
+// with its frames and events (a caps change: gst_app_src_set_caps, which
+// appsrc queues in order with the buffers and serialized events; the frames
+// after it are made for the new caps and compared with their segment's
+// reference, each tensor against the shape its items' caps give), every
+// tensor is
 // pulled from appsink and every item compared with the composed CPU
 // reference (composition/reference.h): values, geometry, PTS, shape, the
 // zeros of unfilled items. Every frame is accounted for: pushed = in
@@ -141,13 +145,16 @@ std::vector<std::string> bus_errors(GstElement *pipeline) {
   return errors;
 }
 
-GstEvent *make_event(const Pipeline &pipeline, const Event &event, int after_frame) {
+// The event to send for `event` (not a caps change: appsrc's caps), with
+// `caps` the caps in effect.
+GstEvent *make_event(const Pipeline &pipeline, const Event &event, int after_frame,
+                     const std::string &caps_text) {
   switch (event.kind) {
     case EventKind::kGap:
       // The hole between frame i (PTS 2i) and frame i + 1 (PTS 2i + 2).
       return gst_event_new_gap((2 * after_frame + 1) * kFrameNs, kFrameNs);
     case EventKind::kEqualCaps: {
-      GstCaps *caps = gst_caps_from_string(pipeline.input_caps().c_str());
+      GstCaps *caps = gst_caps_from_string(caps_text.c_str());
       GstEvent *caps_event = gst_event_new_caps(caps);
       gst_caps_unref(caps);
       return caps_event;
@@ -164,6 +171,8 @@ GstEvent *make_event(const Pipeline &pipeline, const Event &event, int after_fra
       }
       return gst_event_new_tag(tags);
     }
+    case EventKind::kCapsChange:
+      break;
   }
   return nullptr;
 }
@@ -191,6 +200,13 @@ bool geometry_matches(const GstCudaPrepGeometry &actual, const FrameGeometry &ex
   return ok;
 }
 
+// The frame whose PTS is `pts` (frame i at 2 * i * kFrameNs), or -1.
+int frame_of(GstClockTime pts) {
+  return GST_CLOCK_TIME_IS_VALID(pts) && pts % (2 * kFrameNs) == 0
+             ? static_cast<int>(pts / (2 * kFrameNs))
+             : -1;
+}
+
 // A pipeline's kind in the summary: its terminal element (cudabatch with
 // its region source).
 std::string terminal_kind(const Pipeline &p) {
@@ -212,22 +228,34 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
       ++totals->kinds[std::string("event ") + event_kind_name(event.kind)];
   drops->take();
 
-  // The frames and what each should become (first: the reference may throw).
-  const GstVideoInfo info = test::video_info(p.input_caps());
+  // The frames and what each should become (first: the reference may throw),
+  // each for the caps it is sent under (its segment).
   std::mt19937 rng(static_cast<uint32_t>(seed * 2654435761u + 1));
   std::vector<GstBuffer *> frames;
+  std::vector<Pipeline> segments;
   // Per frame: its items (whole frame, or regions) and what each becomes.
   std::vector<std::vector<ItemSpec>> specs;
   std::vector<std::vector<ItemReference>> expected(p.frame_count);
   for (int i = 0; i < p.frame_count; ++i) {
+    try {
+      segments.push_back(segment(p, i));
+    } catch (...) {
+      for (GstBuffer *made : frames) gst_buffer_unref(made);
+      throw;
+    }
+    const Pipeline &s = segments[i];
+    if (i > 0 && (s.tensor_width != segments[i - 1].tensor_width ||
+                  s.tensor_height != segments[i - 1].tensor_height))
+      ++totals->kinds["caps change to a new tensor"];
+    const GstVideoInfo info = test::video_info(s.input_caps());
     GstBuffer *frame = test::random_frame(info, rng);
-    ref::HostFrame host(p.input_format, p.width, p.height);
+    ref::HostFrame host(s.input_format, s.width, s.height);
     for (guint plane = 0; plane < GST_VIDEO_INFO_N_PLANES(&info); ++plane)
       host.planes[plane] = test::plane_bytes(frame, info, plane);
     frames.push_back(frame);
     specs.push_back(frame_items(p, i));
     try {
-      for (const ItemSpec &spec : specs[i]) expected[i].push_back(item_reference(p, host, spec));
+      for (const ItemSpec &spec : specs[i]) expected[i].push_back(item_reference(s, host, spec));
     } catch (...) {
       for (GstBuffer *made : frames) gst_buffer_unref(made);
       throw;
@@ -257,11 +285,21 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
   GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
 
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  // appsrc keeps buffers, caps (gst_app_src_set_caps) and serialized events
+  // in one queue, in the order given.
+  Pipeline current = p;  // the caps in effect
   for (int i = 0; i < p.frame_count; ++i) {
     if (gst_app_src_push_buffer(GST_APP_SRC(src), frames[i]) != GST_FLOW_OK)
       problems.push_back("appsrc refused frame " + std::to_string(i));
     for (const Event &event : p.events[i]) {
-      if (!gst_element_send_event(src, make_event(p, event, i))) {
+      if (event.kind == EventKind::kCapsChange) {
+        current.set_input(event.caps);
+        GstCaps *caps = gst_caps_from_string(current.input_caps().c_str());
+        gst_app_src_set_caps(GST_APP_SRC(src), caps);
+        gst_caps_unref(caps);
+        continue;
+      }
+      if (!gst_element_send_event(src, make_event(p, event, i, current.input_caps()))) {
         // Not the elements' doing: appsrc did not take it. Counted apart.
         ++totals->events_refused;
         std::printf("seed %llu: appsrc refused a %s event\n", static_cast<unsigned long long>(seed),
@@ -272,7 +310,6 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
   gst_app_src_end_of_stream(GST_APP_SRC(src));
 
   // Every tensor until EOS, an error, or 10 s without a tensor.
-  const TensorDesc desc = tensor_desc(p);
   std::vector<std::vector<int>> seen(p.frame_count);
   for (int i = 0; i < p.frame_count; ++i) seen[i].assign(specs[i].size(), 0);
   std::vector<std::string> errors;
@@ -297,12 +334,22 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
       continue;
     }
     const GstCudaPrepTensor *tensor = meta->tensors[0];
+    // Its shape is its first item's caps segment's (every item's).
+    const int first = tensor->batch_filled > 0 ? frame_of(tensor->items[0].pts) : -1;
+    if (first < 0 || first >= p.frame_count) {
+      problems.push_back("tensor " + std::to_string(tensors) + " has no item of a frame sent");
+      gst_sample_unref(sample);
+      continue;
+    }
+    const TensorDesc desc = tensor_desc(segments[first]);
     bool shape_ok = tensor->num_dims == 4;
     for (int axis = 0; axis < 4 && shape_ok; ++axis)
       shape_ok = tensor->dims[axis] == static_cast<gsize>(desc.dims[axis]) &&
                  tensor->strides[axis] == static_cast<gsize>(desc.strides_bytes[axis]);
     if (!shape_ok) {
-      problems.push_back("tensor " + std::to_string(tensors) + " has another shape or strides");
+      problems.push_back("tensor " + std::to_string(tensors) +
+                         " has another shape or strides than frame " + std::to_string(first) +
+                         "'s caps give");
       gst_sample_unref(sample);
       continue;
     }
@@ -322,12 +369,17 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
       }
       const GstCudaPrepTensorItem &item = tensor->items[n];
       const GstClockTime pts = item.pts;
-      const int frame = GST_CLOCK_TIME_IS_VALID(pts) && pts % (2 * kFrameNs) == 0
-                            ? static_cast<int>(pts / (2 * kFrameNs))
-                            : -1;
+      const int frame = frame_of(pts);
       if (frame < 0 || frame >= p.frame_count) {
         problems.push_back("tensor " + std::to_string(tensors) + " item " + std::to_string(n) +
                            " has PTS " + std::to_string(pts) + ", no frame's");
+        continue;
+      }
+      const TensorDesc item_desc = tensor_desc(segments[frame]);
+      if (!std::equal(item_desc.dims, item_desc.dims + 4, desc.dims)) {
+        problems.push_back("tensor " + std::to_string(tensors) + " holds frame " +
+                           std::to_string(frame) + ", whose caps give another tensor than frame " +
+                           std::to_string(first) + "'s");
         continue;
       }
       // Its (frame, region): whole frames have region_id -1.
@@ -358,7 +410,8 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
                            std::to_string(rect.x) + "," + std::to_string(rect.y) + "," +
                            std::to_string(rect.width) + "," + std::to_string(rect.height) + ">");
       const ItemReference &reference = expected[frame][index];
-      const ItemComparison result = compare_item(p, bytes, static_cast<int>(n), reference);
+      const ItemComparison result =
+          compare_item(segments[frame], bytes, static_cast<int>(n), reference);
       totals->resampled += result.resampled;
       if (result.resampled > 0) totals->resampled_differing += result.differing;
       totals->worst_steps = std::max(totals->worst_steps, result.worst_steps);

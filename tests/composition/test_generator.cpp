@@ -3,9 +3,12 @@
 // generated pipeline keeps the encoded constraints, parses with
 // gst_parse_launch, its elements take their settings (READY: settings
 // errors are named there without a GPU) and its caps chain through each
-// element as the generator says (caps queries need no GPU); 2,000 seeds
-// cover every format, method, direction, crop count and event kind; and the
-// composed reference on small cases computed by hand.
+// element as the generator says (caps queries need no GPU), for every caps
+// change's segment too; 2,000 seeds cover every format, method, direction,
+// crop count, terminal, region source and event kind; the composed
+// reference on small cases computed by hand, regions of interest through
+// the crops against a pixel mask, region items as the chain behind one more
+// crop, and the tensors a caps change splits.
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
@@ -42,6 +45,9 @@ TEST(Generator, SameSeedSamePipeline) {
       for (size_t e = 0; e < a.events[i].size(); ++e) {
         EXPECT_EQ(a.events[i][e].kind, b.events[i][e].kind) << "seed " << seed;
         EXPECT_EQ(a.events[i][e].tag, b.events[i][e].tag) << "seed " << seed;
+        EXPECT_EQ(a.events[i][e].caps.format, b.events[i][e].caps.format) << "seed " << seed;
+        EXPECT_EQ(a.events[i][e].caps.width, b.events[i][e].caps.width) << "seed " << seed;
+        EXPECT_EQ(a.events[i][e].caps.height, b.events[i][e].caps.height) << "seed " << seed;
       }
     }
   }
@@ -144,6 +150,14 @@ TEST(Generator, TheConstraintCheckSeesBrokenBatches) {
   Pipeline tensorize = regions;
   tensorize.terminal = Terminal::kTensorize;
   EXPECT_TRUE(has(constraint_error(tensorize), "cudabatch settings without cudabatch"));
+}
+
+// The caps change event of `p` (the first), or nullptr.
+Event *first_caps_change(Pipeline *p) {
+  for (auto &after : p->events)
+    for (Event &event : after)
+      if (event.kind == EventKind::kCapsChange) return &event;
+  return nullptr;
 }
 
 // A property as text: an enum by its nick, anything else serialised.
@@ -451,6 +465,26 @@ TEST(Generator, TwoThousandSeedsCoverEverything) {
       }
     if (!p.events.back().empty()) ++seen["event before EOS"];
     ++seen[p.terminal == Terminal::kBatch ? "terminal cudabatch" : "terminal cudatensorize"];
+    for (int frame = 1; frame < p.frame_count; ++frame) {
+      const Pipeline before = segment(p, frame - 1), after = segment(p, frame);
+      if (before.input_format == after.input_format && before.width == after.width &&
+          before.height == after.height && before.colorimetry_name == after.colorimetry_name)
+        continue;
+      ++seen[p.terminal == Terminal::kBatch ? "caps change into cudabatch"
+                                            : "caps change into cudatensorize"];
+      if (before.input_format != after.input_format) ++seen["caps change of format"];
+      if (before.width == after.width && before.height == after.height)
+        ++seen["caps change of format or colorimetry alone"];
+      if (before.tensor_width != after.tensor_width || before.tensor_height != after.tensor_height)
+        ++seen["caps change of the tensor's frame"];
+      else
+        ++seen["caps change keeping the tensor's frame"];
+      for (size_t i = 0; i < p.stages.size(); ++i)
+        if (p.stages[i].kind == Stage::Kind::kCrop &&
+            (before.stages[i].crop.effective.x != after.stages[i].crop.effective.x ||
+             before.stages[i].crop.effective.y != after.stages[i].crop.effective.y))
+          ++seen["caps change of a crop's rounding"];
+    }
     if (p.terminal != Terminal::kBatch) continue;
     ++seen[std::string("region-source ") + region_source_nick(p.batch.source)];
     ++seen[p.batch.layout_set ? "batch layout set" : "batch layout default"];
@@ -468,9 +502,10 @@ TEST(Generator, TwoThousandSeedsCoverEverything) {
              p.batch.regions[item.region_id].y != item.rect.y))
           ++seen["region rounded"];
       if (p.batch.source != RegionSource::kRoiMeta) continue;
+      const Pipeline s = segment(p, frame);
       for (const RegionOfInterest &roi : p.rois[frame]) {
         PixelRect rect;
-        if (!roi_in_source(p, roi, &rect))
+        if (!roi_in_source(s, roi, &rect))
           ++seen["roi removed"];
         else if (rect.width != roi.width || rect.height != roi.height)
           ++seen["roi clipped"];
@@ -500,7 +535,7 @@ TEST(Generator, TwoThousandSeedsCoverEverything) {
   for (int n = 1; n <= kMaxFrames; ++n) wanted.push_back("frames " + std::to_string(n));
   for (int n = 1; n <= kMaxBatch; ++n) wanted.push_back("batch " + std::to_string(n));
   for (int n = 0; n <= 4; ++n) wanted.push_back("pad values " + std::to_string(n));
-  for (int k = 0; k < kEventKinds; ++k)
+  for (int k = 0; k < kAllEventKinds; ++k)
     wanted.push_back(std::string("event ") + event_kind_name(static_cast<EventKind>(k)));
   for (const char *name : {"layout NCHW",
                            "layout NHWC",
@@ -541,6 +576,13 @@ TEST(Generator, TwoThousandSeedsCoverEverything) {
                            "tag title",
                            "tag image-orientation",
                            "event before EOS",
+                           "caps change into cudabatch",
+                           "caps change into cudatensorize",
+                           "caps change of format",
+                           "caps change of format or colorimetry alone",
+                           "caps change of the tensor's frame",
+                           "caps change keeping the tensor's frame",
+                           "caps change of a crop's rounding",
                            "terminal cudabatch",
                            "terminal cudatensorize",
                            "region-source frame",
@@ -860,11 +902,12 @@ TEST(ComposedReference, RegionsOfInterestThroughCropsEqualThePixelMask) {
   for (uint64_t seed = 0; seed < kCoverageSeeds; ++seed) {
     const Pipeline p = generate(seed);
     if (p.region_source() != RegionSource::kRoiMeta) continue;
-    for (const auto &frame : p.rois) {
-      for (const RegionOfInterest &roi : frame) {
+    for (int frame = 0; frame < p.frame_count; ++frame) {
+      const Pipeline s = segment(p, frame);
+      for (const RegionOfInterest &roi : p.rois[frame]) {
         PixelRect mapped, expected;
-        const bool kept = roi_in_source(p, roi, &mapped);
-        ASSERT_EQ(kept, roi_by_mask(p, roi, &expected))
+        const bool kept = roi_in_source(s, roi, &mapped);
+        ASSERT_EQ(kept, roi_by_mask(s, roi, &expected))
             << "seed " << seed << " roi " << roi.id << ": " << p.description();
         ++compared;
         if (!kept) {
@@ -998,15 +1041,19 @@ TEST(ComposedReference, EveryRegionItemIsAValidCroppedChain) {
     const Pipeline p = generate(seed);
     if (p.terminal != Terminal::kBatch) continue;
     for (int frame = 0; frame < p.frame_count; ++frame) {
+      const Pipeline s = segment(p, frame);
       for (const ItemSpec &item : frame_items(p, frame)) {
-        Pipeline chain = item_pipeline(p, item);
+        Pipeline chain = item_pipeline(s, item);
         if (item.whole_frame) {
-          EXPECT_EQ(chain.description(), p.description());
+          EXPECT_EQ(chain.description(), s.description());
           continue;
         }
+        // One frame's chain: no other frames, no events.
         chain.terminal = Terminal::kTensorize;
         chain.batch = BatchStage{};
         chain.rois.clear();
+        chain.frame_count = 1;
+        chain.events.assign(1, {});
         EXPECT_EQ(chain.crop_count(), p.crop_count() + 1) << "seed " << seed;
         // One crop more than the generator makes is the only excess allowed.
         std::string error = constraint_error(chain);
@@ -1021,25 +1068,226 @@ TEST(ComposedReference, EveryRegionItemIsAValidCroppedChain) {
   EXPECT_GT(checked, 100);
 }
 
-// Every region item of the generated cudabatch pipelines has a reference of
-// the tensor's frame size.
+// Every item of the generated cudabatch pipelines and of those with caps
+// changes has a reference of its segment's tensor frame size, as the GPU
+// harness builds them.
 TEST(ComposedReference, EveryGeneratedItemHasAReference) {
   int items = 0;
   for (uint64_t seed = 0; seed < 600; ++seed) {
     const Pipeline p = generate(seed);
-    if (p.terminal != Terminal::kBatch) continue;
+    bool changes = false;
+    for (const auto &after : p.events)
+      for (const Event &event : after) changes = changes || event.kind == EventKind::kCapsChange;
+    if (p.terminal != Terminal::kBatch && !changes) continue;
     SCOPED_TRACE("seed " + std::to_string(seed) + ": " + p.description());
-    const ref::HostFrame input = numbered_frame(p.input_format, p.width, p.height);
     for (int frame = 0; frame < p.frame_count; ++frame) {
+      const Pipeline s = segment(p, frame);
+      const ref::HostFrame input = numbered_frame(s.input_format, s.width, s.height);
       for (const ItemSpec &spec : frame_items(p, frame)) {
-        const ItemReference item = item_reference(p, input, spec);
-        EXPECT_EQ(item.width, p.tensor_width);
-        EXPECT_EQ(item.height, p.tensor_height);
-        const std::vector<uint8_t> tensor = expected_tensor(p, {&item});
-        EXPECT_EQ(compare_item(p, tensor, 0, item).beyond, 0);
+        const ItemReference item = item_reference(s, input, spec);
+        EXPECT_EQ(item.width, s.tensor_width);
+        EXPECT_EQ(item.height, s.tensor_height);
+        const std::vector<uint8_t> tensor = expected_tensor(s, {&item});
+        EXPECT_EQ(compare_item(s, tensor, 0, item).beyond, 0);
         ++items;
       }
     }
   }
   EXPECT_GT(items, 100);
+}
+
+// --- Caps changes ----------------------------------------------------------------
+
+// GRAY8 10x20 through cudaresize short-side=5 (5x10), `frames` frames, no
+// event yet.
+Pipeline short_side_gray(int frames) {
+  Pipeline p = hand_pipeline(PixelFormat::kGRAY8, 10, 20);
+  p.normalize.order = ChannelOrder::kGray;
+  Stage resize = resize_stage(p, Interpolation::kBilinear, 5, 10, PixelFormat::kGRAY8);
+  resize.resize.short_side = 5;
+  add_resize(&p, resize);
+  p.tensor_width = 5;
+  p.tensor_height = 10;
+  p.frame_count = frames;
+  p.events.assign(frames, {});
+  return p;
+}
+
+// derive() reproduces every value generate() recorded for the first caps.
+TEST(CapsChanges, DeriveGivesWhatGenerateRecorded) {
+  for (uint64_t seed = 0; seed < kCoverageSeeds; ++seed) {
+    const Pipeline p = generate(seed);
+    Pipeline q = p;
+    q.source_width = q.source_height = q.tensor_width = q.tensor_height = -1;
+    for (Stage &stage : q.stages) {
+      if (stage.kind == Stage::Kind::kCrop) {
+        stage.crop.effective = PixelRect{-1, -1, -1, -1};
+      } else {
+        stage.resize.in_width = -1;
+        if (stage.resize.short_side > 0) stage.resize.out_width = -1;
+      }
+    }
+    std::string why;
+    ASSERT_TRUE(derive(&q, &why)) << why;
+    ASSERT_EQ(q.stages.size(), p.stages.size());
+    for (size_t i = 0; i < p.stages.size(); ++i) {
+      const PixelRect &a = p.stages[i].crop.effective, &b = q.stages[i].crop.effective;
+      EXPECT_EQ(std::vector<int>({a.x, a.y, a.width, a.height}),
+                std::vector<int>({b.x, b.y, b.width, b.height}))
+          << "seed " << seed;
+      EXPECT_EQ(p.stages[i].resize.in_width, q.stages[i].resize.in_width) << "seed " << seed;
+      EXPECT_EQ(p.stages[i].resize.out_width, q.stages[i].resize.out_width) << "seed " << seed;
+    }
+    EXPECT_EQ(q.tensor_width, p.tensor_width) << "seed " << seed;
+    EXPECT_EQ(q.tensor_height, p.tensor_height) << "seed " << seed;
+    EXPECT_EQ(q.source_width, p.source_width) << "seed " << seed;
+    EXPECT_EQ(q.source_height, p.source_height) << "seed " << seed;
+  }
+}
+
+// By hand: GRAY8 10x20 through a short-side=5 resize (5x10), batch 4, three
+// frames, the input grown to 40x20 after the first: frames 1 and 2 go
+// through a resize to 10x5 (a new tensor), the partial batch of frame 0
+// leaves first, two tensors in all; a crop before the resize is rounded
+// again where the new format subsamples it.
+TEST(CapsChanges, SegmentsDeriveTheirSizesAndTheTensorsSplit) {
+  Pipeline p = short_side_gray(3);
+  p.tensorize.batch_size = 4;
+  ASSERT_EQ(constraint_error(p), "");
+  EXPECT_EQ(p.tensor_count(), 1);
+  Event grow;
+  grow.kind = EventKind::kCapsChange;
+  grow.caps = p.input();
+  grow.caps.width = 40;
+  p.events[0].push_back(grow);
+  ASSERT_EQ(constraint_error(p), "");
+  EXPECT_EQ(segment(p, 0).tensor_width, 5);
+  const Pipeline grown = segment(p, 1);
+  EXPECT_EQ(grown.width, 40);
+  EXPECT_EQ(grown.stages[0].resize.in_width, 40);
+  EXPECT_EQ(grown.tensor_width, 10);
+  EXPECT_EQ(grown.tensor_height, 5);
+  EXPECT_EQ(segment(p, 2).tensor_width, 10);
+  EXPECT_EQ(p.tensor_count(), 2) << "the partial batch of frame 0, then frames 1 and 2";
+  // A change that keeps the tensor's frame (a capsfilter size) keeps the
+  // batch: one tensor.
+  Pipeline fixed = p;
+  fixed.stages[0].resize.short_side = 0;
+  std::string why;
+  ASSERT_TRUE(derive(&fixed, &why)) << why;
+  EXPECT_EQ(segment(fixed, 1).tensor_width, 5);
+  EXPECT_EQ(fixed.tensor_count(), 1);
+
+  // RGB 8x8 cropped at <3,3,4,4> then resized; the input becomes NV12
+  // 8x8: the crop rounds to (2,2).
+  Pipeline rgb = hand_pipeline(PixelFormat::kRGB, 8, 8);
+  add_crop(&rgb, {3, 3, 4, 4});
+  add_resize(&rgb, resize_stage(rgb, Interpolation::kNearest, 4, 4, PixelFormat::kRGB));
+  rgb.frame_count = 2;
+  rgb.events.assign(2, {});
+  Event nv12;
+  nv12.kind = EventKind::kCapsChange;
+  nv12.caps =
+      InputCaps{PixelFormat::kNV12, 8, 8, "bt709", {ColorMatrix::kBT709, ColorRange::kLimited}};
+  rgb.events[0].push_back(nv12);
+  ASSERT_EQ(constraint_error(rgb), "");
+  const Pipeline second = segment(rgb, 1);
+  EXPECT_EQ(second.stages[0].crop.effective.x, 2);
+  EXPECT_EQ(second.stages[0].crop.effective.y, 2);
+  EXPECT_EQ(second.stages[1].resize.in_format, PixelFormat::kNV12);
+  EXPECT_EQ(second.source_format, PixelFormat::kNV12);
+  EXPECT_EQ(second.colorimetry.matrix.kr, Colorimetry{ColorMatrix::kBT709}.matrix.kr);
+  EXPECT_EQ(segment(rgb, 0).stages[0].crop.effective.x, 3);
+}
+
+// Every caps change's segment negotiates on paper as the generator says:
+// each crop's output for the frame it now receives (a lone cudacrop's caps
+// query), the short-side rule's size as cudaresize derives it.
+TEST(CapsChanges, EverySegmentNegotiatesOnPaper) {
+  int segments = 0;
+  for (uint64_t seed = 0; seed < kParseSeeds; ++seed) {
+    const Pipeline p = generate(seed);
+    for (int frame = 1; frame < p.frame_count; ++frame) {
+      bool changed = false;
+      for (const Event &event : p.events[frame - 1])
+        changed = changed || event.kind == EventKind::kCapsChange;
+      if (!changed) continue;
+      const Pipeline s = segment(p, frame);
+      SCOPED_TRACE("seed " + std::to_string(seed) + " frame " + std::to_string(frame) + ": " +
+                   s.input_caps());
+      ++segments;
+      for (const Stage &stage : s.stages) {
+        GstElement *lone = nullptr;
+        std::string upstream;
+        int width = 0, height = 0;
+        if (stage.kind == Stage::Kind::kCrop) {
+          const CropStage &c = stage.crop;
+          lone = gst_element_factory_make("cudacrop", nullptr);
+          g_object_set(lone, "x", c.x, "y", c.y, "width", c.width, "height", c.height, nullptr);
+          upstream = test::caps_string(format_name(c.in_format), c.in_width, c.in_height, true);
+          width = c.effective.width;
+          height = c.effective.height;
+        } else {
+          const ResizeStage &r = stage.resize;
+          if (r.short_side == 0) continue;  // a capsfilter's size
+          lone = gst_element_factory_make("cudaresize", nullptr);
+          g_object_set(lone, "short-side", r.short_side, "multiple-of", r.multiple_of, nullptr);
+          gst_util_set_object_arg(G_OBJECT(lone), "video-direction", direction_name(r.direction));
+          upstream = test::caps_string(format_name(r.in_format), r.in_width, r.in_height, true);
+          width = r.out_width;
+          height = r.out_height;
+        }
+        GstCaps *out = test::caps_downstream_of(lone, upstream.c_str());
+        EXPECT_EQ(caps_int(out, "width"), width);
+        EXPECT_EQ(caps_int(out, "height"), height);
+        gst_caps_unref(out);
+        gst_object_unref(lone);
+      }
+      // The new caps are valid caps.
+      GstVideoInfo info;
+      GstCaps *caps = gst_caps_from_string(s.input_caps().c_str());
+      EXPECT_TRUE(gst_video_info_from_caps(&info, caps));
+      gst_caps_unref(caps);
+    }
+  }
+  EXPECT_GT(segments, 50);
+}
+
+TEST(Generator, TheConstraintCheckSeesBrokenCapsChanges) {
+  const Pipeline changed = first_generated([](const Pipeline &p) {
+    Pipeline copy = p;
+    return copy.resize() == nullptr && first_caps_change(&copy) != nullptr;
+  });
+  ASSERT_EQ(constraint_error(changed), "");
+  Pipeline shrunk = changed;
+  first_caps_change(&shrunk)->caps.width = shrunk.width - 1;
+  EXPECT_TRUE(has(constraint_error(shrunk), "the input shrinks")) << constraint_error(shrunk);
+  Pipeline format = changed;
+  Event *event = first_caps_change(&format);
+  event->caps.format =
+      event->caps.format == PixelFormat::kRGB ? PixelFormat::kBGR : PixelFormat::kRGB;
+  EXPECT_TRUE(has(constraint_error(format), "a new format without a cudaresize"))
+      << constraint_error(format);
+  Pipeline same = changed;
+  first_caps_change(&same)->caps = same.input();
+  EXPECT_TRUE(has(constraint_error(same), "the caps do not change")) << constraint_error(same);
+  Pipeline last = changed;
+  Event moved = *first_caps_change(&last);
+  for (auto &after : last.events) after.clear();
+  last.events.back().push_back(moved);
+  EXPECT_TRUE(has(constraint_error(last), "no frame follows")) << constraint_error(last);
+
+  // A crop after a short-side resize that the new input's size no longer
+  // fits: GRAY8 10x20, short-side 5 gives 5x10, a crop <0,0,5,10>; grown to
+  // 40x20 the resize gives 10x5.
+  Pipeline p = short_side_gray(2);
+  add_crop(&p, {0, 0, 5, 10});
+  ASSERT_EQ(constraint_error(p), "");
+  Event grow;
+  grow.kind = EventKind::kCapsChange;
+  grow.caps = p.input();
+  grow.caps.width = 40;
+  p.events[0].push_back(grow);
+  EXPECT_TRUE(has(constraint_error(p), "frame 1's caps: crop 1 <0,0,5,10> does not fit 10x5"))
+      << constraint_error(p);
 }
