@@ -263,6 +263,8 @@ const char *event_kind_name(EventKind kind) {
       return "tags";
     case EventKind::kCapsChange:
       return "caps-change";
+    case EventKind::kFlush:
+      return "flush";
   }
   return "unknown";
 }
@@ -315,23 +317,45 @@ int Pipeline::item_count() const {
   return count;
 }
 
-int Pipeline::tensor_count() const {
-  int tensors = 0, filled = 0;
-  for (int frame = 0; frame < frame_count; ++frame) {
-    const Pipeline s = segment(*this, frame);
+Batching batching(const Pipeline &p) {
+  Batching out;
+  std::vector<ItemRef> filling;
+  const auto leave = [&]() {
+    if (!filling.empty()) out.tensors.push_back(filling);
+    filling.clear();
+  };
+  for (int frame = 0; frame < p.frame_count; ++frame) {
     // New caps with another tensor push the batch begun under the old ones.
-    if (filled > 0 && frame > 0) {
-      const Pipeline before = segment(*this, frame - 1);
-      if (before.tensor_width != s.tensor_width || before.tensor_height != s.tensor_height) {
-        ++tensors;
-        filled = 0;
-      }
+    if (frame > 0) {
+      const Pipeline before = segment(p, frame - 1), now = segment(p, frame);
+      if (before.tensor_width != now.tensor_width || before.tensor_height != now.tensor_height)
+        leave();
     }
-    filled += static_cast<int>(frame_items(*this, frame).size());
-    tensors += filled / batch_size();
-    filled %= batch_size();
+    const int items = static_cast<int>(frame_items(p, frame).size());
+    for (int index = 0; index < items; ++index) {
+      filling.push_back(ItemRef{frame, index});
+      if (static_cast<int>(filling.size()) == p.batch_size()) leave();
+    }
+    for (const Event &event : p.events[frame]) {
+      if (event.kind != EventKind::kFlush) continue;
+      out.tensors_before_flush.push_back(static_cast<int>(out.tensors.size()));
+      out.flushed.insert(out.flushed.end(), filling.begin(), filling.end());
+      filling.clear();
+    }
   }
-  return tensors + (filled > 0 ? 1 : 0);
+  leave();  // EOS
+  return out;
+}
+
+int Pipeline::tensor_count() const {
+  return static_cast<int>(batching(*this).tensors.size());
+}
+
+bool Pipeline::has_flush() const {
+  for (const auto &after : events)
+    for (const Event &event : after)
+      if (event.kind == EventKind::kFlush) return true;
+  return false;
 }
 
 InputCaps Pipeline::input() const {
@@ -456,8 +480,10 @@ std::string Pipeline::terminal_element() const {
 }
 
 std::string Pipeline::description() const {
-  const std::string source =
-      "appsrc name=src format=time caps=\"" + input_caps() + "\" ! cudaframeupload ! " + elements();
+  // A flushing seek needs a seekable appsrc.
+  const std::string source = "appsrc name=src format=time" +
+                             std::string(has_flush() ? " stream-type=seekable" : "") + " caps=\"" +
+                             input_caps() + "\" ! cudaframeupload ! " + elements();
   const std::string sink = "appsink name=sink sync=false max-buffers=0 emit-signals=false";
   if (terminal == Terminal::kTensorize) return source + " ! " + terminal_element() + " ! " + sink;
   // cudabatch first: its sink_0:: properties wait for the pad the link
@@ -472,6 +498,8 @@ Pipeline generate(uint64_t seed) {
   Rng batch_rng(seed ^ 0x6261746368000000ull);
   // The caps changes, too.
   Rng caps_rng(seed ^ 0x6361707300000000ull);
+  // And the flushes.
+  Rng flush_rng(seed ^ 0x666c757368000000ull);
   Pipeline p;
   p.seed = seed;
   if (batch_rng.chance(33)) {
@@ -627,6 +655,18 @@ Pipeline generate(uint64_t seed) {
         }
         after.erase(inserted);
       }
+    }
+  }
+
+  // Flushes, each first after its frame.
+  if (p.frame_count >= 2 && flush_rng.chance(20)) {
+    const int flushes = flush_rng.range(1, kMaxFlushes);
+    for (int i = 0; i < flushes; ++i) {
+      std::vector<Event> &after = p.events[flush_rng.range(0, p.frame_count - 1)];
+      if (!after.empty() && after.front().kind == EventKind::kFlush) continue;
+      Event flush;
+      flush.kind = EventKind::kFlush;
+      after.insert(after.begin(), flush);
     }
   }
 
@@ -910,6 +950,15 @@ std::string constraint_error(const Pipeline &p) {
   // Each caps change: a grown input the chain can take, and the segment
   // after it keeps every constraint.
   InputCaps current = p.input();
+  int flushes = 0;
+  for (int i = 0; i < static_cast<int>(p.events.size()); ++i) {
+    for (size_t e = 0; e < p.events[i].size(); ++e) {
+      if (p.events[i][e].kind != EventKind::kFlush) continue;
+      ++flushes;
+      if (e > 0) why << "a flush after frame " << i << " is not the first event there; ";
+    }
+  }
+  if (flushes > kMaxFlushes) why << flushes << " flushes; ";
   for (int i = 0; i < static_cast<int>(p.events.size()); ++i) {
     for (const Event &event : p.events[i]) {
       if (event.kind != EventKind::kCapsChange) continue;

@@ -1,7 +1,9 @@
 // A seeded generator of random but valid cudaprep pipelines for the
 // differential composition test (issue 23): from a seed, an input format and
 // size, any order of 0-3 cudacrop and 0-1 cudaresize, then cudanormalize ->
-// cudatensorize, a list of frames and the events injected between them.
+// cudatensorize or cudabatch (whole frames, static regions or regions of
+// interest), a list of frames and the events injected between them (GAP,
+// equal caps, tags, caps changes, flushing seeks).
 // Pure C++: no GStreamer, no GPU. The same seed gives the same pipeline on
 // every platform (its own integer generator, no <random> distributions,
 // whose results the standard leaves to the library).
@@ -87,6 +89,15 @@
 //             static regions inside its source frame included; the
 //             frames after the change are made for the new caps and their
 //             regions of interest for its pixels.
+//   flushes   (a generator of their own, too; about a pipeline in five with
+//             2 frames or more) 1-2, each the first event after its frame
+//             (or before EOS): the harness drains (every frame sent has
+//             reached the terminal element, every full tensor has arrived),
+//             then seeks the pipeline with a flush to the hole after that
+//             frame (appsrc stream-type=seekable); the partial batch the
+//             flush drops is accounted as dropped by the flush (batching()).
+//             First in its slot, so that no caps appsrc queued are flushed
+//             with its queue.
 #pragma once
 
 #include <cstdint>
@@ -108,6 +119,7 @@ constexpr int kMaxFrames = 6;
 constexpr int kMaxBatch = 4;
 constexpr int kMaxRegions = 4;           // static regions of the cudabatch pad
 constexpr int kMaxRois = 4;              // regions of interest per frame
+constexpr int kMaxFlushes = 2;           // flushing seeks per pipeline
 constexpr uint64_t kFrameNs = 33000000;  // 33 ms
 
 // Its own integer generator (splitmix64), so that a seed means the same
@@ -217,10 +229,10 @@ struct TensorizeStage {
 };
 
 // The events drawn among the frames (kEventKinds of them), and the caps
-// changes, drawn apart (kCapsChange).
-enum class EventKind { kGap, kEqualCaps, kTags, kCapsChange };
+// changes and flushes, drawn apart.
+enum class EventKind { kGap, kEqualCaps, kTags, kCapsChange, kFlush };
 constexpr int kEventKinds = 3;
-constexpr int kAllEventKinds = 4;
+constexpr int kAllEventKinds = 5;
 const char *event_kind_name(EventKind kind);
 
 enum class TagKind { kTitle, kImageOrientation };
@@ -280,6 +292,7 @@ struct Pipeline {
     return terminal == Terminal::kBatch ? batch.source : RegionSource::kFrame;
   }
   int event_count() const;
+  bool has_flush() const;
   int item_count() const;  // over all frames
   // The tensors that leave: full batches, the partial batch a change of the
   // tensor's frame size pushes (a caps change), the partial batch at EOS.
@@ -308,6 +321,22 @@ Pipeline generate(uint64_t seed);
 // and tensor frames and cudanormalize's input; false (and why) where a stage
 // cannot derive its output (the short-side rule refuses the size).
 bool derive(Pipeline *pipeline, std::string *why);
+
+// One item: frame `frame`'s frame_items()[index].
+struct ItemRef {
+  int frame = 0, index = 0;
+};
+
+// How the items leave, in order: the tensors (full batches, the partial
+// batch new caps with another tensor push, the partial batch at EOS), the
+// items each flush drops with the partial batch, and how many tensors left
+// before each flush (what the harness drains before flushing).
+struct Batching {
+  std::vector<std::vector<ItemRef>> tensors;
+  std::vector<ItemRef> flushed;
+  std::vector<int> tensors_before_flush;
+};
+Batching batching(const Pipeline &pipeline);
 
 // The pipeline frame `frame` goes through: the caps changes sent before it
 // applied, every stage derived for them (the first frames' is `pipeline`).

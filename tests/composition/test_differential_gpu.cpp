@@ -1,29 +1,39 @@
 // The differential composition test on the GPU (issue 23): for every seed
 // in [CUDAPREP_DIFF_FIRST, CUDAPREP_DIFF_FIRST + CUDAPREP_DIFF_COUNT) (from
 // the environment; default 0 and 50) the generated pipeline
-// (composition/generator.h: cudatensorize or cudabatch, the harness
-// attaching the regions of interest the generator gives each frame) runs
-// with its frames and events (a caps change: gst_app_src_set_caps, which
-// appsrc queues in order with the buffers and serialized events; the frames
-// after it are made for the new caps and compared with their segment's
-// reference, each tensor against the shape its items' caps give), every
-// tensor is
-// pulled from appsink and every item compared with the composed CPU
-// reference (composition/reference.h): values, geometry, PTS, shape, the
-// zeros of unfilled items. Every frame is accounted for: pushed = in
-// tensors + dropped with a reason (an element's "dropping ..." log line,
-// caught through a GStreamer log function) + lost to a posted error (itself
-// a mismatch); anything else is lost without a reason, a failure. One
-// summary line:
+// (composition/generator.h: cudatensorize or cudabatch) runs with its frames
+// (the regions of interest the generator gives each attached) and events,
+// every tensor is pulled from appsink and every item compared with the
+// composed CPU reference (composition/reference.h) of its frame's caps
+// segment: values, geometry, PTS, region rectangle, the tensor's shape, the
+// zeros of unfilled items. Items are matched to their frame by PTS and to
+// their region by region_id.
+//
+// Events: GAP, equal caps and tags through appsrc's send_event; a caps
+// change through gst_app_src_set_caps (appsrc queues caps, buffers and
+// serialized events in one queue, in order); a flush: the harness drains
+// (every frame sent has come out of cudanormalize, counted by a pad probe,
+// or an element said it dropped it; every full tensor is pulled), then seeks
+// the pipeline with GST_SEEK_FLAG_FLUSH to the hole after the frame, appsrc
+// stream-type=seekable accepting it in seek-data. GstBaseSrc then sends
+// FLUSH_START, FLUSH_STOP and the new segment from its streaming thread, in
+// order; FLUSH_START/FLUSH_STOP pushed on appsrc's pad from the application
+// thread would race its streaming thread and leave downstream without a
+// segment after FLUSH_STOP (appsrc does not resend it).
+//
+// Every frame is accounted for: pushed = in tensors + none expected (no
+// region) + dropped by a flush (the partial batch the flush drops, as
+// batching() plans it) + dropped with a reason (an element's "dropping ..."
+// log line, caught through a GStreamer log function) + lost to a posted
+// error (itself a mismatch); anything else is lost without a reason, a
+// failure. One summary line:
 //   differential: seeds A..B, N pipelines, F frames, E events, M mismatches, L lost without a
 //   reason
-// (A..B inclusive), then the details: drops with a reason, the resampled
-// values off by a step, the items (cudabatch region items: one per region,
-// matched to their frame by PTS and to their region by region_id, their
-// rectangle and geometry checked too; a frame with no region has no item
-// and is no loss) and the pipelines per terminal kind and events per kind; each mismatching seed is
-// printed with the one command that reproduces it (CUDAPREP_DIFF_VERBOSE=1 prints every seed's
-// pipeline). Skips, saying why, without a GPU.
+// (A..B inclusive), then two lines of details: drops, the resampled values
+// off by a step, the items, the frames a flush dropped, and the pipelines
+// per terminal kind and the events per kind. Each mismatching seed is
+// printed with the one command that reproduces it (CUDAPREP_DIFF_VERBOSE=1
+// prints every seed's pipeline). Skips, saying why, without a GPU.
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
@@ -87,6 +97,7 @@ class DropLog {
     if (default_removed_) gst_debug_add_log_function(gst_debug_log_default, nullptr, nullptr);
   }
   int take() { return drops_.exchange(0); }
+  int count() const { return drops_.load(); }
   std::string last_reason() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return last_reason_;
@@ -118,6 +129,7 @@ struct Totals {
   int pipelines = 0;
   int64_t frames = 0, events = 0, events_refused = 0;
   int64_t items = 0, frames_without_items = 0;
+  int64_t flushed_frames = 0, flushed_items = 0;  // dropped by a flush with the partial batch
   // Pipelines per terminal (and region source), events per kind.
   std::map<std::string, int64_t> kinds;
   int mismatches = 0;
@@ -145,8 +157,8 @@ std::vector<std::string> bus_errors(GstElement *pipeline) {
   return errors;
 }
 
-// The event to send for `event` (not a caps change: appsrc's caps), with
-// `caps` the caps in effect.
+// The event appsrc sends for `event` (not a caps change or a flush, which
+// the harness makes otherwise), `caps_text` the caps in effect.
 GstEvent *make_event(const Pipeline &pipeline, const Event &event, int after_frame,
                      const std::string &caps_text) {
   switch (event.kind) {
@@ -171,7 +183,8 @@ GstEvent *make_event(const Pipeline &pipeline, const Event &event, int after_fra
       }
       return gst_event_new_tag(tags);
     }
-    case EventKind::kCapsChange:
+    case EventKind::kCapsChange:  // gst_app_src_set_caps
+    case EventKind::kFlush:       // a flushing seek on the pipeline
       break;
   }
   return nullptr;
@@ -198,6 +211,31 @@ bool geometry_matches(const GstCudaPrepGeometry &actual, const FrameGeometry &ex
     *why = text.str();
   }
   return ok;
+}
+
+// The first element of `bin` made by `factory` (a reference), or null.
+GstElement *first_element_of(GstElement *bin, const char *factory) {
+  GstIterator *it = gst_bin_iterate_elements(GST_BIN(bin));
+  GValue item = G_VALUE_INIT;
+  GstElement *found = nullptr;
+  while (found == nullptr && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+    auto *element = GST_ELEMENT(g_value_get_object(&item));
+    if (std::strcmp(GST_OBJECT_NAME(gst_element_get_factory(element)), factory) == 0)
+      found = GST_ELEMENT(gst_object_ref(element));
+    g_value_reset(&item);
+  }
+  g_value_unset(&item);
+  gst_iterator_free(it);
+  return found;
+}
+
+GstPadProbeReturn count_buffer(GstPad *, GstPadProbeInfo *, gpointer data) {
+  ++*static_cast<std::atomic<int> *>(data);
+  return GST_PAD_PROBE_OK;
+}
+
+gboolean accept_seek(GstAppSrc *, guint64, gpointer) {
+  return TRUE;
 }
 
 // The frame whose PTS is `pts` (frame i at 2 * i * kFrameNs), or -1.
@@ -284,62 +322,25 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
   GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
   GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
 
-  gst_element_set_state(pipeline, GST_STATE_PLAYING);
-  // appsrc keeps buffers, caps (gst_app_src_set_caps) and serialized events
-  // in one queue, in the order given.
-  Pipeline current = p;  // the caps in effect
-  for (int i = 0; i < p.frame_count; ++i) {
-    if (gst_app_src_push_buffer(GST_APP_SRC(src), frames[i]) != GST_FLOW_OK)
-      problems.push_back("appsrc refused frame " + std::to_string(i));
-    for (const Event &event : p.events[i]) {
-      if (event.kind == EventKind::kCapsChange) {
-        current.set_input(event.caps);
-        GstCaps *caps = gst_caps_from_string(current.input_caps().c_str());
-        gst_app_src_set_caps(GST_APP_SRC(src), caps);
-        gst_caps_unref(caps);
-        continue;
-      }
-      if (!gst_element_send_event(src, make_event(p, event, i, current.input_caps()))) {
-        // Not the elements' doing: appsrc did not take it. Counted apart.
-        ++totals->events_refused;
-        std::printf("seed %llu: appsrc refused a %s event\n", static_cast<unsigned long long>(seed),
-                    event_kind_name(event.kind));
-      }
-    }
-  }
-  gst_app_src_end_of_stream(GST_APP_SRC(src));
-
-  // Every tensor until EOS, an error, or 10 s without a tensor.
+  // Every tensor: its shape, and each item against its frame's reference.
   std::vector<std::vector<int>> seen(p.frame_count);
   for (int i = 0; i < p.frame_count; ++i) seen[i].assign(specs[i].size(), 0);
   std::vector<std::string> errors;
   int tensors = 0;
-  for (GstClockTime idle = 0; idle < 10 * GST_SECOND;) {
-    GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 200 * GST_MSECOND);
-    if (sample == nullptr) {
-      if (gst_app_sink_is_eos(GST_APP_SINK(sink))) break;
-      const std::vector<std::string> posted = bus_errors(pipeline);
-      errors.insert(errors.end(), posted.begin(), posted.end());
-      if (!errors.empty()) break;
-      idle += 200 * GST_MSECOND;
-      continue;
-    }
-    idle = 0;
+  const auto handle = [&](GstSample *sample) {
     ++tensors;
     GstBuffer *buffer = gst_sample_get_buffer(sample);
     GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
     if (meta == nullptr || meta->num_tensors != 1) {
       problems.push_back("tensor " + std::to_string(tensors) + " has no tensor meta");
-      gst_sample_unref(sample);
-      continue;
+      return;
     }
     const GstCudaPrepTensor *tensor = meta->tensors[0];
     // Its shape is its first item's caps segment's (every item's).
     const int first = tensor->batch_filled > 0 ? frame_of(tensor->items[0].pts) : -1;
     if (first < 0 || first >= p.frame_count) {
       problems.push_back("tensor " + std::to_string(tensors) + " has no item of a frame sent");
-      gst_sample_unref(sample);
-      continue;
+      return;
     }
     const TensorDesc desc = tensor_desc(segments[first]);
     bool shape_ok = tensor->num_dims == 4;
@@ -350,8 +351,7 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
       problems.push_back("tensor " + std::to_string(tensors) +
                          " has another shape or strides than frame " + std::to_string(first) +
                          "'s caps give");
-      gst_sample_unref(sample);
-      continue;
+      return;
     }
     const std::vector<uint8_t> bytes = test::tensor_bytes(buffer);
     for (gsize n = 0; n < tensor->batch_size; ++n) {
@@ -423,7 +423,95 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
       if (!geometry_matches(item.geometry, reference.geometry, &why))
         problems.push_back(name + ": " + why);
     }
+  };
+  // One tensor within `wait` (true), or none: the errors posted so far
+  // collected.
+  const auto pull = [&](GstClockTime wait) {
+    GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), wait);
+    if (sample == nullptr) {
+      const std::vector<std::string> posted = bus_errors(pipeline);
+      errors.insert(errors.end(), posted.begin(), posted.end());
+      return false;
+    }
+    handle(sample);
     gst_sample_unref(sample);
+    return true;
+  };
+
+  // Frames that reached the terminal element (buffers out of cudanormalize):
+  // what a drain waits for, with the frames an element said it dropped.
+  std::atomic<int> reached{0};
+  GstElement *normalize = first_element_of(pipeline, "cudanormalize");
+  GstPad *normalize_src = gst_element_get_static_pad(normalize, "src");
+  gst_pad_add_probe(normalize_src, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &reached, nullptr);
+  gst_object_unref(normalize_src);
+  gst_object_unref(normalize);
+  // appsrc stream-type=seekable asks before it seeks.
+  if (p.has_flush()) g_signal_connect(src, "seek-data", G_CALLBACK(accept_seek), nullptr);
+  const Batching plan = batching(p);
+  size_t flushes = 0;
+
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  // appsrc keeps buffers, caps (gst_app_src_set_caps) and serialized events
+  // in one queue, in the order given.
+  Pipeline current = p;  // the caps in effect
+  for (int i = 0; i < p.frame_count; ++i) {
+    if (gst_app_src_push_buffer(GST_APP_SRC(src), frames[i]) != GST_FLOW_OK)
+      problems.push_back("appsrc refused frame " + std::to_string(i));
+    for (const Event &event : p.events[i]) {
+      if (event.kind == EventKind::kCapsChange) {
+        current.set_input(event.caps);
+        GstCaps *caps = gst_caps_from_string(current.input_caps().c_str());
+        gst_app_src_set_caps(GST_APP_SRC(src), caps);
+        gst_caps_unref(caps);
+        continue;
+      }
+      if (event.kind == EventKind::kFlush) {
+        // Drain: every frame sent reached the terminal element (or was
+        // dropped with a reason) and every full tensor arrived; what the
+        // flush then drops is the partial batch alone.
+        const int wanted = plan.tensors_before_flush[flushes++];
+        bool drained = false;
+        for (GstClockTime idle = 0; idle < 10 * GST_SECOND && errors.empty();) {
+          drained = reached.load() + drops->count() >= i + 1 && tensors >= wanted;
+          if (drained) break;
+          if (pull(200 * GST_MSECOND))
+            idle = 0;
+          else
+            idle += 200 * GST_MSECOND;
+        }
+        if (!drained && errors.empty())
+          problems.push_back("no drain before the flush after frame " + std::to_string(i) +
+                             " within 10 s: " + std::to_string(reached.load()) + " of " +
+                             std::to_string(i + 1) + " frames reached the terminal element, " +
+                             std::to_string(tensors) + " of " + std::to_string(wanted) +
+                             " tensors arrived");
+        // To the hole after frame i: the next frames are inside the new
+        // segment.
+        if (!gst_element_seek(pipeline, 1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+                              GST_SEEK_TYPE_SET, (2 * i + 1) * kFrameNs, GST_SEEK_TYPE_NONE,
+                              GST_CLOCK_TIME_NONE))
+          problems.push_back("the flushing seek after frame " + std::to_string(i) + " was refused");
+        continue;
+      }
+      if (!gst_element_send_event(src, make_event(p, event, i, current.input_caps()))) {
+        // Not the elements' doing: appsrc did not take it. Counted apart.
+        ++totals->events_refused;
+        std::printf("seed %llu: appsrc refused a %s event\n", static_cast<unsigned long long>(seed),
+                    event_kind_name(event.kind));
+      }
+    }
+  }
+  gst_app_src_end_of_stream(GST_APP_SRC(src));
+
+  // Every tensor until EOS, an error, or 10 s without a tensor.
+  for (GstClockTime idle = 0; idle < 10 * GST_SECOND && errors.empty();) {
+    if (pull(200 * GST_MSECOND)) {
+      idle = 0;
+      continue;
+    }
+    if (gst_app_sink_is_eos(GST_APP_SINK(sink))) break;
+    idle += 200 * GST_MSECOND;
   }
   const std::vector<std::string> late = bus_errors(pipeline);
   errors.insert(errors.end(), late.begin(), late.end());
@@ -431,23 +519,33 @@ std::vector<std::string> run_seed(uint64_t seed, DropLog *drops, Totals *totals)
     problems.push_back("no EOS at appsink within 10 s of the last tensor");
   for (const std::string &error : errors) problems.push_back("error: " + error);
 
-  // Every frame accounted for: all its items arrived, or it has none (no
-  // region: not a loss), or it was dropped with a reason.
+  // Every frame accounted for: all its items arrived or were dropped by a
+  // flush with the partial batch, or it has none (no region: not a loss), or
+  // an element said it dropped it.
+  std::vector<std::vector<bool>> flushed(p.frame_count);
+  for (int i = 0; i < p.frame_count; ++i) flushed[i].assign(specs[i].size(), false);
+  for (const ItemRef &item : plan.flushed) flushed[item.frame][item.index] = true;
   int missing = 0;
   for (int i = 0; i < p.frame_count; ++i) {
     const int wanted = static_cast<int>(specs[i].size());
-    int arrived = 0;
-    for (int count : seen[i]) arrived += count > 0;
+    int arrived = 0, by_flush = 0;
+    for (size_t k = 0; k < seen[i].size(); ++k) {
+      arrived += seen[i][k] > 0;
+      by_flush += seen[i][k] == 0 && flushed[i][k];
+    }
     totals->items += wanted;
+    totals->flushed_items += by_flush;
+    totals->flushed_frames += by_flush > 0;
     if (wanted == 0) {
       ++totals->frames_without_items;
-    } else if (arrived == 0) {
+    } else if (arrived == 0 && by_flush == 0) {
       ++missing;
-    } else if (arrived < wanted) {
+    } else if (arrived + by_flush < wanted) {
       // Part of a frame's regions: no element drops part of a frame.
       ++totals->lost;
       problems.push_back("frame " + std::to_string(i) + ": " + std::to_string(arrived) + " of " +
-                         std::to_string(wanted) + " items");
+                         std::to_string(wanted) + " items (" + std::to_string(by_flush) +
+                         " dropped by a flush)");
     }
   }
   const int dropped = drops->take();
@@ -529,9 +627,12 @@ TEST(Differential, GeneratedPipelinesEqualTheComposedReference) {
   std::string kinds;
   for (const auto &[kind, count] : totals.kinds)
     kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(count);
-  std::printf("  (%lld items, %lld frames with no item; per kind: %s)\n",
-              static_cast<long long>(totals.items),
-              static_cast<long long>(totals.frames_without_items), kinds.c_str());
+  std::printf(
+      "  (%lld items, %lld frames with no item, dropped by a flush: %lld frames, %lld items; "
+      "per kind: %s)\n",
+      static_cast<long long>(totals.items), static_cast<long long>(totals.frames_without_items),
+      static_cast<long long>(totals.flushed_frames), static_cast<long long>(totals.flushed_items),
+      kinds.c_str());
   EXPECT_EQ(totals.mismatches, 0) << "first failing seed " << totals.failed_seeds.front();
   EXPECT_EQ(totals.lost, 0);
   EXPECT_LE(off_fraction, kMaxOffFraction)

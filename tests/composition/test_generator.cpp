@@ -246,6 +246,8 @@ TEST(Generator, EveryDescriptionParsesAndNegotiatesOnPaper) {
     ASSERT_NE(src, nullptr);
     ASSERT_NE(sink, nullptr);
     EXPECT_STREQ(GST_OBJECT_NAME(gst_element_get_factory(src)), "appsrc");
+    // A flushing seek needs appsrc seekable.
+    EXPECT_EQ(property_string(src, "stream-type"), pipeline.has_flush() ? "seekable" : "stream");
     EXPECT_STREQ(GST_OBJECT_NAME(gst_element_get_factory(sink)), "appsink");
     gst_object_unref(src);
     gst_object_unref(sink);
@@ -465,6 +467,13 @@ TEST(Generator, TwoThousandSeedsCoverEverything) {
       }
     if (!p.events.back().empty()) ++seen["event before EOS"];
     ++seen[p.terminal == Terminal::kBatch ? "terminal cudabatch" : "terminal cudatensorize"];
+    if (p.has_flush()) {
+      const Batching plan = batching(p);
+      ++seen[plan.flushed.empty() ? "flush with no partial batch" : "flush dropping items"];
+      ++seen[p.terminal == Terminal::kBatch ? "flush into cudabatch" : "flush into cudatensorize"];
+      if (!p.events.back().empty() && p.events.back().front().kind == EventKind::kFlush)
+        ++seen["flush before EOS"];
+    }
     for (int frame = 1; frame < p.frame_count; ++frame) {
       const Pipeline before = segment(p, frame - 1), after = segment(p, frame);
       if (before.input_format == after.input_format && before.width == after.width &&
@@ -576,6 +585,11 @@ TEST(Generator, TwoThousandSeedsCoverEverything) {
                            "tag title",
                            "tag image-orientation",
                            "event before EOS",
+                           "flush with no partial batch",
+                           "flush dropping items",
+                           "flush into cudabatch",
+                           "flush into cudatensorize",
+                           "flush before EOS",
                            "caps change into cudabatch",
                            "caps change into cudatensorize",
                            "caps change of format",
@@ -1113,6 +1127,15 @@ Pipeline short_side_gray(int frames) {
   return p;
 }
 
+// A caps change after frame `frame` to the input `width` wide.
+void widen_after(Pipeline *p, int frame, int width) {
+  Event grow;
+  grow.kind = EventKind::kCapsChange;
+  grow.caps = p->input();
+  grow.caps.width = width;
+  p->events[frame].push_back(grow);
+}
+
 // derive() reproduces every value generate() recorded for the first caps.
 TEST(CapsChanges, DeriveGivesWhatGenerateRecorded) {
   for (uint64_t seed = 0; seed < kCoverageSeeds; ++seed) {
@@ -1155,11 +1178,7 @@ TEST(CapsChanges, SegmentsDeriveTheirSizesAndTheTensorsSplit) {
   p.tensorize.batch_size = 4;
   ASSERT_EQ(constraint_error(p), "");
   EXPECT_EQ(p.tensor_count(), 1);
-  Event grow;
-  grow.kind = EventKind::kCapsChange;
-  grow.caps = p.input();
-  grow.caps.width = 40;
-  p.events[0].push_back(grow);
+  widen_after(&p, 0, 40);
   ASSERT_EQ(constraint_error(p), "");
   EXPECT_EQ(segment(p, 0).tensor_width, 5);
   const Pipeline grown = segment(p, 1);
@@ -1283,11 +1302,100 @@ TEST(Generator, TheConstraintCheckSeesBrokenCapsChanges) {
   Pipeline p = short_side_gray(2);
   add_crop(&p, {0, 0, 5, 10});
   ASSERT_EQ(constraint_error(p), "");
-  Event grow;
-  grow.kind = EventKind::kCapsChange;
-  grow.caps = p.input();
-  grow.caps.width = 40;
-  p.events[0].push_back(grow);
+  widen_after(&p, 0, 40);
   EXPECT_TRUE(has(constraint_error(p), "frame 1's caps: crop 1 <0,0,5,10> does not fit 10x5"))
       << constraint_error(p);
+}
+
+// --- Flushes -------------------------------------------------------------------
+
+TEST(Flushes, TheConstraintCheckSeesMisplacedFlushes) {
+  Pipeline p = short_side_gray(3);
+  Event flush, gap;
+  flush.kind = EventKind::kFlush;
+  p.events[1] = {gap, flush};
+  EXPECT_TRUE(has(constraint_error(p), "a flush after frame 1 is not the first event there"))
+      << constraint_error(p);
+  p.events[1] = {flush, gap};
+  EXPECT_EQ(constraint_error(p), "");
+  p.events[0] = {flush};
+  p.events[2] = {flush};
+  EXPECT_TRUE(has(constraint_error(p), "3 flushes")) << constraint_error(p);
+}
+
+std::vector<std::pair<int, int>> pairs(const std::vector<ItemRef> &items) {
+  std::vector<std::pair<int, int>> out;
+  for (const ItemRef &item : items) out.emplace_back(item.frame, item.index);
+  return out;
+}
+
+// By hand: batch 3, five frames, a flush after frame 3: frames 0-2 leave
+// full, frame 3 waits in the partial batch the flush drops, frame 4 leaves
+// at EOS; with a caps change to another tensor after frame 0 (pushing frame
+// 0 alone), frames 1-3 fill a batch and the flush finds nothing to drop.
+TEST(Flushes, TheFlushDropsThePartialBatchOnly) {
+  Pipeline p = short_side_gray(5);
+  p.tensorize.batch_size = 3;
+  Event flush;
+  flush.kind = EventKind::kFlush;
+  p.events[3].push_back(flush);
+  ASSERT_EQ(constraint_error(p), "");
+  Batching plan = batching(p);
+  ASSERT_EQ(plan.tensors.size(), 2u);
+  EXPECT_EQ(pairs(plan.tensors[0]), (std::vector<std::pair<int, int>>{{0, 0}, {1, 0}, {2, 0}}));
+  EXPECT_EQ(pairs(plan.tensors[1]), (std::vector<std::pair<int, int>>{{4, 0}}));
+  EXPECT_EQ(pairs(plan.flushed), (std::vector<std::pair<int, int>>{{3, 0}}));
+  EXPECT_EQ(plan.tensors_before_flush, std::vector<int>{1});
+  EXPECT_EQ(p.tensor_count(), 2);
+
+  widen_after(&p, 0, 40);
+  ASSERT_EQ(constraint_error(p), "");
+  plan = batching(p);
+  ASSERT_EQ(plan.tensors.size(), 3u);
+  EXPECT_EQ(pairs(plan.tensors[0]), (std::vector<std::pair<int, int>>{{0, 0}}));
+  EXPECT_EQ(pairs(plan.tensors[1]), (std::vector<std::pair<int, int>>{{1, 0}, {2, 0}, {3, 0}}));
+  EXPECT_TRUE(plan.flushed.empty());
+  EXPECT_EQ(plan.tensors_before_flush, std::vector<int>{2});
+
+  // Regions spilling over a batch: three regions a frame, batch 2, a flush
+  // after frame 0: region 0 and 1 leave, region 2 is flushed.
+  Pipeline regions = hand_pipeline(PixelFormat::kGRAY8, 4, 4);
+  regions.normalize.order = ChannelOrder::kGray;
+  regions.terminal = Terminal::kBatch;
+  regions.batch.batch_size = 2;
+  regions.batch.source = RegionSource::kRegions;
+  regions.batch.regions = {PixelRect{0, 0, 2, 2}, PixelRect{2, 2, 2, 2}, PixelRect{1, 1, 2, 2}};
+  regions.frame_count = 2;
+  regions.events.assign(2, {});
+  regions.events[0].push_back(flush);
+  ASSERT_EQ(constraint_error(regions), "");
+  plan = batching(regions);
+  ASSERT_EQ(plan.tensors.size(), 3u);
+  EXPECT_EQ(pairs(plan.tensors[0]), (std::vector<std::pair<int, int>>{{0, 0}, {0, 1}}));
+  EXPECT_EQ(pairs(plan.flushed), (std::vector<std::pair<int, int>>{{0, 2}}));
+  EXPECT_EQ(pairs(plan.tensors[1]), (std::vector<std::pair<int, int>>{{1, 0}, {1, 1}}));
+  EXPECT_EQ(pairs(plan.tensors[2]), (std::vector<std::pair<int, int>>{{1, 2}}))
+      << "frame 1's region 2 leaves at EOS";
+}
+
+// Every item of every generated pipeline is in exactly one tensor or
+// flushed, in frame order.
+TEST(Flushes, EveryItemLeavesOnceOrIsFlushed) {
+  for (uint64_t seed = 0; seed < kCoverageSeeds; ++seed) {
+    const Pipeline p = generate(seed);
+    const Batching plan = batching(p);
+    std::vector<std::pair<int, int>> all;
+    for (const auto &tensor : plan.tensors) {
+      EXPECT_LE(static_cast<int>(tensor.size()), p.batch_size()) << "seed " << seed;
+      EXPECT_FALSE(tensor.empty()) << "seed " << seed;
+      for (const ItemRef &item : tensor) all.emplace_back(item.frame, item.index);
+    }
+    for (const ItemRef &item : plan.flushed) all.emplace_back(item.frame, item.index);
+    std::sort(all.begin(), all.end());
+    std::vector<std::pair<int, int>> wanted;
+    for (int frame = 0; frame < p.frame_count; ++frame)
+      for (size_t i = 0; i < frame_items(p, frame).size(); ++i)
+        wanted.emplace_back(frame, static_cast<int>(i));
+    EXPECT_EQ(all, wanted) << "seed " << seed;
+  }
 }
