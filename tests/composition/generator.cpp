@@ -1,6 +1,9 @@
 #include "composition/generator.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
+#include <stdexcept>
 #include <sstream>
 
 namespace cudaprep::composition {
@@ -62,11 +65,39 @@ std::string value_array(const double *values, int count) {
   return text + ">\"";
 }
 
-CropStage make_crop(Rng &rng, PixelFormat format, int width, int height) {
+// x (and y, except YUY2) rounded down to even where `format`'s chroma is
+// subsampled, the size kept: cudacrop's and cudabatch's rounding.
+PixelRect chroma_aligned(PixelRect rect, PixelFormat format) {
+  if (is_chroma_subsampled(format)) {
+    rect.x &= ~1;
+    if (format != PixelFormat::kYUY2) rect.y &= ~1;
+  }
+  return rect;
+}
+
+// Whether `rect` (as given) lies inside a width x height frame.
+bool fits(const PixelRect &rect, int width, int height) {
+  return rect.x >= 0 && rect.y >= 0 && rect.width >= 1 && rect.height >= 1 &&
+         static_cast<int64_t>(rect.x) + rect.width <= width &&
+         static_cast<int64_t>(rect.y) + rect.height <= height;
+}
+
+// `rect` intersected with [0, width) x [0, height) after moving the origin to
+// (dx, dy); false when nothing is left.
+bool clip(int64_t x, int64_t y, int64_t w, int64_t h, int64_t dx, int64_t dy, int width, int height,
+          PixelRect *out) {
+  const int64_t left = std::max<int64_t>(x - dx, 0), top = std::max<int64_t>(y - dy, 0);
+  const int64_t right = std::min<int64_t>(x + w - dx, width);
+  const int64_t bottom = std::min<int64_t>(y + h - dy, height);
+  if (right <= left || bottom <= top) return false;
+  *out = PixelRect{static_cast<int>(left), static_cast<int>(top), static_cast<int>(right - left),
+                   static_cast<int>(bottom - top)};
+  return true;
+}
+
+// A crop's region (derive_stage() fills in the rest).
+CropStage make_crop(Rng &rng, int width, int height) {
   CropStage crop;
-  crop.in_format = format;
-  crop.in_width = width;
-  crop.in_height = height;
   // Mostly a real crop, sometimes the whole frame (an identity region).
   if (rng.chance(10)) {
     crop.width = width;
@@ -77,12 +108,39 @@ CropStage make_crop(Rng &rng, PixelFormat format, int width, int height) {
     crop.width = rng.range(1, width - crop.x);
     crop.height = rng.range(1, height - crop.y);
   }
-  crop.effective = {crop.x, crop.y, crop.width, crop.height};
-  if (is_chroma_subsampled(format)) {
-    crop.effective.x &= ~1;
-    if (format != PixelFormat::kYUY2) crop.effective.y &= ~1;
-  }
   return crop;
+}
+
+// Fills in what `stage` receives (format, width, height) and what it makes
+// of it, and moves the three on to its output; false (why) where the
+// short-side rule refuses the size.
+bool derive_stage(Stage *stage, PixelFormat *format, int *width, int *height, std::string *why) {
+  if (stage->kind == Stage::Kind::kCrop) {
+    CropStage &crop = stage->crop;
+    crop.in_format = *format;
+    crop.in_width = *width;
+    crop.in_height = *height;
+    crop.effective = chroma_aligned({crop.x, crop.y, crop.width, crop.height}, *format);
+    *width = crop.effective.width;
+    *height = crop.effective.height;
+    return true;
+  }
+  ResizeStage &resize = stage->resize;
+  resize.in_format = *format;
+  resize.in_width = *width;
+  resize.in_height = *height;
+  if (resize.short_side > 0) {
+    const bool swapped = swaps_axes(resize.direction);
+    if (!short_side_multiple_size(swapped ? *height : *width, swapped ? *width : *height,
+                                  resize.short_side,
+                                  resize.multiple_of > 0 ? resize.multiple_of : 1,
+                                  &resize.out_width, &resize.out_height, why))
+      return false;
+  }
+  *format = resize.out_format;
+  *width = resize.out_width;
+  *height = resize.out_height;
+  return true;
 }
 
 ResizeStage make_resize(Rng &rng, PixelFormat format, int width, int height) {
@@ -203,11 +261,29 @@ const char *event_kind_name(EventKind kind) {
       return "equal-caps";
     case EventKind::kTags:
       return "tags";
+    case EventKind::kCapsChange:
+      return "caps-change";
+    case EventKind::kFlush:
+      return "flush";
+  }
+  return "unknown";
+}
+
+const char *region_source_nick(RegionSource source) {
+  switch (source) {
+    case RegionSource::kFrame:
+      return "frame";
+    case RegionSource::kRegions:
+      return "regions";
+    case RegionSource::kRoiMeta:
+      return "roi-meta";
   }
   return "unknown";
 }
 
 DataType Pipeline::tensor_dtype() const {
+  // cudabatch has no dtype of its own: the planar frames'.
+  if (terminal == Terminal::kBatch) return normalize.dtype;
   switch (tensorize.dtype) {
     case TensorDType::kFloat32:
       return DataType::kFloat32;
@@ -217,6 +293,81 @@ DataType Pipeline::tensor_dtype() const {
       break;
   }
   return normalize.dtype;
+}
+
+int Pipeline::batch_size() const {
+  return terminal == Terminal::kBatch ? batch.batch_size : tensorize.batch_size;
+}
+
+TensorLayout Pipeline::layout() const {
+  return terminal == Terminal::kBatch ? batch.layout : tensorize.layout;
+}
+
+bool Pipeline::resize_pending() const {
+  const ResizeStage *r = resize();
+  // cudaresize passes frames through between equal caps unless it turns them.
+  return r != nullptr && !(r->in_format == r->out_format && r->in_width == r->out_width &&
+                           r->in_height == r->out_height && r->direction == Orientation::kIdentity);
+}
+
+int Pipeline::item_count() const {
+  int count = 0;
+  for (int frame = 0; frame < frame_count; ++frame)
+    count += static_cast<int>(frame_items(*this, frame).size());
+  return count;
+}
+
+Batching batching(const Pipeline &p) {
+  Batching out;
+  std::vector<ItemRef> filling;
+  const auto leave = [&]() {
+    if (!filling.empty()) out.tensors.push_back(filling);
+    filling.clear();
+  };
+  for (int frame = 0; frame < p.frame_count; ++frame) {
+    // New caps with another tensor push the batch begun under the old ones.
+    if (frame > 0) {
+      const Pipeline before = segment(p, frame - 1), now = segment(p, frame);
+      if (before.tensor_width != now.tensor_width || before.tensor_height != now.tensor_height)
+        leave();
+    }
+    const int items = static_cast<int>(frame_items(p, frame).size());
+    for (int index = 0; index < items; ++index) {
+      filling.push_back(ItemRef{frame, index});
+      if (static_cast<int>(filling.size()) == p.batch_size()) leave();
+    }
+    for (const Event &event : p.events[frame]) {
+      if (event.kind != EventKind::kFlush) continue;
+      out.tensors_before_flush.push_back(static_cast<int>(out.tensors.size()));
+      out.flushed.insert(out.flushed.end(), filling.begin(), filling.end());
+      filling.clear();
+    }
+  }
+  leave();  // EOS
+  return out;
+}
+
+int Pipeline::tensor_count() const {
+  return static_cast<int>(batching(*this).tensors.size());
+}
+
+bool Pipeline::has_flush() const {
+  for (const auto &after : events)
+    for (const Event &event : after)
+      if (event.kind == EventKind::kFlush) return true;
+  return false;
+}
+
+InputCaps Pipeline::input() const {
+  return InputCaps{input_format, width, height, colorimetry_name, colorimetry};
+}
+
+void Pipeline::set_input(const InputCaps &caps) {
+  input_format = caps.format;
+  width = caps.width;
+  height = caps.height;
+  colorimetry_name = caps.colorimetry_name;
+  colorimetry = caps.colorimetry;
 }
 
 int Pipeline::crop_count() const {
@@ -300,23 +451,61 @@ std::string Pipeline::elements() const {
   if (n.has_mean) out << " mean=" << value_array(n.mean, channels());
   if (n.has_std) out << " std=" << value_array(n.std, channels());
   if (n.has_scale) out << " scale=" << number(n.scale);
-  out << " ! cudatensorize name=tensorize layout=" << layout_name(tensorize.layout)
-      << " batch-size=" << tensorize.batch_size;
-  if (tensorize.dtype != TensorDType::kAuto)
-    out << " dtype=" << (tensorize.dtype == TensorDType::kFloat16 ? "float16" : "float32");
-  out << " fuse=" << (tensorize.fuse ? "true" : "false");
+  return out.str();
+}
+
+std::string Pipeline::terminal_element() const {
+  std::ostringstream out;
+  if (terminal == Terminal::kTensorize) {
+    out << "cudatensorize name=tensorize layout=" << layout_name(tensorize.layout)
+        << " batch-size=" << tensorize.batch_size;
+    if (tensorize.dtype != TensorDType::kAuto)
+      out << " dtype=" << (tensorize.dtype == TensorDType::kFloat16 ? "float16" : "float32");
+    out << " fuse=" << (tensorize.fuse ? "true" : "false");
+    return out.str();
+  }
+  out << "cudabatch name=b batch-size=" << batch.batch_size;
+  if (batch.layout_set) out << " layout=" << layout_name(batch.layout);
+  out << " sink_0::region-source=" << region_source_nick(batch.source);
+  if (!batch.regions.empty()) {
+    out << " sink_0::regions=\"<";
+    for (size_t i = 0; i < batch.regions.size(); ++i) {
+      const PixelRect &r = batch.regions[i];
+      out << (i ? "," : "") << "<" << r.x << "," << r.y << "," << r.width << "," << r.height << ">";
+    }
+    out << ">\"";
+  }
+  if (!batch.roi_type.empty()) out << " sink_0::roi-type=" << batch.roi_type;
   return out.str();
 }
 
 std::string Pipeline::description() const {
-  return "appsrc name=src format=time caps=\"" + input_caps() + "\" ! cudaframeupload ! " +
-         elements() + " ! appsink name=sink sync=false max-buffers=0 emit-signals=false";
+  // A flushing seek needs a seekable appsrc.
+  const std::string source = "appsrc name=src format=time" +
+                             std::string(has_flush() ? " stream-type=seekable" : "") + " caps=\"" +
+                             input_caps() + "\" ! cudaframeupload ! " + elements();
+  const std::string sink = "appsink name=sink sync=false max-buffers=0 emit-signals=false";
+  if (terminal == Terminal::kTensorize) return source + " ! " + terminal_element() + " ! " + sink;
+  // cudabatch first: its sink_0:: properties wait for the pad the link
+  // requests.
+  return terminal_element() + " ! " + sink + "  " + source + " ! b.sink_0";
 }
 
 Pipeline generate(uint64_t seed) {
   Rng rng(seed);
+  // The terminal and its regions from a generator of their own, so that the
+  // cudatensorize seeds keep the pipelines they had before cudabatch.
+  Rng batch_rng(seed ^ 0x6261746368000000ull);
+  // The caps changes, too.
+  Rng caps_rng(seed ^ 0x6361707300000000ull);
+  // And the flushes.
+  Rng flush_rng(seed ^ 0x666c757368000000ull);
   Pipeline p;
   p.seed = seed;
+  if (batch_rng.chance(33)) {
+    p.terminal = Terminal::kBatch;
+    p.batch.source = static_cast<RegionSource>(batch_rng.range(0, 2));
+  }
   p.input_format = rng.pick(kInputFormats);
   const bool subsampled = is_chroma_subsampled(p.input_format);
   if (subsampled) {
@@ -336,29 +525,29 @@ Pipeline generate(uint64_t seed) {
   // the resize (cudanormalize reads 8-bit interleaved frames only).
   const int crops = rng.range(0, kMaxCrops);
   const bool with_resize = is_yuv(p.input_format) || rng.chance(60);
-  const int resize_at = with_resize ? rng.range(0, crops) : -1;
+  int resize_at = with_resize ? rng.range(0, crops) : -1;
+  // Regions need the resize pending: right before cudanormalize.
+  if (with_resize && p.region_source() != RegionSource::kFrame) resize_at = crops;
+  // Each stage drawn for the frame it receives (derived as derive() does).
   PixelFormat format = p.input_format;
   int width = p.width, height = p.height;
+  std::string never;  // make_resize() keeps to sizes the rule gives
   for (int i = 0; i <= crops; ++i) {
     if (i == resize_at) {
       Stage stage;
       stage.kind = Stage::Kind::kResize;
       stage.resize = make_resize(rng, format, width, height);
-      format = stage.resize.out_format;
-      width = stage.resize.out_width;
-      height = stage.resize.out_height;
+      derive_stage(&stage, &format, &width, &height, &never);
       p.stages.push_back(stage);
     }
     if (i == crops) break;
     Stage stage;
     stage.kind = Stage::Kind::kCrop;
-    stage.crop = make_crop(rng, format, width, height);
-    width = stage.crop.effective.width;
-    height = stage.crop.effective.height;
+    stage.crop = make_crop(rng, width, height);
+    derive_stage(&stage, &format, &width, &height, &never);
     p.stages.push_back(stage);
   }
-  p.tensor_width = width;
-  p.tensor_height = height;
+  derive(&p, &never);
 
   NormalizeStage &n = p.normalize;
   n.in_format = format;
@@ -398,10 +587,214 @@ Pipeline generate(uint64_t seed) {
       p.events[i].push_back(event);
     }
   }
+
+  if (p.terminal == Terminal::kBatch) {
+    BatchStage &b = p.batch;
+    b.batch_size = batch_rng.range(1, kMaxBatch);
+    b.layout_set = batch_rng.chance(70);
+    if (b.layout_set) b.layout = batch_rng.chance(50) ? TensorLayout::kNCHW : TensorLayout::kNHWC;
+    if (b.source == RegionSource::kRegions) {
+      const int count = batch_rng.range(1, kMaxRegions);
+      for (int i = 0; i < count; ++i) {
+        PixelRect r{0, 0, p.source_width, p.source_height};
+        if (!batch_rng.chance(10)) {
+          r.x = batch_rng.range(0, p.source_width - 1);
+          r.y = batch_rng.range(0, p.source_height - 1);
+          r.width = batch_rng.range(1, p.source_width - r.x);
+          r.height = batch_rng.range(1, p.source_height - r.y);
+        }
+        b.regions.push_back(r);
+      }
+    } else if (b.source == RegionSource::kRoiMeta) {
+      if (batch_rng.chance(30)) b.roi_type = "face";
+      p.rois.assign(p.frame_count, {});  // filled below, for each frame's caps
+    }
+  }
+
+  // Caps changes, each growing the input of the segment before it.
+  if (p.frame_count >= 2 && caps_rng.chance(25)) {
+    std::vector<int> slots(caps_rng.range(1, 2));
+    for (int &slot : slots) slot = caps_rng.range(0, p.frame_count - 2);
+    std::sort(slots.begin(), slots.end());
+    InputCaps current = p.input();
+    for (int slot : slots) {
+      // A few draws; a draw whose segment breaks a constraint (a crop after
+      // a short-side resize no longer fitting) is not taken.
+      for (int attempt = 0; attempt < 8; ++attempt) {
+        Event event;
+        event.kind = EventKind::kCapsChange;
+        InputCaps &next = event.caps;
+        next = current;
+        if (p.resize() != nullptr && caps_rng.chance(40))
+          next.format = caps_rng.pick(kInputFormats);
+        if (is_yuv(next.format)) {
+          if (next.format != current.format || caps_rng.chance(30)) {
+            const NamedColorimetry &named = caps_rng.pick(kColorimetries);
+            next.colorimetry_name = named.name;
+            next.colorimetry = named.colorimetry;
+          }
+        } else {
+          next.colorimetry_name.clear();
+          next.colorimetry = Colorimetry();
+        }
+        next.width = caps_rng.range(current.width, kMaxSide);
+        next.height = caps_rng.range(current.height, kMaxSide);
+        if (is_chroma_subsampled(next.format)) {
+          next.width += next.width % 2;
+          next.height += next.height % 2;
+        }
+        if (next.format == current.format && next.width == current.width &&
+            next.height == current.height && next.colorimetry_name == current.colorimetry_name)
+          continue;
+        std::vector<Event> &after = p.events[slot];
+        const auto at = after.begin() + caps_rng.range(0, static_cast<int>(after.size()));
+        const auto inserted = after.insert(at, event);
+        if (constraint_error(p).empty()) {
+          current = next;
+          break;
+        }
+        after.erase(inserted);
+      }
+    }
+  }
+
+  // Flushes, each first after its frame.
+  if (p.frame_count >= 2 && flush_rng.chance(20)) {
+    const int flushes = flush_rng.range(1, kMaxFlushes);
+    for (int i = 0; i < flushes; ++i) {
+      std::vector<Event> &after = p.events[flush_rng.range(0, p.frame_count - 1)];
+      if (!after.empty() && after.front().kind == EventKind::kFlush) continue;
+      Event flush;
+      flush.kind = EventKind::kFlush;
+      after.insert(after.begin(), flush);
+    }
+  }
+
+  // Regions of interest, in the pixels of each frame's caps.
+  if (p.region_source() == RegionSource::kRoiMeta) {
+    for (int frame = 0; frame < p.frame_count; ++frame) {
+      // In the pixels of the frame's own caps.
+      const Pipeline s = segment(p, frame);
+      // Where the source frame lies in the input: the crops' offsets.
+      int origin_x = 0, origin_y = 0;
+      for (const Stage &stage : s.stages) {
+        if (stage.kind != Stage::Kind::kCrop) break;
+        origin_x += stage.crop.effective.x;
+        origin_y += stage.crop.effective.y;
+      }
+      auto &rois = p.rois[frame];
+      const int count = batch_rng.range(0, kMaxRois);
+      for (int k = 0; k < count; ++k) {
+        RegionOfInterest roi;
+        roi.id = k;
+        roi.type = batch_rng.chance(50) ? "face" : "object";
+        if (batch_rng.chance(50)) {
+          // Inside the part of the input the crops keep (in input pixels),
+          // some reaching past it.
+          roi.x = origin_x + batch_rng.range(0, s.source_width - 1);
+          roi.y = origin_y + batch_rng.range(0, s.source_height - 1);
+          roi.width = batch_rng.range(1, s.source_width);
+          roi.height = batch_rng.range(1, s.source_height);
+        } else {
+          // Anywhere, up to 3 pixels past the frame (wholly outside), sides
+          // up to the frame's (some reaching past the edge).
+          roi.x = batch_rng.range(0, s.width + 3);
+          roi.y = batch_rng.range(0, s.height + 3);
+          roi.width = batch_rng.range(1, s.width);
+          roi.height = batch_rng.range(1, s.height);
+        }
+        rois.push_back(roi);
+      }
+    }
+  }
   return p;
 }
 
-std::string constraint_error(const Pipeline &p) {
+bool derive(Pipeline *p, std::string *why) {
+  PixelFormat format = p->input_format;
+  int width = p->width, height = p->height;
+  bool resized = false;
+  for (Stage &stage : p->stages) {
+    if (stage.kind == Stage::Kind::kResize && !resized) {
+      resized = true;
+      p->source_format = format;
+      p->source_width = width;
+      p->source_height = height;
+    }
+    if (!derive_stage(&stage, &format, &width, &height, why)) return false;
+  }
+  if (!resized) {
+    p->source_format = format;
+    p->source_width = width;
+    p->source_height = height;
+  }
+  p->tensor_width = width;
+  p->tensor_height = height;
+  p->normalize.in_format = format;
+  return true;
+}
+
+Pipeline segment(const Pipeline &p, int frame) {
+  Pipeline s = p;
+  bool changed = false;
+  for (int i = 0; i < frame && i < static_cast<int>(p.events.size()); ++i)
+    for (const Event &event : p.events[i])
+      if (event.kind == EventKind::kCapsChange) {
+        s.set_input(event.caps);
+        changed = true;
+      }
+  std::string why;
+  if (changed && !derive(&s, &why))
+    throw std::invalid_argument("segment of frame " + std::to_string(frame) + ": " + why);
+  return s;
+}
+
+bool roi_in_source(const Pipeline &p, const RegionOfInterest &roi, PixelRect *rect) {
+  int64_t x = roi.x, y = roi.y, w = roi.width, h = roi.height;
+  for (const Stage &stage : p.stages) {
+    // A pending resize moves only the geometry; the regions stay in the
+    // pixels of the frame it receives (and one in passthrough moves nothing).
+    if (stage.kind != Stage::Kind::kCrop) break;
+    const PixelRect &c = stage.crop.effective;
+    PixelRect clipped;
+    if (!clip(x, y, w, h, c.x, c.y, c.width, c.height, &clipped)) return false;
+    x = clipped.x;
+    y = clipped.y;
+    w = clipped.width;
+    h = clipped.height;
+  }
+  return clip(x, y, w, h, 0, 0, p.source_width, p.source_height, rect);
+}
+
+std::vector<ItemSpec> frame_items(const Pipeline &p, int frame) {
+  std::vector<ItemSpec> items;
+  if (p.region_source() == RegionSource::kFrame) {
+    items.push_back(ItemSpec{});
+    return items;
+  }
+  // The frame's own caps: its source frame and format.
+  const Pipeline s = segment(p, frame);
+  if (p.region_source() == RegionSource::kRegions) {
+    for (size_t i = 0; i < s.batch.regions.size(); ++i)
+      items.push_back(ItemSpec{false, chroma_aligned(s.batch.regions[i], s.source_format),
+                               static_cast<int>(i)});
+    return items;
+  }
+  if (frame < 0 || frame >= static_cast<int>(s.rois.size())) return items;
+  for (const RegionOfInterest &roi : s.rois[frame]) {
+    PixelRect rect;
+    if (!s.batch.roi_type.empty() && roi.type != s.batch.roi_type) continue;
+    if (!roi_in_source(s, roi, &rect)) continue;
+    items.push_back(ItemSpec{false, chroma_aligned(rect, s.source_format), roi.id});
+  }
+  return items;
+}
+
+namespace {
+
+// Why the pipeline as it stands for one input (a segment) breaks a
+// constraint, or "".
+std::string segment_error(const Pipeline &p) {
   std::ostringstream why;
   bool known_format = false;
   for (PixelFormat format : kInputFormats) known_format = known_format || format == p.input_format;
@@ -415,10 +808,14 @@ std::string constraint_error(const Pipeline &p) {
   int crops = 0, resizes = 0;
   PixelFormat format = p.input_format;
   int width = p.width, height = p.height;
+  PixelFormat source_format = format;
+  int source_width = 0, source_height = 0;
+  bool crop_after_resize = false;
   for (const Stage &stage : p.stages) {
     if (stage.kind == Stage::Kind::kCrop) {
       const CropStage &c = stage.crop;
       ++crops;
+      crop_after_resize = crop_after_resize || resizes > 0;
       if (c.in_format != format || c.in_width != width || c.in_height != height)
         why << "crop " << crops << " does not record the frame it receives; ";
       if (c.width < 1 || c.height < 1 || c.x < 0 || c.y < 0 ||
@@ -439,6 +836,9 @@ std::string constraint_error(const Pipeline &p) {
     } else {
       const ResizeStage &r = stage.resize;
       ++resizes;
+      source_format = format;
+      source_width = width;
+      source_height = height;
       if (r.in_format != format || r.in_width != width || r.in_height != height)
         why << "resize does not record the frame it receives; ";
       const bool can_antialias =
@@ -455,6 +855,9 @@ std::string constraint_error(const Pipeline &p) {
         known_output = known_output || output == r.out_format;
       if (!known_output) why << "resize output " << format_name(r.out_format) << "; ";
       if (r.out_width < 1 || r.out_height < 1) why << "empty resize output; ";
+      if (r.out_width > 4 * kMaxSide || r.out_height > 4 * kMaxSide)
+        why << "resize output " << r.out_width << "x" << r.out_height << " over " << 4 * kMaxSide
+            << " a side; ";
       if (r.short_side > 0) {
         const bool swapped = swaps_axes(r.direction);
         int w = 0, h = 0;
@@ -473,6 +876,15 @@ std::string constraint_error(const Pipeline &p) {
   if (crops > kMaxCrops) why << crops << " crops; ";
   if (resizes > 1) why << resizes << " resizes; ";
   if (is_yuv(p.input_format) && resizes == 0) why << "YUV input without a resize; ";
+  if (resizes == 0) {
+    source_format = format;
+    source_width = width;
+    source_height = height;
+  }
+  if (p.source_format != source_format || p.source_width != source_width ||
+      p.source_height != source_height)
+    why << "source frame " << p.source_width << "x" << p.source_height << " "
+        << format_name(p.source_format) << " is not what the chain's cudaresize receives; ";
   if (p.tensor_width != width || p.tensor_height != height)
     why << "tensor size " << p.tensor_width << "x" << p.tensor_height << " is not the chain's "
         << width << "x" << height << "; ";
@@ -489,6 +901,95 @@ std::string constraint_error(const Pipeline &p) {
   if (p.tensorize.batch_size < 1 || p.tensorize.batch_size > kMaxBatch) why << "batch size; ";
   if (p.frame_count < 1 || p.frame_count > kMaxFrames) why << "frame count; ";
   if (static_cast<int>(p.events.size()) != p.frame_count) why << "event slots; ";
+
+  // cudabatch and its regions.
+  const BatchStage &b = p.batch;
+  const bool batch = p.terminal == Terminal::kBatch;
+  if (batch && (b.batch_size < 1 || b.batch_size > kMaxBatch)) why << "cudabatch batch size; ";
+  if (!batch && (b.source != RegionSource::kFrame || b.layout_set))
+    why << "cudabatch settings without cudabatch; ";
+  if (p.region_source() != RegionSource::kFrame && crop_after_resize)
+    why << "region-source=" << region_source_nick(b.source)
+        << " with a crop after the cudaresize: the resize cannot stay pending; ";
+  if (b.source == RegionSource::kRegions) {
+    if (b.regions.empty() || static_cast<int>(b.regions.size()) > kMaxRegions)
+      why << b.regions.size() << " static regions; ";
+  } else if (!b.regions.empty()) {
+    why << "static regions without region-source=regions; ";
+  }
+  for (size_t i = 0; i < b.regions.size(); ++i)
+    if (!fits(b.regions[i], source_width, source_height))
+      why << "region " << i << " does not fit the " << source_width << "x" << source_height
+          << " source frame; ";
+  if (!b.roi_type.empty() && (b.source != RegionSource::kRoiMeta || b.roi_type != "face"))
+    why << "roi-type " << b.roi_type << " without region-source=roi-meta or not generated; ";
+  if (b.source == RegionSource::kRoiMeta) {
+    if (static_cast<int>(p.rois.size()) != p.frame_count) why << "region of interest slots; ";
+  } else if (!p.rois.empty()) {
+    why << "regions of interest without region-source=roi-meta; ";
+  }
+  for (const auto &rois : p.rois) {
+    if (static_cast<int>(rois.size()) > kMaxRois) why << rois.size() << " regions of interest; ";
+    std::set<int> ids;
+    for (const RegionOfInterest &roi : rois) {
+      if (!ids.insert(roi.id).second) why << "region of interest id " << roi.id << " twice; ";
+      if (roi.x < 0 || roi.y < 0 || roi.width < 1 || roi.height < 1)
+        why << "region of interest " << roi.id << " is not a rectangle; ";
+      if (roi.type != "face" && roi.type != "object")
+        why << "region of interest type " << roi.type << "; ";
+    }
+  }
+  return why.str();
+}
+
+}  // namespace
+
+std::string constraint_error(const Pipeline &p) {
+  std::ostringstream why;
+  why << segment_error(p);
+  // Each caps change: a grown input the chain can take, and the segment
+  // after it keeps every constraint.
+  InputCaps current = p.input();
+  int flushes = 0;
+  for (int i = 0; i < static_cast<int>(p.events.size()); ++i) {
+    for (size_t e = 0; e < p.events[i].size(); ++e) {
+      if (p.events[i][e].kind != EventKind::kFlush) continue;
+      ++flushes;
+      if (e > 0) why << "a flush after frame " << i << " is not the first event there; ";
+    }
+  }
+  if (flushes > kMaxFlushes) why << flushes << " flushes; ";
+  for (int i = 0; i < static_cast<int>(p.events.size()); ++i) {
+    for (const Event &event : p.events[i]) {
+      if (event.kind != EventKind::kCapsChange) continue;
+      const InputCaps &next = event.caps;
+      const std::string at = "caps change after frame " + std::to_string(i) + ": ";
+      if (i >= p.frame_count - 1) why << at << "no frame follows; ";
+      if (next.width < current.width || next.height < current.height)
+        why << at << "the input shrinks from " << current.width << "x" << current.height << " to "
+            << next.width << "x" << next.height << "; ";
+      if (next.format != current.format && p.resize() == nullptr)
+        why << at << "a new format without a cudaresize to convert it; ";
+      if (next.format == current.format && next.width == current.width &&
+          next.height == current.height && next.colorimetry_name == current.colorimetry_name)
+        why << at << "the caps do not change; ";
+      current = next;
+    }
+  }
+  for (int frame = 1; frame < p.frame_count && frame <= static_cast<int>(p.events.size());
+       ++frame) {
+    bool changed = false;
+    for (const Event &event : p.events[frame - 1])
+      changed = changed || event.kind == EventKind::kCapsChange;
+    if (!changed) continue;
+    std::string segment_why;
+    try {
+      segment_why = segment_error(segment(p, frame));
+    } catch (const std::invalid_argument &error) {
+      segment_why = error.what();
+    }
+    if (!segment_why.empty()) why << "frame " << frame << "'s caps: " << segment_why;
+  }
   return why.str();
 }
 

@@ -130,6 +130,54 @@ ItemReference item_reference(const Pipeline &pipeline, const ref::HostFrame &inp
   return item;
 }
 
+Pipeline item_pipeline(const Pipeline &pipeline, const ItemSpec &item) {
+  if (item.whole_frame) return pipeline;
+  if (pipeline.region_source() == RegionSource::kFrame)
+    throw std::invalid_argument("item_pipeline: a region item of a whole-frame pipeline");
+  Pipeline derived = pipeline;
+  derived.stages.clear();
+  for (const Stage &stage : pipeline.stages) {
+    if (stage.kind != Stage::Kind::kCrop) break;
+    derived.stages.push_back(stage);
+  }
+  Stage crop;
+  crop.crop.x = item.rect.x;
+  crop.crop.y = item.rect.y;
+  crop.crop.width = item.rect.width;
+  crop.crop.height = item.rect.height;
+  crop.crop.effective = item.rect;
+  crop.crop.in_format = pipeline.source_format;
+  crop.crop.in_width = pipeline.source_width;
+  crop.crop.in_height = pipeline.source_height;
+  derived.stages.push_back(crop);
+  Stage resize;
+  resize.kind = Stage::Kind::kResize;
+  if (pipeline.resize_pending()) {
+    resize.resize = *pipeline.resize();
+  } else {
+    // cudanormalize's pending ResizeParams(): bilinear, no turn, no borders.
+    resize.resize.out_format = pipeline.source_format;
+    resize.resize.out_width = pipeline.tensor_width;
+    resize.resize.out_height = pipeline.tensor_height;
+  }
+  resize.resize.in_format = pipeline.source_format;
+  resize.resize.in_width = item.rect.width;
+  resize.resize.in_height = item.rect.height;
+  // cudabatch resizes every region to the tensor's frame, whatever rule
+  // gave that size.
+  resize.resize.short_side = 0;
+  resize.resize.multiple_of = 0;
+  derived.stages.push_back(resize);
+  derived.source_width = item.rect.width;
+  derived.source_height = item.rect.height;
+  return derived;
+}
+
+ItemReference item_reference(const Pipeline &pipeline, const ref::HostFrame &input,
+                             const ItemSpec &item) {
+  return item_reference(item_pipeline(pipeline, item), input);
+}
+
 FrameGeometry expected_geometry(const Pipeline &pipeline) {
   FrameGeometry geometry;
   for (const Stage &stage : pipeline.stages) {
@@ -148,9 +196,9 @@ FrameGeometry expected_geometry(const Pipeline &pipeline) {
 }
 
 TensorDesc tensor_desc(const Pipeline &pipeline) {
-  return make_contiguous_tensor_desc(pipeline.tensorize.layout, pipeline.tensorize.batch_size,
-                                     pipeline.channels(), pipeline.tensor_height,
-                                     pipeline.tensor_width, pipeline.tensor_dtype());
+  return make_contiguous_tensor_desc(pipeline.layout(), pipeline.batch_size(), pipeline.channels(),
+                                     pipeline.tensor_height, pipeline.tensor_width,
+                                     pipeline.tensor_dtype());
 }
 
 std::vector<uint8_t> expected_tensor(const Pipeline &pipeline,

@@ -4,7 +4,9 @@
 // (decode, orient, resample into the letterbox rectangle, pad, encode),
 // cudanormalize is reference::normalize() (rounded to binary16 by
 // reference::round_to_half() when it emits float16), cudatensorize is
-// reference::tensorize() into a zeroed batch (unfilled items stay zero).
+// reference::tensorize() into a zeroed batch (unfilled items stay zero),
+// and cudabatch's region item is the same composition with one more crop, of
+// the region, before the resize (item_pipeline()).
 // The expected geometry composes each step's FrameGeometry (a crop's
 // offset; resize_frame_geometry() for the resize) with FrameGeometry::then.
 //
@@ -58,10 +60,22 @@ ref::HostFrame chain_frame(const Pipeline &pipeline, const ref::HostFrame &input
 
 ItemReference item_reference(const Pipeline &pipeline, const ref::HostFrame &input);
 
+// The pipeline whose whole-frame item is `item` of `pipeline` (cudabatch's
+// region items): the crops before the cudaresize, one more crop of the
+// region, then the cudaresize resizing the region (its letterbox computed
+// for the region's size) or, where no resize is pending, a bilinear stretch
+// of the region to the tensor's frame. `pipeline` itself for a whole-frame
+// item.
+Pipeline item_pipeline(const Pipeline &pipeline, const ItemSpec &item);
+
+// What `item` of the frame `input` becomes in the tensor.
+ItemReference item_reference(const Pipeline &pipeline, const ref::HostFrame &input,
+                             const ItemSpec &item);
+
 // Source frame -> tensor pixels, from the stages alone.
 FrameGeometry expected_geometry(const Pipeline &pipeline);
 
-// The tensor cudatensorize makes: contiguous, batch-size items.
+// The tensor cudatensorize or cudabatch makes: contiguous, batch-size items.
 TensorDesc tensor_desc(const Pipeline &pipeline);
 
 // The bytes of a tensor holding `items` (the first ones; the rest zero).
