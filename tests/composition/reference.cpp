@@ -96,13 +96,17 @@ ref::HostFrame chain_frame(const Pipeline &pipeline, const ref::HostFrame &input
     }
     const ResizeStage &resize = stage.resize;
     const ResizeParams params = resize_params(pipeline, resize);
+    std::vector<uint8_t> tie_steps;
     frame = ref::resize_reference(frame, resize.out_format, resize.out_width, resize.out_height,
-                                  params);
+                                  params, &tie_steps);
     const PixelRect &rect = params.dst_rect;
     mask.assign(static_cast<size_t>(resize.out_width) * resize.out_height, 0);
-    for (int y = rect.y; y < rect.y + rect.height; ++y)
-      for (int x = rect.x; x < rect.x + rect.width; ++x)
-        mask[static_cast<size_t>(y) * resize.out_width + x] = 1;
+    for (int y = rect.y; y < rect.y + rect.height; ++y) {
+      for (int x = rect.x; x < rect.x + rect.width; ++x) {
+        const size_t pixel = static_cast<size_t>(y) * resize.out_width + x;
+        mask[pixel] = static_cast<uint8_t>(1 + tie_steps[pixel]);
+      }
+    }
   }
   if (resampled != nullptr) *resampled = std::move(mask);
   return frame;
@@ -247,7 +251,8 @@ ItemComparison compare_item(const Pipeline &pipeline, const std::vector<uint8_t>
         const size_t pixel = static_cast<size_t>(y) * expected.width + x;
         const float want = expected.chw[c * plane + pixel];
         const float got = tensor_value(desc, actual, n, c, y, x);
-        const bool resampled = expected.resampled[pixel] != 0;
+        const int steps_allowed = expected.resampled[pixel];
+        const bool resampled = steps_allowed != 0;
         ++result.elements;
         result.resampled += resampled;
         const bool equal = std::memcmp(&want, &got, sizeof want) == 0 || want == got;
@@ -258,7 +263,7 @@ ItemComparison compare_item(const Pipeline &pipeline, const std::vector<uint8_t>
         if (std::isfinite(steps)) result.worst_steps = std::max(result.worst_steps, steps);
         double tolerance = 0.0;
         if (resampled) {
-          tolerance = kStepSlack * step;
+          tolerance = kStepSlack * step * steps_allowed;
           if (half)
             tolerance += half_spacing(std::max(std::fabs(static_cast<double>(got)),
                                                std::fabs(static_cast<double>(want))));

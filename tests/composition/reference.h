@@ -19,7 +19,10 @@
 //    borders exact (test_resize), and at most kMaxOffFraction of them off at
 //    all (test_full_chain's 2%), counted over the whole run; a float16
 //    tensor adds one binary16 spacing at the value (two roundings to
-//    nearest of values one step apart).
+//    nearest of values one step apart);
+//  - with antialias-intermediate=uint8: where a horizontal value lies
+//    within ref::kTieWindow of x.5 (a float kernel may round it either way),
+//    the steps its other rounding moves the output are allowed on top.
 #pragma once
 
 #include <cstdint>
@@ -45,9 +48,11 @@ struct ItemReference {
   int channels = 0, height = 0, width = 0;
   // The values the tensor holds, CHW (float16 tensors: already binary16).
   std::vector<float> chw;
-  // Per pixel (row-major, height x width): 1 where the value was resampled
-  // by a cudaresize (within a step), 0 where it must be exact (no resize,
-  // or a letterbox border).
+  // Per pixel (row-major, height x width): the 8-bit steps its value may
+  // be off: 0 where it must be exact (no resize, or a letterbox border), 1
+  // where a cudaresize resampled it, more where that resize's 8-bit
+  // intermediate held values a float kernel may round either way
+  // (ref::resample()'s tie_steps).
   std::vector<uint8_t> resampled;
   FrameGeometry geometry;
 };
