@@ -553,6 +553,10 @@ Pipeline generate(uint64_t seed) {
   n.in_format = format;
   const int order = rng.range(0, format == PixelFormat::kGRAY8 ? 2 : 1);
   n.order = static_cast<ChannelOrder>(order);
+  // Regions need cudanormalize's work pending, which it leaves only when it
+  // does not expand GRAY8 to three channels.
+  if (p.region_source() != RegionSource::kFrame && format == PixelFormat::kGRAY8)
+    n.order = ChannelOrder::kGray;
   n.dtype = rng.chance(50) ? DataType::kFloat32 : DataType::kFloat16;
   n.has_mean = rng.chance(60);
   n.has_std = rng.chance(60);
@@ -911,6 +915,11 @@ std::string segment_error(const Pipeline &p) {
   if (p.region_source() != RegionSource::kFrame && crop_after_resize)
     why << "region-source=" << region_source_nick(b.source)
         << " with a crop after the cudaresize: the resize cannot stay pending; ";
+  if (p.region_source() != RegionSource::kFrame && p.normalize.in_format == PixelFormat::kGRAY8 &&
+      p.normalize.order != ChannelOrder::kGray)
+    why << "region-source=" << region_source_nick(b.source)
+        << " behind a cudanormalize that expands GRAY8 to three channels: it runs its own "
+           "kernel, so the frame reaches cudabatch normalised; ";
   if (b.source == RegionSource::kRegions) {
     if (b.regions.empty() || static_cast<int>(b.regions.size()) > kMaxRegions)
       why << b.regions.size() << " static regions; ";

@@ -59,7 +59,9 @@
 //             regions and roi-meta need the cudaresize (if any) as the last
 //             stage, right before cudanormalize, so that both stay pending
 //             (cudabatch refuses an already normalised frame); all crops
-//             come before it. The source frame is what that cudaresize
+//             come before it, and a GRAY8 frame into cudanormalize keeps
+//             channel-order=gray (expanding it to three channels is not
+//             left pending). The source frame is what that cudaresize
 //             receives, or cudanormalize's frame without one; a cudaresize
 //             in passthrough (the same format and size, no turn) leaves no
 //             pending resize, and its regions are stretched bilinear

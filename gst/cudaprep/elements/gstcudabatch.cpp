@@ -418,7 +418,9 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
     GST_ELEMENT_ERROR(self, STREAM, FAILED,
                       ("%s: region-source takes regions of the source frame, but this frame "
                        "arrived already resized and normalised; link cudaresize ! cudanormalize "
-                       "straight into the pad so that they leave their work to cudabatch",
+                       "straight into the pad so that they leave their work to cudabatch "
+                       "(cudanormalize keeps its work only when it does not expand GRAY8 to "
+                       "three channels: resize to RGB first, or use channel-order=gray)",
                        GST_PAD_NAME(pad)),
                       (nullptr));
     return GST_FLOW_ERROR;
