@@ -10,7 +10,7 @@
 // share (NVML's utilisation: time with a kernel running, sampled every
 // 100 ms; "n/a" where NVML is missing), device memory per source (in use
 // while playing minus before the pipeline, divided by N) and the mean items
-// per batch (cudabatch's default batch-timeout, 40 ms, lets a partial batch
+// per batch (cudabatch's default latency-budget, 40 ms, lets a partial batch
 // leave).
 //   bench_batch [sources=32] [seconds=10] [batch sizes...=8 32]
 // (the plugin from GST_PLUGIN_PATH or CUDAPREP_PLUGIN_DIR)
