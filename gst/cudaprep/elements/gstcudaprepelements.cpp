@@ -7,6 +7,7 @@
 #include "gstcudaframedownload.h"
 #include "gstcudaframeupload.h"
 #include "gstcudanormalize.h"
+#include "gstcudaprepsrc.h"
 #include "gstcudaresize.h"
 #include "gstcudatensorize.h"
 
@@ -21,5 +22,6 @@ gboolean gst_cuda_prep_register_elements(GstPlugin *plugin) {
   // The sink lives in the library (appsink's precedent): registered by type.
   ok &= gst_element_register(plugin, "cudatensorsink", GST_RANK_NONE, GST_TYPE_CUDA_TENSOR_SINK);
   ok &= GST_ELEMENT_REGISTER(cudabatch, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudaprepsrc, plugin);
   return ok;
 }

@@ -1,0 +1,268 @@
+// cudaprepsrc against a real RTSP server in the test process
+// (common/rtsp_server.h: gst-rtsp-server, live H.264 from x264enc, TCP):
+// credentials that open the stream and never appear in a log line, a bus
+// message or a statistic; a server that goes away and comes back (with
+// another resolution) while a second camera goes on untouched; a stream
+// that stalls without closing. No GPU: decoded by openh264dec (nvh264dec
+// where a GPU is).
+#include <gst/gst.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "common/bus_log.h"
+#include "common/rtsp_server.h"
+
+namespace {
+
+using cudaprep::test::BusEntry;
+using cudaprep::test::BusLog;
+using cudaprep::test::PadCounter;
+using cudaprep::test::RtspServer;
+using cudaprep::test::stats_string;
+using cudaprep::test::stats_uint64;
+
+bool has_elements(const std::vector<const char *> &names, std::string *missing) {
+  for (const char *name : names) {
+    GstElementFactory *factory = gst_element_factory_find(name);
+    if (!factory) {
+      *missing = name;
+      return false;
+    }
+    gst_object_unref(factory);
+  }
+  return true;
+}
+
+// A pipeline of cudaprepsrc -> fakesink pairs, built with the API (never a
+// launch line: a launch line is logged as it is parsed, credentials and all).
+struct Cameras {
+  explicit Cameras(const std::vector<std::string> &uris) {
+    pipeline = gst_pipeline_new("cameras");
+    log = new BusLog(pipeline);
+    for (size_t i = 0; i < uris.size(); ++i) {
+      const std::string name = "cam" + std::to_string(i);
+      GstElement *src = gst_element_factory_make("cudaprepsrc", name.c_str());
+      GstElement *sink = gst_element_factory_make("fakesink", ("sink" + std::to_string(i)).c_str());
+      g_object_set(src, "uri", uris[i].c_str(), "reconnect-interval", 100u,
+                   "reconnect-interval-max", 400u, "stall-timeout", 1500u, nullptr);
+      g_object_set(sink, "sync", FALSE, "async", FALSE, nullptr);
+      gst_bin_add_many(GST_BIN(pipeline), src, sink, nullptr);
+      EXPECT_TRUE(gst_element_link(src, sink));
+      sources.push_back(src);
+      GstPad *pad = gst_element_get_static_pad(sink, "sink");
+      counters.push_back(new PadCounter(pad));
+      gst_object_unref(pad);
+    }
+  }
+  ~Cameras() {
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    for (PadCounter *counter : counters) delete counter;
+    delete log;
+    gst_object_unref(pipeline);
+  }
+  bool frames(size_t camera, int n, int timeout_ms) {
+    return BusLog::wait_until([&] { return counters[camera]->buffers() >= n; }, timeout_ms);
+  }
+  size_t messages(const char *structure, const char *source) {
+    size_t n = 0;
+    for (const BusEntry &entry : log->entries())
+      if (entry.structure == structure && entry.source == source) ++n;
+    return n;
+  }
+  GstElement *pipeline;
+  BusLog *log;
+  std::vector<GstElement *> sources;
+  std::vector<PadCounter *> counters;
+};
+
+class RtspSource : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string missing;
+    // CI installs these (tools/setup-debian.sh): a missing one fails.
+    ASSERT_TRUE(
+        has_elements({"rtspsrc", "x264enc", "rtph264pay", "rtph264depay", "h264parse"}, &missing))
+        << missing << " is missing: run tools/setup-debian.sh";
+  }
+};
+
+// Every log line (all categories, LOG level) and bus message of a run.
+class LogCapture {
+ public:
+  LogCapture() {
+    previous_ = gst_debug_get_default_threshold();
+    gst_debug_remove_log_function(gst_debug_log_default);
+    gst_debug_add_log_function(&LogCapture::on_log, this, nullptr);
+    gst_debug_set_default_threshold(GST_LEVEL_LOG);
+    // (the test's own server prints every RTSP message at LOG, on stdout)
+    gst_debug_set_threshold_for_name("rtspclient", GST_LEVEL_DEBUG);
+  }
+  ~LogCapture() {
+    gst_debug_unset_threshold_for_name("rtspclient");
+    gst_debug_set_default_threshold(previous_);
+    gst_debug_remove_log_function(&LogCapture::on_log);
+    gst_debug_add_log_function(gst_debug_log_default, nullptr, nullptr);
+  }
+  // Lines holding any of `secrets`, and how many lines were seen.
+  std::vector<std::string> lines_with(const std::vector<std::string> &secrets) {
+    std::lock_guard<std::mutex> guard(lock_);
+    std::vector<std::string> found;
+    for (const std::string &line : hits_)
+      for (const std::string &secret : secrets)
+        if (line.find(secret) != std::string::npos) found.push_back(line);
+    return found;
+  }
+  void watch(const std::vector<std::string> &secrets) { secrets_ = secrets; }
+  size_t lines() const { return lines_.load(); }
+
+ private:
+  static void on_log(GstDebugCategory *category, GstDebugLevel, const gchar *file,
+                     const gchar *function, gint line, GObject *object, GstDebugMessage *message,
+                     gpointer data) {
+    auto *self = static_cast<LogCapture *>(data);
+    ++self->lines_;
+    const gchar *text = gst_debug_message_get(message);
+    if (!text) return;
+    for (const std::string &secret : self->secrets_) {
+      if (!strstr(text, secret.c_str())) continue;
+      std::lock_guard<std::mutex> guard(self->lock_);
+      self->hits_.push_back(std::string(gst_debug_category_get_name(category)) + " " + file + ":" +
+                            std::to_string(line) + " " + function + "(" +
+                            (object && GST_IS_OBJECT(object) ? GST_OBJECT_NAME(object) : "") +
+                            "): " + text);
+    }
+  }
+  GstDebugLevel previous_;
+  std::vector<std::string> secrets_;
+  std::mutex lock_;
+  std::vector<std::string> hits_;
+  std::atomic<size_t> lines_{0};
+};
+
+// The right credentials open the stream; wrong ones give a fault naming the
+// source with its password masked; neither password, nor the encoded
+// user:password of the Authorization header, is in any log line, bus
+// message or statistic.
+TEST_F(RtspSource, CredentialsOpenTheStreamAndAreNeverPrinted) {
+  const std::string user = "operator", password = "Pa55w0rd-Secr3t", wrong = "Wr0ng-Gue55";
+  RtspServer server;
+  server.set_mount("/cam", {320, 240, user, password});
+  ASSERT_TRUE(server.start());
+  gchar *basic = g_base64_encode(reinterpret_cast<const guchar *>((user + ":" + password).c_str()),
+                                 user.size() + 1 + password.size());
+  const std::vector<std::string> secrets = {password, wrong, basic};
+  g_free(basic);
+  LogCapture capture;
+  capture.watch(secrets);
+  {
+    Cameras cameras(
+        {server.uri("/cam", user + ":" + password), server.uri("/cam", user + ":" + wrong)});
+    ASSERT_NE(gst_element_set_state(cameras.pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+    EXPECT_TRUE(cameras.frames(0, 10, 10000)) << "no frames with the right credentials";
+    EXPECT_TRUE(BusLog::wait_until(
+        [&] { return cameras.messages("cudaprepsrc-fault", "cam1") >= 1; }, 10000));
+    EXPECT_EQ(cameras.counters[1]->buffers(), 0);
+    EXPECT_EQ(cameras.messages("cudaprepsrc-fault", "cam0"), 0u);
+    // What an operator reads names the source, password masked.
+    bool named = false;
+    for (const BusEntry &entry : cameras.log->entries()) {
+      for (const std::string &secret : secrets)
+        EXPECT_EQ(entry.text.find(secret), std::string::npos) << entry.text;
+      if (entry.type == GST_MESSAGE_WARNING && entry.source == "cam1")
+        named |= entry.text.find("rtspt://operator:***@127.0.0.1") != std::string::npos;
+    }
+    EXPECT_TRUE(named) << "no warning names the failing source with its password masked";
+    for (GstElement *src : cameras.sources) {
+      GstStructure *stats = nullptr;
+      g_object_get(src, "stats", &stats, nullptr);
+      gchar *text = gst_structure_to_string(stats);
+      for (const std::string &secret : secrets)
+        EXPECT_EQ(std::string(text).find(secret), std::string::npos) << text;
+      g_free(text);
+      gst_structure_free(stats);
+    }
+    gst_element_set_state(cameras.pipeline, GST_STATE_NULL);
+  }
+  EXPECT_GT(capture.lines(), 1000u) << "the log capture saw almost nothing";
+  for (const std::string &line : capture.lines_with(secrets)) ADD_FAILURE() << "logged: " << line;
+}
+
+// One server goes away: its camera faults and reconnects with back-off;
+// the other camera, on another server, loses no time. The server comes back
+// with another resolution: frames flow again, the new caps downstream.
+TEST_F(RtspSource, ACameraReconnectsWhenItsServerReturnsAndTheOtherGoesOn) {
+  RtspServer flaky, steady;
+  flaky.set_mount("/cam", {320, 240, "", ""});
+  steady.set_mount("/cam", {320, 240, "", ""});
+  ASSERT_TRUE(flaky.start());
+  ASSERT_TRUE(steady.start());
+  Cameras cameras({flaky.uri("/cam"), steady.uri("/cam")});
+  ASSERT_NE(gst_element_set_state(cameras.pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  ASSERT_TRUE(cameras.frames(0, 10, 10000));
+  ASSERT_TRUE(cameras.frames(1, 10, 10000));
+  EXPECT_TRUE(cudaprep::test::stats_bool(cameras.sources[0], "live"));
+
+  flaky.stop();
+  ASSERT_TRUE(
+      BusLog::wait_until([&] { return cameras.messages("cudaprepsrc-fault", "cam0") >= 1; }, 5000))
+      << "the server's disappearance was not noticed";
+  // The other camera goes on while this one is down.
+  const int steady_before = cameras.counters[1]->buffers();
+  g_usleep(700 * 1000);
+  EXPECT_GE(cameras.counters[1]->buffers(), steady_before + 10);
+  EXPECT_EQ(stats_string(cameras.sources[0], "state"), "reconnecting");
+
+  flaky.set_mount("/cam", {160, 120, "", ""});
+  const int frames_before = cameras.counters[0]->buffers();
+  const size_t connected_before = cameras.messages("cudaprepsrc-connected", "cam0");
+  const gint64 back = g_get_monotonic_time();
+  ASSERT_TRUE(flaky.start());
+  ASSERT_TRUE(BusLog::wait_until(
+      [&] { return cameras.messages("cudaprepsrc-connected", "cam0") > connected_before; }, 5000));
+  const gint64 reconnect_ms = (g_get_monotonic_time() - back) / 1000;
+  // Within the 2 s of the stream's return (back-off at most 400 ms).
+  EXPECT_LT(reconnect_ms, 2000);
+  std::printf("reconnected %lld ms after the server came back\n",
+              static_cast<long long>(reconnect_ms));
+  EXPECT_TRUE(cameras.frames(0, frames_before + 10, 5000));
+  EXPECT_EQ(cameras.counters[0]->widths().front(), 320);
+  EXPECT_EQ(cameras.counters[0]->widths().back(), 160);
+  EXPECT_GE(stats_uint64(cameras.sources[0], "reconnects"), 1u);
+  EXPECT_EQ(stats_string(cameras.sources[0], "state"), "streaming");
+  EXPECT_EQ(cameras.messages("cudaprepsrc-fault", "cam1"), 0u);
+  EXPECT_EQ(stats_uint64(cameras.sources[1], "reconnects"), 0u);
+  EXPECT_EQ(cameras.log->count(GST_MESSAGE_ERROR), 0u);
+  EXPECT_FALSE(cameras.counters[0]->eos());
+}
+
+// A stream that stops sending without closing (the server's valve shut):
+// after stall-timeout the source counts as failed and reconnects, which
+// opens a new session whose frames flow.
+TEST_F(RtspSource, AStalledStreamIsDetectedAndReconnected) {
+  RtspServer server;
+  server.set_mount("/cam", {320, 240, "", ""});
+  ASSERT_TRUE(server.start());
+  Cameras cameras({server.uri("/cam")});
+  g_object_set(cameras.sources[0], "stall-timeout", 500u, nullptr);
+  ASSERT_NE(gst_element_set_state(cameras.pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  ASSERT_TRUE(cameras.frames(0, 10, 10000));
+  server.gate(true);
+  const gint64 shut = g_get_monotonic_time();
+  ASSERT_TRUE(
+      BusLog::wait_until([&] { return cameras.messages("cudaprepsrc-fault", "cam0") >= 1; }, 5000));
+  const gint64 detected_ms = (g_get_monotonic_time() - shut) / 1000;
+  EXPECT_GE(detected_ms, 450);  // not before the timeout (the last frames were in flight)
+  bool stall = false;
+  for (const BusEntry &entry : cameras.log->entries())
+    if (entry.structure == "cudaprepsrc-fault")
+      stall |= entry.text.find("stall-timeout") != std::string::npos;
+  EXPECT_TRUE(stall);
+  const int before = cameras.counters[0]->buffers();
+  EXPECT_TRUE(cameras.frames(0, before + 10, 5000)) << "no frames after the reconnect";
+  EXPECT_EQ(cameras.log->count(GST_MESSAGE_ERROR), 0u);
+}
+
+}  // namespace
