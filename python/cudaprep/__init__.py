@@ -15,6 +15,7 @@ Tensor.from_sample a Gst.Sample pulled through the typelib
 """
 from ._dlpack import DLDeviceType
 from ._pipeline import Pipeline, TensorSink
+from ._sources import Source, add_source
 from ._tensor import Geometry, HostArray, Item, Tensor
 from ._native import native
 
@@ -24,5 +25,5 @@ def allocation_count():
     return native().prep.gst_cuda_prep_memory_get_allocation_count()
 
 
-__all__ = ["DLDeviceType", "Geometry", "HostArray", "Item", "Pipeline", "Tensor", "TensorSink",
-           "allocation_count"]
+__all__ = ["DLDeviceType", "Geometry", "HostArray", "Item", "Pipeline", "Source", "Tensor",
+           "TensorSink", "add_source", "allocation_count"]

@@ -1,15 +1,24 @@
-// cudaprepsrc without a GPU: a file decoded on the CPU (openh264dec, or
-// nvh264dec where a GPU is), its faults turned into warnings and
-// reconnects with back-off, EOS that ends only its own pad, statistics,
-// and settings errors. The RTSP cases (credentials, server restarts,
-// stalls) are in test_rtsp_source.cpp.
+// cudaprepsrc and the add/remove API (gstcudaprepsources.h). Without a
+// GPU: a file decoded on the CPU (openh264dec, or nvh264dec where a GPU
+// is), its faults turned into warnings and reconnects with back-off, EOS
+// that ends only its own pad, statistics, settings errors, and sources
+// added to and removed from a playing aggregator. The RTSP cases
+// (credentials, server restarts, stalls) are in test_rtsp_source.cpp.
+// With a GPU (SourceGpu, skipped without one): nvh264dec chosen and its
+// frames batched in place by cudabatch, 32 sources added to one batch
+// while it plays.
+#include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include <gst/cudaprep/gstcudaprepmeta.h>
+#include <gst/cudaprep/gstcudaprepsources.h>
 #include "common/bus_log.h"
+#include "common/cuda_test.h"
 
 namespace {
 
@@ -310,6 +319,162 @@ TEST(SourceProperties, EveryPropertyHasABlurbAndTheUriReadsBackMasked) {
   GParamSpec *pw = g_object_class_find_property(G_OBJECT_GET_CLASS(src), "user-pw");
   EXPECT_FALSE(pw->flags & G_PARAM_READABLE);
   gst_object_unref(src);
+}
+
+// Sources added to a playing aggregator and removed again while a live
+// source goes on: compositor stands in for cudabatch (same request pads,
+// same GstAggregator), so this runs without a GPU.
+TEST_F(Source, AddAndRemoveWhilePlaying) {
+  Pipeline p(
+      "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! "
+      "compositor name=mix ! fakesink name=sink sync=false");
+  PadCounter counter(p.sink_pad("sink"));
+  ASSERT_NE(gst_element_set_state(p.element, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstElement *mix = p.get("mix");
+  const int children = GST_BIN(p.element)->numchildren;
+  for (int cycle = 0; cycle < 5; ++cycle) {
+    GError *error = nullptr;
+    GstElement *source =
+        gst_cuda_prep_source_new(data_uri(kStream).c_str(), "videoconvert", &error);
+    ASSERT_TRUE(source) << error->message;
+    g_object_set(source, "queue-size", 8u, nullptr);
+    gst_object_ref_sink(source);
+    GstPad *pad = gst_cuda_prep_batch_add_source(mix, source, &error);
+    ASSERT_TRUE(pad) << error->message;
+    EXPECT_EQ(mix->numsinkpads, 2u);
+    EXPECT_TRUE(BusLog::wait_until([&] { return stats_uint64(source, "frames-out") >= 10; }, 10000))
+        << "cycle " << cycle;
+    const int before = counter.buffers();
+    ASSERT_TRUE(gst_cuda_prep_batch_remove_source(mix, source, &error)) << error->message;
+    EXPECT_EQ(mix->numsinkpads, 1u) << "cycle " << cycle;
+    EXPECT_EQ(GST_BIN(p.element)->numchildren, children) << "cycle " << cycle;
+    EXPECT_EQ(GST_OBJECT_PARENT(source), nullptr);
+    EXPECT_EQ(GST_STATE(source), GST_STATE_NULL);
+    EXPECT_EQ(GST_OBJECT_REFCOUNT_VALUE(source), 1) << "a reference left behind";
+    gst_object_unref(pad);
+    gst_object_unref(source);
+    // The pipeline goes on.
+    EXPECT_TRUE(BusLog::wait_until([&] { return counter.buffers() >= before + 5; }, 5000));
+  }
+  for (const BusEntry &entry : p.log->entries())
+    EXPECT_TRUE(entry.type != GST_MESSAGE_ERROR && entry.type != GST_MESSAGE_WARNING)
+        << entry.source << ": " << entry.text;
+  EXPECT_EQ(p.log->count(GST_MESSAGE_EOS), 0u);
+}
+
+TEST_F(Source, AddAndRemoveRefuseWhatCannotWork) {
+  Pipeline p("videotestsrc is-live=true ! compositor name=mix ! fakesink name=sink");
+  const int children = GST_BIN(p.element)->numchildren;
+  GstElement *sink = p.get("sink");
+  GError *error = nullptr;
+  GstElement *source = gst_cuda_prep_source_new(data_uri(kStream).c_str(), nullptr, &error);
+  ASSERT_TRUE(source);
+  EXPECT_EQ(gst_cuda_prep_batch_add_source(sink, source, &error), nullptr);
+  ASSERT_TRUE(error);
+  EXPECT_NE(std::string(error->message).find("no new sink_%u pad"), std::string::npos)
+      << error->message;
+  g_clear_error(&error);
+  GstElement *loose = gst_cuda_prep_source_new(data_uri(kStream).c_str(), nullptr, nullptr);
+  gst_object_ref_sink(loose);
+  EXPECT_FALSE(gst_cuda_prep_batch_remove_source(p.get("mix"), loose, &error));
+  ASSERT_TRUE(error);
+  EXPECT_NE(std::string(error->message).find("does not feed mix"), std::string::npos)
+      << error->message;
+  g_clear_error(&error);
+  gst_object_unref(loose);
+  EXPECT_EQ(GST_BIN(p.element)->numchildren, children);  // nothing left behind
+}
+
+// ------------------------------------------------------------------- GPU
+
+bool has_factory(const char *name) {
+  GstElementFactory *factory = gst_element_factory_find(name);
+  if (factory) gst_object_unref(factory);
+  return factory != nullptr;
+}
+
+#define REQUIRE_NVH264DEC()                                                                \
+  do {                                                                                     \
+    CUDAPREP_REQUIRE_GPU();                                                                \
+    if (!has_factory("nvh264dec")) GTEST_SKIP() << "nvh264dec is not available (nvcodec)"; \
+  } while (0)
+
+const char *kBatchChain =
+    "cudaresize ! video/x-raw(memory:CUDAPitched),width=224,height=224,format=RGB ! "
+    "cudanormalize";
+
+// Items of every batch pulled from `sink` until EOS (or 20 s without a
+// batch), per source index.
+std::map<int, int> items_per_source(GstElement *sink, int *batches) {
+  std::map<int, int> items;
+  *batches = 0;
+  while (GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 20 * GST_SECOND)) {
+    const GstCudaPrepTensorMeta *meta =
+        gst_buffer_get_cuda_prep_tensor_meta(gst_sample_get_buffer(sample));
+    if (meta)
+      for (gsize i = 0; i < meta->tensors[0]->batch_filled; ++i)
+        ++items[meta->tensors[0]->items[i].source_index];
+    ++*batches;
+    gst_sample_unref(sample);
+  }
+  return items;
+}
+
+// cudaprepsrc picks nvh264dec (frames in memory:CUDAMemory), and its chain
+// into cudabatch batches every decoded frame.
+TEST(SourceGpu, NvcodecDecodesAndCudabatchTakesEveryFrame) {
+  REQUIRE_NVH264DEC();
+  const std::string uri = data_uri(kStream);
+  const int expected = reference_frame_count(uri);
+  Pipeline p(
+      "cudabatch name=b batch-size=4 ! appsink name=out sync=false "
+      "cudaprepsrc name=src uri=" +
+      uri + " chain=\"" + kBatchChain +
+      "\" ! b.sink_0 "
+      "cudaprepsrc name=raw uri=" +
+      uri + " ! fakesink name=rawsink sync=false");
+  PadCounter raw(p.sink_pad("rawsink"));
+  ASSERT_NE(gst_element_set_state(p.element, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  int batches = 0;
+  const std::map<int, int> items = items_per_source(p.get("out"), &batches);
+  EXPECT_EQ(items.at(0), expected);
+  EXPECT_EQ(stats_string(p.get("src"), "decoder"), "nvh264dec");
+  GstCaps *caps = gst_pad_get_current_caps(p.sink_pad("rawsink"));
+  ASSERT_TRUE(caps);
+  EXPECT_TRUE(gst_caps_features_contains(gst_caps_get_features(caps, 0), "memory:CUDAMemory"))
+      << "nvh264dec's frames left the GPU";
+  gst_caps_unref(caps);
+  EXPECT_EQ(p.log->count(GST_MESSAGE_ERROR), 0u);
+  EXPECT_EQ(p.log->count(GST_MESSAGE_WARNING), 0u);
+}
+
+// 32 sources added with gst_cuda_prep_batch_add_source() to a playing
+// cudabatch of 32: every frame of every source is batched, under its index.
+TEST(SourceGpu, ThirtyTwoSourcesAddedToAPlayingBatch) {
+  REQUIRE_NVH264DEC();
+  const std::string uri = data_uri(kStream);
+  const int expected = reference_frame_count(uri);
+  Pipeline p("cudabatch name=b batch-size=32 ! appsink name=out sync=false");
+  // The batch needs a source before it can start: the first one.
+  GstElement *batch = p.get("b");
+  std::vector<GstPad *> pads;
+  for (int i = 0; i < 32; ++i) {
+    GError *error = nullptr;
+    GstElement *source = gst_cuda_prep_source_new(uri.c_str(), kBatchChain, &error);
+    ASSERT_TRUE(source) << error->message;
+    GstPad *pad = gst_cuda_prep_batch_add_source(batch, source, &error);
+    ASSERT_TRUE(pad) << error->message;
+    pads.push_back(pad);
+    if (i == 0) {
+      ASSERT_NE(gst_element_set_state(p.element, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+    }
+  }
+  int batches = 0;
+  const std::map<int, int> items = items_per_source(p.get("out"), &batches);
+  ASSERT_EQ(items.size(), 32u);
+  for (const auto &[source, count] : items) EXPECT_EQ(count, expected) << "source " << source;
+  for (GstPad *pad : pads) gst_object_unref(pad);
+  EXPECT_EQ(p.log->count(GST_MESSAGE_ERROR), 0u);
 }
 
 }  // namespace
