@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -17,11 +18,12 @@ namespace cudaprep::test {
 
 struct BusEntry {
   GstMessageType type;
-  std::string source;     // name of the message's source object
-  std::string structure;  // name of the message's structure ("" if none)
-  std::string text;       // everything the message carries, as text
-  GstStructure *fields;   // a copy of an element message's structure, or NULL
-  gint64 time_us;         // g_get_monotonic_time() at arrival
+  std::string source;                         // name of the message's source object
+  std::string structure;                      // name of the message's structure ("" if none)
+  std::string text;                           // everything the message carries, as text
+  std::shared_ptr<GstStructure> fields_copy;  // an element message's structure, or empty
+  GstStructure *fields = nullptr;             // fields_copy.get()
+  gint64 time_us;                             // g_get_monotonic_time() at arrival
 };
 
 // Every message of `bus`, recorded from the thread that posts it.
@@ -33,18 +35,13 @@ class BusLog {
   ~BusLog() {
     gst_bus_set_sync_handler(bus_, nullptr, nullptr, nullptr);
     gst_object_unref(bus_);
-    for (BusEntry &entry : entries_)
-      if (entry.fields) gst_structure_free(entry.fields);
   }
   BusLog(const BusLog &) = delete;
   BusLog &operator=(const BusLog &) = delete;
 
   std::vector<BusEntry> entries() {
     std::lock_guard<std::mutex> guard(lock_);
-    std::vector<BusEntry> copy = entries_;
-    for (BusEntry &entry : copy)
-      if (entry.fields) entry.fields = gst_structure_copy(entry.fields);
-    return copy;
+    return entries_;
   }
 
   // Messages of `type` (and, if given, of structure `name`).
@@ -82,7 +79,10 @@ class BusLog {
       entry.structure = gst_structure_get_name(structure);
       // (element messages only: others, such as stream-status, hold
       // references to elements, which tests count)
-      if (entry.type == GST_MESSAGE_ELEMENT) entry.fields = gst_structure_copy(structure);
+      if (entry.type == GST_MESSAGE_ELEMENT) {
+        entry.fields_copy.reset(gst_structure_copy(structure), gst_structure_free);
+        entry.fields = entry.fields_copy.get();
+      }
       gchar *text = gst_structure_to_string(structure);
       entry.text = text;
       g_free(text);
