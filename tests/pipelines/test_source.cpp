@@ -222,6 +222,28 @@ TEST_F(Source, OnEosReconnectPlaysTheStreamAgain) {
   }
 }
 
+// A fault in the chain (identity error-after=5 fails its 5th frame, once
+// per start): the stable part is flushed and the source reconnects; the
+// file then plays whole and its EOS ends it.
+TEST_F(Source, AFaultInTheChainIsFlushedAndTheSourceGoesOn) {
+  const std::string uri = data_uri(kStream);
+  const int expected = reference_frame_count(uri);
+  Pipeline p("cudaprepsrc name=src reconnect-interval=20 uri=" + uri +
+             " chain=\"identity error-after=5\" ! fakesink name=sink sync=false");
+  PadCounter counter(p.sink_pad("sink"));
+  ASSERT_NE(gst_element_set_state(p.element, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  ASSERT_TRUE(p.log->wait_for(GST_MESSAGE_EOS, nullptr, 1, 10000));
+  EXPECT_EQ(counter.buffers(), 4 + expected) << "4 frames before the fault, then the whole file";
+  EXPECT_EQ(p.log->count(GST_MESSAGE_ELEMENT, "cudaprepsrc-fault"), 1u);
+  EXPECT_EQ(p.log->count(GST_MESSAGE_ERROR), 0u);
+  EXPECT_EQ(p.log->count(GST_MESSAGE_EOS), 1u);
+  GstElement *src = p.get("src");
+  EXPECT_EQ(stats_uint64(src, "reconnects"), 1u);
+  EXPECT_EQ(stats_string(src, "state"), "ended");
+  EXPECT_NE(stats_string(src, "last-error").find("identity"), std::string::npos)
+      << stats_string(src, "last-error");
+}
+
 TEST_F(Source, ReconnectAttemptsZeroGivesUpAtTheFirstFault) {
   Pipeline p(
       "cudaprepsrc name=src uri=file:///nonexistent/x.h264 reconnect-attempts=0 ! "
