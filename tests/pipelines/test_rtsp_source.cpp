@@ -4,15 +4,21 @@
 // message or a statistic; a server that goes away and comes back (with
 // another resolution) while a second camera goes on untouched; a stream
 // that stalls without closing. No GPU: decoded by openh264dec (nvh264dec
-// where a GPU is).
+// where a GPU is). With a GPU (RtspSourceGpu): 8 cameras through nvh264dec
+// into one cudabatch, one of them killed and brought back.
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <gst/cudaprep/gstcudaprepmeta.h>
+#include <gst/cudaprep/gstcudaprepsources.h>
 #include "common/bus_log.h"
+#include "common/cuda_test.h"
 #include "common/rtsp_server.h"
 
 namespace {
@@ -263,6 +269,108 @@ TEST_F(RtspSource, AStalledStreamIsDetectedAndReconnected) {
   const int before = cameras.counters[0]->buffers();
   EXPECT_TRUE(cameras.frames(0, before + 10, 5000)) << "no frames after the reconnect";
   EXPECT_EQ(cameras.log->count(GST_MESSAGE_ERROR), 0u);
+}
+
+// ------------------------------------------------------------------- GPU
+
+// Items per source index of the batches leaving cudabatch.
+struct ItemCounter {
+  static constexpr int kSources = 8;
+  std::array<std::atomic<int>, kSources> items{};
+  static GstPadProbeReturn on_batch(GstPad *, GstPadProbeInfo *info, gpointer data) {
+    auto *self = static_cast<ItemCounter *>(data);
+    const GstCudaPrepTensorMeta *meta =
+        gst_buffer_get_cuda_prep_tensor_meta(GST_PAD_PROBE_INFO_BUFFER(info));
+    if (!meta) return GST_PAD_PROBE_OK;
+    for (gsize i = 0; i < meta->tensors[0]->batch_filled; ++i) {
+      const gint source = meta->tensors[0]->items[i].source_index;
+      if (source >= 0 && source < kSources) ++self->items[source];
+    }
+    return GST_PAD_PROBE_OK;
+  }
+};
+
+// The GPU case: 8 RTSP cameras (one server each) through nvh264dec
+// (frames stay on the GPU) into one cudabatch of 8, added with
+// gst_cuda_prep_batch_add_source(). Camera 0's server is killed: the other
+// 7 go on, each batching what it decodes (none drops a frame: their queues
+// never overflow); camera 0 reconnects within 2 s of its server's return.
+TEST(RtspSourceGpu, EightCamerasThroughNvh264decOneKilledAndBack) {
+  CUDAPREP_REQUIRE_GPU();
+  std::string missing;
+  if (!has_elements({"nvh264dec"}, &missing)) GTEST_SKIP() << "nvh264dec is not available";
+  constexpr int kCameras = ItemCounter::kSources;
+  std::vector<std::unique_ptr<RtspServer>> servers;
+  for (int i = 0; i < kCameras; ++i) {
+    servers.push_back(std::make_unique<RtspServer>());
+    servers.back()->set_mount("/cam", {640, 360, "", ""});
+    ASSERT_TRUE(servers.back()->start());
+  }
+  GstElement *pipeline = gst_parse_launch(
+      "cudabatch name=b batch-size=8 ! fakesink name=out sync=false async=false", nullptr);
+  ASSERT_TRUE(pipeline);
+  BusLog log(pipeline);
+  GstElement *batch = gst_bin_get_by_name(GST_BIN(pipeline), "b");
+  GstElement *out = gst_bin_get_by_name(GST_BIN(pipeline), "out");
+  GstPad *out_pad = gst_element_get_static_pad(out, "sink");
+  ItemCounter counter;
+  gst_pad_add_probe(out_pad, GST_PAD_PROBE_TYPE_BUFFER, &ItemCounter::on_batch, &counter, nullptr);
+  std::vector<GstElement *> cameras;
+  for (int i = 0; i < kCameras; ++i) {
+    GError *error = nullptr;
+    GstElement *camera = gst_cuda_prep_source_new(
+        servers[i]->uri("/cam").c_str(),
+        "cudaresize add-borders=true ! "
+        "capsfilter caps=\"video/x-raw(memory:CUDAPitched),width=320,height=320,format=RGB\" ! "
+        "cudanormalize",
+        &error);
+    ASSERT_TRUE(camera) << error->message;
+    g_object_set(camera, "reconnect-interval", 100u, "reconnect-interval-max", 400u,
+                 "stall-timeout", 1500u, "queue-size", 8u, nullptr);
+    gst_object_ref_sink(camera);
+    GstPad *pad = gst_cuda_prep_batch_add_source(batch, camera, &error);
+    ASSERT_TRUE(pad) << error->message;
+    EXPECT_EQ(std::string(GST_PAD_NAME(pad)), "sink_" + std::to_string(i));
+    gst_object_unref(pad);
+    cameras.push_back(camera);
+  }
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  auto all_at_least = [&](int n) {
+    for (int i = 0; i < kCameras; ++i)
+      if (counter.items[i] < n) return false;
+    return true;
+  };
+  ASSERT_TRUE(BusLog::wait_until([&] { return all_at_least(30); }, 20000));
+  for (GstElement *camera : cameras) EXPECT_EQ(stats_string(camera, "decoder"), "nvh264dec");
+
+  servers[0]->stop();
+  ASSERT_TRUE(BusLog::wait_until(
+      [&] { return log.count(GST_MESSAGE_ELEMENT, "cudaprepsrc-fault") >= 1; }, 5000));
+  std::array<int, kCameras> before{};
+  for (int i = 1; i < kCameras; ++i) before[i] = counter.items[i];
+  g_usleep(2 * G_USEC_PER_SEC);
+  for (int i = 1; i < kCameras; ++i) {
+    // 2 s at 30/s: about 60 items each while camera 0 is away.
+    EXPECT_GE(counter.items[i] - before[i], 45) << "camera " << i;
+    EXPECT_EQ(stats_uint64(cameras[i], "dropped-queue-full"), 0u) << "camera " << i;
+    EXPECT_EQ(stats_uint64(cameras[i], "reconnects"), 0u) << "camera " << i;
+  }
+  const int zero_before = counter.items[0];
+  const gint64 back = g_get_monotonic_time();
+  ASSERT_TRUE(servers[0]->start());
+  ASSERT_TRUE(BusLog::wait_until([&] { return counter.items[0] >= zero_before + 10; }, 5000));
+  const gint64 reconnect_ms = (g_get_monotonic_time() - back) / 1000;
+  std::printf("camera 0 batched again %lld ms after its server came back\n",
+              static_cast<long long>(reconnect_ms));
+  EXPECT_LT(reconnect_ms, 2000);
+  EXPECT_EQ(log.count(GST_MESSAGE_ERROR), 0u);
+
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  for (GstElement *camera : cameras) gst_object_unref(camera);
+  gst_object_unref(out_pad);
+  gst_object_unref(out);
+  gst_object_unref(batch);
+  gst_object_unref(pipeline);
 }
 
 }  // namespace
