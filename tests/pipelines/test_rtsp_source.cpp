@@ -219,7 +219,9 @@ TEST_F(RtspSource, ACameraReconnectsWhenItsServerReturnsAndTheOtherGoesOn) {
   const int steady_before = cameras.counters[1]->buffers();
   g_usleep(700 * 1000);
   EXPECT_GE(cameras.counters[1]->buffers(), steady_before + 10);
-  EXPECT_EQ(stats_string(cameras.sources[0], "state"), "reconnecting");
+  // Between attempts, or in one (a refused connection fails at once).
+  const std::string down_state = stats_string(cameras.sources[0], "state");
+  EXPECT_TRUE(down_state == "reconnecting" || down_state == "connecting") << down_state;
 
   flaky.set_mount("/cam", {160, 120, "", ""});
   const int frames_before = cameras.counters[0]->buffers();
