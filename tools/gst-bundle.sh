@@ -6,7 +6,10 @@
 #   libexec/   gst-plugin-scanner
 #   plugins/   the plugins tests, examples and benchmarks use (core elements,
 #              videotestsrc, videoconvertscale, app, png/jpeg, parsers,
-#              muxers, nvcodec and x264 where installed, ...)
+#              muxers, nvcodec and x264 where installed, uridecodebin,
+#              openh264dec, compositor, and rtspsrc with its RTP elements
+#              for cudaprepsrc; the tests' RTSP server library comes with
+#              test_rtsp_source through ldd ...)
 #   lib/       every shared library those need, and those that each BINARY
 #              given needs (libgstcheck, libgstcuda, OpenCV, ...), except the
 #              C/C++ runtime the target has (libc, libm, libstdc++, ...)
@@ -24,7 +27,8 @@
 # Needs: the Debian packages gstreamer1.0-tools gstreamer1.0-plugins-base
 #        gstreamer1.0-plugins-good installed here; with gstreamer1.0-plugins-bad
 #        (nvcodec: nvh264dec/nvh265dec, cudaupload; libgstcuda-1.0) and
-#        gstreamer1.0-plugins-ugly (x264enc) also installed, those travel too.
+#        gstreamer1.0-plugins-ugly (x264enc) also installed, those travel too;
+#        gstreamer1.0-rtsp (libgstrtspserver-1.0) for test_rtsp_source.
 #        A plugin of the list that is not installed is left out.
 # The bundle and a staged build together exceed what one device call
 # carries uncompressed; pack them: tar -czf .gpu-carry/stage.tgz DIRS...
@@ -40,7 +44,8 @@ rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/plugins" "$out/libexec"
 plugins="coreelements coretracers videotestsrc videoconvert videoscale app
   videorate videoparsersbad debug png jpeg multifile pbtypes rawparse
   videocrop videofilter imagefreeze videoconvertscale nvcodec isomp4
-  matroska x264 typefindfunctions"
+  matroska x264 typefindfunctions
+  playback openh264 compositor rtsp rtp rtpmanager udp"
 for p in $plugins; do
   f=$sys/gstreamer-1.0/libgst$p.so
   [ -f "$f" ] && cp -L "$f" "$out/plugins/"

@@ -18,6 +18,8 @@ packages=(
   # tests: GoogleTest; OpenCV checks the CPU references (opencv4.pc comes
   # with libopencv-dev; the tests link core and imgproc only)
   libgtest-dev libopencv-dev
+  # the source tests: a real RTSP server in the test process (gst-rtsp-server)
+  gstreamer1.0-rtsp libgstrtspserver-1.0-dev
   # tensors out: DLPack, GObject introspection, Python
   libjson-glib-dev libdlpack-dev gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gcc
   python3 python3-gi python3-gst-1.0 python3-numpy python3-pil

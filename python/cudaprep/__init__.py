@@ -16,6 +16,7 @@ Tensor.from_sample a Gst.Sample pulled through the typelib
 from ._dlpack import DLDeviceType
 from ._pipeline import Pipeline, TensorSink
 from ._preprocessing import Preprocessing, preprocessing_for
+from ._sources import Source, add_source
 from ._tensor import Geometry, HostArray, Item, Tensor
 from ._native import native
 
@@ -25,5 +26,6 @@ def allocation_count():
     return native().prep.gst_cuda_prep_memory_get_allocation_count()
 
 
-__all__ = ["DLDeviceType", "Geometry", "HostArray", "Item", "Pipeline", "Preprocessing", "Tensor",
-           "TensorSink", "allocation_count", "preprocessing_for"]
+__all__ = ["DLDeviceType", "Geometry", "HostArray", "Item", "Pipeline", "Preprocessing",
+           "Source", "Tensor", "TensorSink", "add_source", "allocation_count",
+           "preprocessing_for"]

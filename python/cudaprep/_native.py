@@ -57,6 +57,17 @@ def _setup(gst, gobject, prep):
     proto(gobject, "g_object_set", None, vp, ctypes.c_char_p, vp, vp)
     # Reads one property: g_object_get(object, name, &value, NULL).
     proto(gobject, "g_object_get", None, vp, ctypes.c_char_p, vp, vp)
+    proto(gst, "gst_object_ref_sink", vp, vp)
+    proto(gst, "gst_object_get_name", vp, vp)
+    proto(gst, "gst_element_get_static_pad", vp, vp, ctypes.c_char_p)
+    proto(gst, "gst_structure_n_fields", ctypes.c_int, vp)
+    proto(gst, "gst_structure_nth_field_name", ctypes.c_char_p, vp, ctypes.c_uint)
+    proto(gst, "gst_structure_get_field_type", ctypes.c_size_t, vp, ctypes.c_char_p)
+    proto(gst, "gst_structure_get_string", ctypes.c_char_p, vp, ctypes.c_char_p)
+    proto(gst, "gst_structure_get_uint64", ctypes.c_int, vp, ctypes.c_char_p, vp)
+    proto(gst, "gst_structure_get_uint", ctypes.c_int, vp, ctypes.c_char_p, vp)
+    proto(gst, "gst_structure_get_boolean", ctypes.c_int, vp, ctypes.c_char_p, vp)
+    proto(gst, "gst_structure_free", None, vp)
     proto(gobject, "g_type_name", ctypes.c_char_p, ctypes.c_size_t)
     proto(gobject, "g_free", None, vp)
     proto(gobject, "g_error_free", None, vp)
@@ -85,6 +96,11 @@ def _setup(gst, gobject, prep):
           c_double, c_double, c_double, c_double, ctypes.c_int, ctypes.c_int,
           p_double, p_double, p_double, p_double)
     proto(prep, "gst_cuda_prep_memory_get_allocation_count", c_u64)
+    # Sources on a running batch (gstcudaprepsources.h).
+    proto(prep, "gst_cuda_prep_source_new", vp, ctypes.c_char_p, ctypes.c_char_p,
+          ctypes.POINTER(vp))
+    proto(prep, "gst_cuda_prep_batch_add_source", vp, vp, vp, ctypes.POINTER(vp))
+    proto(prep, "gst_cuda_prep_batch_remove_source", ctypes.c_int, vp, vp, ctypes.POINTER(vp))
 
 
 class _Native:

@@ -160,6 +160,17 @@ class Pipeline:
         self._lib.gobject.g_object_set(element, prop.encode(), pointer, None)
         self._lib.gst.gst_object_unref(element)
 
+    def add_source(self, batch_name, uri, chain=None, **properties):
+        """Adds a cudaprepsrc for `uri` to the batch element named
+        `batch_name` while the pipeline plays (cudaprep.add_source); returns
+        the Source, whose remove() takes it off again."""
+        from ._sources import add_source
+        batch = self.element(batch_name)
+        try:
+            return add_source(batch, uri, chain, **properties)
+        finally:
+            self._lib.gst.gst_object_unref(batch)
+
     def start(self):
         if self._lib.gst.gst_element_set_state(self._pipeline, GST_STATE_PLAYING) == \
                 GST_STATE_CHANGE_FAILURE:

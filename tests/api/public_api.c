@@ -3,6 +3,7 @@
  * and the DLPack structs. Needs no GPU. Exits non-zero naming what failed. */
 #include <gst/cudaprep/cudaprep.h>
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 
 #define CHECK(cond)                                                      \
@@ -55,6 +56,22 @@ int main(int argc, char **argv) {
   CHECK(GST_IS_CUDA_TENSOR_SINK(sink));
   CHECK(gst_cuda_tensor_sink_try_pull_tensor(GST_CUDA_TENSOR_SINK(sink), 0) == NULL);
   gst_object_unref(sink);
+
+  /* A source for a running batch (gstcudaprepsources.h); the plugin is
+   * found on GST_PLUGIN_PATH. Its URI reads back masked. Adding it to an
+   * element that is in no bin is refused with a message. */
+  GError *error = NULL;
+  GstElement *source = gst_cuda_prep_source_new("rtsp://op:Secret9@192.0.2.1/live", NULL, &error);
+  CHECK(source != NULL && error == NULL);
+  gchar *uri = NULL;
+  g_object_get(source, "uri", &uri, NULL);
+  CHECK(strcmp(uri, "rtsp://op:***@192.0.2.1/live") == 0);
+  g_free(uri);
+  GstElement *lonely = gst_element_factory_make("fakesink", NULL);
+  CHECK(gst_cuda_prep_batch_add_source(lonely, source, &error) == NULL);
+  CHECK(error != NULL && strstr(error->message, "is in no bin") != NULL);
+  g_clear_error(&error);
+  gst_object_unref(lonely);
 
   /* DLPack 1.0's layout: version first, the DLTensor last. */
   CHECK(offsetof(GstCudaPrepDLManagedTensorVersioned, version) == 0);

@@ -1,11 +1,13 @@
 // cudaprep's public API, plain C: the tensor sink (pull, DLPack export),
 // the metas (tensors and their items, geometry), the box helper, the device
-// memory accessors. Build with `pkg-config --cflags --libs cudaprep-1.0`.
+// memory accessors, sources added to and removed from a running batch.
+// Build with `pkg-config --cflags --libs cudaprep-1.0`.
 #pragma once
 
 #include "gstcudaprepbox.h"
 #include "gstcudaprepdlpack.h"
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepmeta.h"
+#include "gstcudaprepsources.h"
 #include "gstcudatensorsample.h"
 #include "gstcudatensorsink.h"

@@ -8,8 +8,10 @@
 #include "gstcudaframeupload.h"
 #include "gstcudanormalize.h"
 #include "gstcudapreprocess.h"
+#include "gstcudaprepsrc.h"
 #include "gstcudaresize.h"
 #include "gstcudatensorize.h"
+#include "tracers/gstcudapreptracer.h"
 
 gboolean gst_cuda_prep_register_elements(GstPlugin *plugin) {
   gboolean ok = TRUE;
@@ -23,5 +25,8 @@ gboolean gst_cuda_prep_register_elements(GstPlugin *plugin) {
   ok &= gst_element_register(plugin, "cudatensorsink", GST_RANK_NONE, GST_TYPE_CUDA_TENSOR_SINK);
   ok &= GST_ELEMENT_REGISTER(cudabatch, plugin);
   ok &= GST_ELEMENT_REGISTER(cudapreprocess, plugin);
+  ok &= GST_ELEMENT_REGISTER(cudaprepsrc, plugin);
+  // The tracer (GST_TRACERS=cudaprep) is a feature of the plugin too.
+  ok &= gst_tracer_register(plugin, "cudaprep", GST_TYPE_CUDA_PREP_TRACER);
   return ok;
 }
