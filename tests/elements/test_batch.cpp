@@ -1,11 +1,11 @@
 // cudabatch: N sources into one batch tensor.
-//  - CPU: properties (ranges, defaults, batch-timeout is the aggregator's
+//  - CPU: properties (ranges, defaults, latency-budget is the aggregator's
 //    latency), request pads sink_N, the tensor caps it offers.
 //  - GPU: four sources of different sizes and formats batched into one
 //    tensor equal each source's own single-stream tensor (cudatensorize
 //    batch-size=1 after the same chain), bit for bit, with the source index
 //    and PTS of every item; EOS on one source does not stall the others; a
-//    live source that stops leaves a partial batch after batch-timeout, and
+//    live source that stops leaves a partial batch after latency-budget, and
 //    the latency includes that wait; new caps upstream mid-batch lose and
 //    duplicate no frame; a flush mid-batch drops the partial batch and
 //    every later frame comes out once with its PTS.
@@ -625,8 +625,8 @@ TEST(BatchGpu, UpstreamRenegotiationMidBatchLosesNoFrame) {
 }
 
 // Two live sources deliver one frame each and stop: the batch of 4 leaves
-// after batch-timeout with 2 items, both sources named; the latency
-// reported downstream includes batch-timeout.
+// after latency-budget with 2 items, both sources named; the latency
+// reported downstream includes latency-budget.
 TEST(BatchGpu, LiveSourcesThatStopLeaveAPartialBatchAfterTheTimeout) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("RGBA", 64, 48);
