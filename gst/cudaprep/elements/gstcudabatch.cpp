@@ -560,11 +560,11 @@ static gboolean oldest_is_due(GstCudaBatch *self) {
   return !GST_CLOCK_TIME_IS_VALID(latency) || now >= base_time + priv->first_running_time + latency;
 }
 
-// Live sources: frames join the batch earliest first across the pads,
-// whichever have frames (no pad waits for the others), at most
+// Live sources: every frame waiting on a pad joins the batch, earliest
+// first across the pads (no pad waits for the others), at most
 // max-source-frames of one source per batch; a full batch leaves at once
 // and a partial one when its oldest frame is due. get_next_time() wakes
-// this when either comes.
+// this whenever a frame arrives and when the oldest is due.
 static GstFlowReturn aggregate_live(GstCudaBatch *self, const std::vector<GstCudaBatchPad *> &pads,
                                     const BatchSettings &settings, gboolean *all_eos) {
   GstCudaBatchPrivate *priv = self->priv;
@@ -635,32 +635,22 @@ static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeo
   return all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
 }
 
-// When a live batch must leave (GstAggregator waits until this running
-// time plus its latency, latency-budget included): at once (time 0) when the
-// frames queued on pads that may still add one fill it; else when its
-// oldest frame is due, or the oldest frame queued on any pad; NONE while
-// nothing waits.
+// When GstAggregator is to call aggregate() without every pad holding a
+// frame (live sources; it waits until this running time plus its latency,
+// latency-budget included): at once (time 0, long past) while a frame waits
+// on a pad that may still add one to the batch, so that frames join as they
+// arrive and a full batch never waits for a slow source; else when the
+// waiting batch's oldest frame is due; NONE while nothing waits.
 static GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg) {
   auto *self = GST_CUDA_BATCH(agg);
   GstCudaBatchPrivate *priv = self->priv;
   drop_flushed_items(self);
   const BatchSettings settings = get_settings(self);
   std::vector<GstCudaBatchPad *> pads = sink_pads(self);
-  size_t can_add = 0;
-  GstClockTime earliest = GST_CLOCK_TIME_NONE;
-  for (GstCudaBatchPad *pad : pads) {
-    if (!gst_aggregator_pad_has_buffer(GST_AGGREGATOR_PAD(pad))) continue;
-    if (settings.max_source_frames == 0 || items_of(self, pad) < settings.max_source_frames)
-      ++can_add;
-    const GstClockTime running = head_running_time(pad);
-    if (GST_CLOCK_TIME_IS_VALID(running) &&
-        (!GST_CLOCK_TIME_IS_VALID(earliest) || running < earliest))
-      earliest = running;
-  }
+  const gboolean frame_to_add = priv->has_info && earliest_pad(self, pads, settings) != nullptr;
   unref_pads(&pads);
-  if (priv->has_info && priv->items.size() + can_add >= static_cast<size_t>(priv->desc.dims[0]))
-    return 0;
-  return priv->items.empty() ? earliest : priv->first_running_time;
+  if (frame_to_add) return 0;
+  return priv->items.empty() ? GST_CLOCK_TIME_NONE : priv->first_running_time;
 }
 
 // --- Caps and negotiation -----------------------------------------------------
