@@ -73,6 +73,13 @@ std::string chain(const std::string &appsrc_name, const std::string &caps,
          ",format=RGB ! cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\"";
 }
 
+// chain() behind a live appsrc that stamps frames as they are pushed.
+std::string live_chain(const std::string &caps, const std::string &appsrc_name) {
+  std::string text = chain(appsrc_name, caps);
+  return text.replace(text.find("format=time"), 11,
+                      "format=time is-live=true do-timestamp=true min-latency=0");
+}
+
 struct Item {
   int source;
   GstClockTime pts;
@@ -421,16 +428,11 @@ TEST(BatchGpu, AFlushOnOneSourceDropsOnlyThatSourcesItems) {
 TEST(BatchGpu, LiveBatchesLeaveWhenFullEarliestFirstWithoutWaitingForEverySource) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("RGBA", 64, 48);
-  auto live_chain = [&](const std::string &name) {
-    std::string text = chain(name, caps);
-    return text.replace(text.find("format=time"), 11,
-                        "format=time is-live=true do-timestamp=true min-latency=0");
-  };
   const auto play = [&](const std::string &batch_properties) {
     const std::string description = "cudabatch name=b batch-size=2 latency-budget=3000000000 " +
                                     batch_properties + " ! appsink name=out sync=false " +
-                                    live_chain("src0") + " ! b.sink_0 " + live_chain("src1") +
-                                    " ! b.sink_1 " + live_chain("src2") + " ! b.sink_2";
+                                    live_chain(caps, "src0") + " ! b.sink_0 " + live_chain(caps, "src1") +
+                                    " ! b.sink_1 " + live_chain(caps, "src2") + " ! b.sink_2";
     GError *error = nullptr;
     GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
     EXPECT_EQ(error, nullptr) << error->message;
@@ -630,14 +632,9 @@ TEST(BatchGpu, UpstreamRenegotiationMidBatchLosesNoFrame) {
 TEST(BatchGpu, LiveSourcesThatStopLeaveAPartialBatchAfterTheTimeout) {
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("RGBA", 64, 48);
-  auto live_chain = [&](const std::string &name) {
-    std::string text = chain(name, caps);
-    return text.replace(text.find("format=time"), 11,
-                        "format=time is-live=true do-timestamp=true min-latency=0");
-  };
   const std::string description =
       "cudabatch name=b batch-size=4 latency-budget=100000000 ! appsink name=out sync=false " +
-      live_chain("src0") + " ! b.sink_0 " + live_chain("src1") + " ! b.sink_1";
+      live_chain(caps, "src0") + " ! b.sink_0 " + live_chain(caps, "src1") + " ! b.sink_1";
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
   ASSERT_EQ(error, nullptr) << error->message;
