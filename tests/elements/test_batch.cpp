@@ -429,10 +429,10 @@ TEST(BatchGpu, LiveBatchesLeaveWhenFullEarliestFirstWithoutWaitingForEverySource
   CUDAPREP_REQUIRE_GPU();
   const std::string caps = caps_string("RGBA", 64, 48);
   const auto play = [&](const std::string &batch_properties) {
-    const std::string description = "cudabatch name=b batch-size=2 latency-budget=3000000000 " +
-                                    batch_properties + " ! appsink name=out sync=false " +
-                                    live_chain(caps, "src0") + " ! b.sink_0 " + live_chain(caps, "src1") +
-                                    " ! b.sink_1 " + live_chain(caps, "src2") + " ! b.sink_2";
+    const std::string description =
+        "cudabatch name=b batch-size=2 latency-budget=3000000000 " + batch_properties +
+        " ! appsink name=out sync=false " + live_chain(caps, "src0") + " ! b.sink_0 " +
+        live_chain(caps, "src1") + " ! b.sink_1 " + live_chain(caps, "src2") + " ! b.sink_2";
     GError *error = nullptr;
     GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
     EXPECT_EQ(error, nullptr) << error->message;
