@@ -416,6 +416,7 @@ std::string Pipeline::elements() const {
       const CropStage &crop = stage.crop;
       out << "cudacrop region=\"<" << crop.x << "," << crop.y << "," << crop.width << ","
           << crop.height << ">\" ! ";
+      if (crop.copied) out << "cudaframedownload ! cudaframeupload ! ";
       continue;
     }
     const ResizeStage &resize = stage.resize;
@@ -500,6 +501,8 @@ Pipeline generate(uint64_t seed) {
   Rng caps_rng(seed ^ 0x6361707300000000ull);
   // And the flushes.
   Rng flush_rng(seed ^ 0x666c757368000000ull);
+  // And which crops are copies.
+  Rng copy_rng(seed ^ 0x636f707900000000ull);
   Pipeline p;
   p.seed = seed;
   if (batch_rng.chance(33)) {
@@ -548,6 +551,9 @@ Pipeline generate(uint64_t seed) {
     p.stages.push_back(stage);
   }
   derive(&p, &never);
+  for (Stage &stage : p.stages)
+    if (stage.kind == Stage::Kind::kCrop && p.region_source() != RegionSource::kRoiMeta)
+      stage.crop.copied = copy_rng.chance(25);
 
   NormalizeStage &n = p.normalize;
   n.in_format = format;
@@ -905,6 +911,13 @@ std::string segment_error(const Pipeline &p) {
   if (p.tensorize.batch_size < 1 || p.tensorize.batch_size > kMaxBatch) why << "batch size; ";
   if (p.frame_count < 1 || p.frame_count > kMaxFrames) why << "frame count; ";
   if (static_cast<int>(p.events.size()) != p.frame_count) why << "event slots; ";
+
+  for (const Stage &stage : p.stages) {
+    if (stage.kind == Stage::Kind::kResize && stage.crop.copied)
+      why << "a cudaresize marked as a copied crop; ";
+    else if (stage.crop.copied && p.region_source() == RegionSource::kRoiMeta)
+      why << "a copied crop with region-source=roi-meta; ";
+  }
 
   // cudabatch and its regions.
   const BatchStage &b = p.batch;

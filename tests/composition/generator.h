@@ -21,7 +21,13 @@
 //             checked with the values as given, as compute_rect() does;
 //             where that frame is NV12/I420 (x and y) or YUY2 (x only) an odd
 //             offset is allowed and the element rounds it down to even
-//             (`effective`). The width may stay odd.
+//             (`effective`). The width may stay odd. A quarter of the
+//             crops are copies (`copied`): a cudaframedownload !
+//             cudaframeupload follows, which reads no views, so cudacrop
+//             copies the region out (compact pitch) and the round trip
+//             through system memory changes no byte; never with
+//             region-source=roi-meta (the regions of interest stay on the
+//             device frames this test follows).
 //   cudaresize  method nearest/bilinear/bicubic/area; antialias only with
 //             bilinear/bicubic, antialias-intermediate=uint8 only with
 //             antialias (settings_error); video-direction one of the eight
@@ -149,6 +155,8 @@ struct CropStage {
   PixelRect effective;
   PixelFormat in_format = PixelFormat::kRGBA;
   int in_width = 0, in_height = 0;
+  // Followed by cudaframedownload ! cudaframeupload: the crop is a copy.
+  bool copied = false;
 };
 
 struct ResizeStage {

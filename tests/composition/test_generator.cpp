@@ -86,6 +86,49 @@ TEST(Generator, TheConstraintCheckSeesBrokenPipelines) {
   EXPECT_NE(constraint_error(crop).find("does not fit 8x8"), std::string::npos);
 }
 
+// A quarter of the crops are copies: a download and an upload follow them
+// in the description, and never where regions of interest travel.
+TEST(Generator, SomeCropsAreCopiesThroughSystemMemory) {
+  int crops = 0, copies = 0;
+  const std::string round_trip = "cudaframedownload ! cudaframeupload ! ";
+  for (uint64_t seed = 0; seed < kCoverageSeeds; ++seed) {
+    const Pipeline p = generate(seed);
+    const std::string elements = p.elements();
+    size_t from = 0;  // the crops appear in stage order
+    for (const Stage &stage : p.stages) {
+      if (stage.kind != Stage::Kind::kCrop) continue;
+      ++crops;
+      copies += stage.crop.copied;
+      const std::string crop = "cudacrop region=\"<" + std::to_string(stage.crop.x) + "," +
+                               std::to_string(stage.crop.y) + "," +
+                               std::to_string(stage.crop.width) + "," +
+                               std::to_string(stage.crop.height) + ">\" ! ";
+      const size_t at = elements.find(crop, from);
+      ASSERT_NE(at, std::string::npos) << elements;
+      from = at + crop.size();
+      EXPECT_EQ(elements.compare(from, round_trip.size(), round_trip) == 0, stage.crop.copied)
+          << "seed " << seed << ": " << elements;
+      if (stage.crop.copied) {
+        EXPECT_NE(p.region_source(), RegionSource::kRoiMeta) << "seed " << seed;
+      }
+    }
+  }
+  EXPECT_GT(copies, crops / 6) << copies << " of " << crops;
+  EXPECT_LT(copies, crops / 3) << copies << " of " << crops;
+
+  Pipeline broken = generate(3);
+  broken.terminal = Terminal::kBatch;
+  broken.batch.source = RegionSource::kRoiMeta;
+  for (Stage &stage : broken.stages) stage.crop.copied = stage.kind == Stage::Kind::kCrop;
+  bool has_crop = false;
+  for (const Stage &stage : broken.stages) has_crop = has_crop || stage.kind == Stage::Kind::kCrop;
+  if (has_crop) {
+    EXPECT_NE(constraint_error(broken).find("copied crop with region-source=roi-meta"),
+              std::string::npos)
+        << constraint_error(broken);
+  }
+}
+
 // The first generated pipeline for which `wanted` holds.
 template <typename Predicate>
 Pipeline first_generated(Predicate wanted) {
