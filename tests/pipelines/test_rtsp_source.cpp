@@ -52,8 +52,11 @@ struct Cameras {
       const std::string name = "cam" + std::to_string(i);
       GstElement *src = gst_element_factory_make("cudaprepsrc", name.c_str());
       GstElement *sink = gst_element_factory_make("fakesink", ("sink" + std::to_string(i)).c_str());
+      // A stall only where a test makes one: the first frame of a GPU
+      // machine's first decoder (nvh264dec creating its CUDA context) took
+      // over 1.5 s there.
       g_object_set(src, "uri", uris[i].c_str(), "reconnect-interval", 100u,
-                   "reconnect-interval-max", 400u, "stall-timeout", 1500u, nullptr);
+                   "reconnect-interval-max", 400u, "stall-timeout", 5000u, nullptr);
       g_object_set(sink, "sync", FALSE, "async", FALSE, nullptr);
       gst_bin_add_many(GST_BIN(pipeline), src, sink, nullptr);
       EXPECT_TRUE(gst_element_link(src, sink));
@@ -171,7 +174,12 @@ TEST_F(RtspSource, CredentialsOpenTheStreamAndAreNeverPrinted) {
     EXPECT_TRUE(BusLog::wait_until(
         [&] { return cameras.messages("cudaprepsrc-fault", "cam1") >= 1; }, 10000));
     EXPECT_EQ(cameras.counters[1]->buffers(), 0);
-    EXPECT_EQ(cameras.messages("cudaprepsrc-fault", "cam0"), 0u);
+    EXPECT_EQ(cameras.messages("cudaprepsrc-fault", "cam0"), 0u) << [&] {
+      std::string faults;  // what cam0 reported, to tell why
+      for (const BusEntry &entry : cameras.log->entries())
+        if (entry.source == "cam0") faults += "\n  " + entry.text;
+      return faults;
+    }();
     // What an operator reads names the source, password masked.
     bool named = false;
     for (const BusEntry &entry : cameras.log->entries()) {
