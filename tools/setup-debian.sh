@@ -3,7 +3,9 @@
 # examples (CI runs this too). The CUDA toolkit (nvcc) is not a Debian
 # package: install it from NVIDIA (https://developer.nvidia.com/cuda-downloads)
 # into /usr/local/cuda; this script checks that it is there.
-#   tools/setup-debian.sh
+#   tools/setup-debian.sh          install the packages
+#   tools/setup-debian.sh --list   print their names, one a line (CI installs
+#                                  the same list into a Debian 13 root)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 sudo_cmd=""
@@ -22,6 +24,10 @@ packages=(
   libdlpack-dev gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gcc
   python3 python3-gi python3-gst-1.0 python3-numpy python3-pil
 )
+if [ "${1:-}" = "--list" ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 $sudo_cmd apt-get update -qq
 $sudo_cmd apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
