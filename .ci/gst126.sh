@@ -2,7 +2,8 @@
 # CI, second stage: build and test against GStreamer 1.26 (Debian 13, gcc 14)
 # in a Debian 13 root made here with mmdebstrap from the package list of
 # tools/setup-debian.sh, the CUDA toolkit and this tree mounted into it
-# (.ci/in-root.sh). Needs root (or sudo): mmdebstrap's root mode, mount and
+# (.ci/in-root.sh), and there checks that kernel headers are tracked
+# (.ci/kernel-deps.py). Needs root (or sudo): mmdebstrap's root mode, mount and
 # chroot.
 #   .ci/gst126.sh          make a fresh root, delete it at the end
 #   .ci/gst126.sh DIR      build in DIR, a root an earlier run left (--keep)
@@ -60,13 +61,15 @@ fi
 [ -x "$root/usr/bin/meson" ] || { echo "$root is not a root with the build packages" >&2; exit 1; }
 
 # The test command of README.md with this stage's build directory (building
-# first, so that CUDAPREP_CI_JOBS can limit a shared machine).
+# first, so that CUDAPREP_CI_JOBS can limit a shared machine), then the
+# kernel headers' check.
 reconfigure=""
 [ -f build-ci-gst126/build.ninja ] && reconfigure=--reconfigure
 status=0
 .ci/in-root.sh "$root" "meson setup $reconfigure build-ci-gst126 -Dgpu_archs=75 &&
   { ninja -C build-ci-gst126 ${CUDAPREP_CI_JOBS:+-j$CUDAPREP_CI_JOBS} &&
-    meson test -C build-ci-gst126 --print-errorlogs; } 2>&1 | tee build-ci-gst126/ci-output.log" ||
+    meson test -C build-ci-gst126 --print-errorlogs; } 2>&1 | tee build-ci-gst126/ci-output.log &&
+  .ci/kernel-deps.py build-ci-gst126" ||
   status=$?
 .ci/summary.sh build-ci-gst126 "GStreamer 1.26" || status=1
 exit $status
