@@ -84,8 +84,9 @@ static std::string number(double value) {
 static std::string settings_error(const NormalizeSettings &settings) {
   const size_t channels = cudaprep::channel_count(settings.channel_order);
   const char *order = cudaprep::channel_order_name(settings.channel_order);
-  for (const auto &[name, values] :
-       {std::make_pair("mean", &settings.mean), std::make_pair("std", &settings.std)}) {
+  const std::pair<const char *, const std::vector<double> *> lists[] = {{"mean", &settings.mean},
+                                                                        {"std", &settings.std}};
+  for (const auto &[name, values] : lists) {
     if (!values->empty() && values->size() != channels)
       return std::string(name) + " has " + std::to_string(values->size()) +
              " values but channel-order=" + order + " gives " + std::to_string(channels) +
