@@ -87,7 +87,7 @@ make_root clean clean gstreamer1.0-tools gcc libc6-dev pkg-config \
 .ci/in-root.sh "$clean" 'set -e
   elements=$(gst-inspect-1.0 cudaprep | grep -oE "^  cuda[a-z]+" | sort | tr -d " " | paste -sd" ")
   echo "gst-inspect-1.0 cudaprep (installed package, no GPU): $elements"
-  [ "$elements" = "cudabatch cudacrop cudaframedownload cudaframeupload cudanormalize cudaresize cudatensorize cudatensorsink" ]
+  [ "$elements" = "cudabatch cudacrop cudaframedownload cudaframeupload cudanormalize cudapreprocess cudaprepsrc cudaresize cudatensorize cudatensorsink" ]
   gcc -std=c11 -Wall -Werror examples/pull_tensors.c $(pkg-config --cflags --libs cudaprep-1.0) \
     -o /tmp/pull_tensors
   echo "examples/pull_tensors.c built with pkg-config cudaprep-1.0: $(ldd /tmp/pull_tensors | grep -o "libgstcudaprep-1.0.so[^ ]* => [^ ]*")"'
