@@ -56,6 +56,20 @@ class TracerLog {
   std::map<std::string, std::vector<std::array<guint64, 3>>> records_;
 };
 
+// `gst-inspect-1.0 cudaprep` shows the feature of that name if there is
+// one, else the plugin and its elements: no feature may take the plugin's
+// name (the tracer did, and hid the elements).
+TEST(Tracer, IsRegisteredUnderANameOfItsOwn) {
+  GstPluginFeature *tracer = gst_registry_lookup_feature(gst_registry_get(), "cudapreptime");
+  ASSERT_NE(tracer, nullptr);
+  EXPECT_TRUE(GST_IS_TRACER_FACTORY(tracer));
+  gst_object_unref(tracer);
+  GstPluginFeature *named_like_the_plugin =
+      gst_registry_lookup_feature(gst_registry_get(), "cudaprep");
+  EXPECT_EQ(named_like_the_plugin, nullptr);
+  if (named_like_the_plugin != nullptr) gst_object_unref(named_like_the_plugin);
+}
+
 void run(const char *description) {
   GstElement *pipeline = gst_parse_launch(description, nullptr);
   ASSERT_TRUE(pipeline);

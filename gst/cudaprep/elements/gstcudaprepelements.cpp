@@ -26,7 +26,9 @@ gboolean gst_cuda_prep_register_elements(GstPlugin *plugin) {
   ok &= GST_ELEMENT_REGISTER(cudabatch, plugin);
   ok &= GST_ELEMENT_REGISTER(cudapreprocess, plugin);
   ok &= GST_ELEMENT_REGISTER(cudaprepsrc, plugin);
-  // The tracer (GST_TRACERS=cudaprep) is a feature of the plugin too.
-  ok &= gst_tracer_register(plugin, "cudaprep", GST_TYPE_CUDA_PREP_TRACER);
+  // The tracer (GST_TRACERS=cudapreptime) is a feature of the plugin too,
+  // named apart from it: a feature named "cudaprep" is what
+  // `gst-inspect-1.0 cudaprep` would show instead of the plugin's elements.
+  ok &= gst_tracer_register(plugin, "cudapreptime", GST_TYPE_CUDA_PREP_TRACER);
   return ok;
 }

@@ -1,10 +1,10 @@
-// The cudaprep tracer (GST_TRACERS=cudaprep, read with
+// The cudaprep tracer (GST_TRACERS=cudapreptime, read with
 // GST_DEBUG=GST_TRACER:7): per element, the host time its streaming thread
 // spends in it per frame — the time from a buffer entering the element's
 // chain function to its return, minus the time its own pushes downstream
 // took. Any element, cudaprep's or not; bins are left out (their time is
 // their children's). Every `every` frames of an element (parameter, default
-// 100: GST_TRACERS="cudaprep(every=30)") it logs
+// 100: GST_TRACERS="cudapreptime(every=30)") it logs
 //   cudaprep-host-time, element=(string)..., frames=(guint64)N,
 //     host-ns-per-frame=(guint64)mean over those frames, host-ns-max=(guint64)...
 // GPU kernel time per element needs a hook in the base class (see
