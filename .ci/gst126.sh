@@ -85,7 +85,7 @@ clean=""
 make_root clean clean gstreamer1.0-tools gcc libc6-dev pkg-config \
   "$PWD"/build-ci-gst126/deb/*.deb
 .ci/in-root.sh "$clean" 'set -e
-  elements=$(gst-inspect-1.0 cudaprep | grep -oE "^  cuda[a-z]+" | sort | tr -d " " | paste -sd" ")
+  elements=$(gst-inspect-1.0 cudaprep | grep -oE "^  cuda[a-z]+:" | tr -d " :" | sort | paste -sd" ")
   echo "gst-inspect-1.0 cudaprep (installed package, no GPU): $elements"
   [ "$elements" = "cudabatch cudacrop cudaframedownload cudaframeupload cudanormalize cudapreprocess cudaprepsrc cudaresize cudatensorize cudatensorsink" ]
   gcc -std=c11 -Wall -Werror examples/pull_tensors.c $(pkg-config --cflags --libs cudaprep-1.0) \
