@@ -3,6 +3,7 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include <gst/cudaprep/gstcudaprepformat-private.h>
@@ -200,17 +201,58 @@ TEST_F(DevicePool, RepeatedReadsKeepOneEventPerStream) {
   gst_object_unref(pool);
 }
 
-TEST_F(DevicePool, MapWithoutTheCudaFlagFailsAndWithItGivesTheDevicePointer) {
+// A map waits for the last write (100 ms of spinning before a memset on the
+// writer's stream): with the CUDA flag it gives the device pointer, without
+// it the bytes on the host, for a memory and a shared part of it alike; a
+// host map for writing is refused.
+TEST_F(DevicePool, MapWaitsForTheWriteAndGivesTheDevicePointerOrTheBytes) {
+  constexpr gsize kBytes = 64 * 4;
   GstBufferPool *pool = make_pool(64, 4, 1);
   GstBuffer *buffer = nullptr;
   ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr), GST_FLOW_OK);
   GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
+  ASSERT_GE(gst_memory_get_sizes(memory, nullptr, nullptr), kBytes);
+  uint8_t *device = gst_cuda_prep_memory_get_device_pointer(memory);
+  cudaStream_t writer;
+  CUDA_ASSERT_OK(cudaStreamCreateWithFlags(&writer, cudaStreamNonBlocking));
+  std::vector<uint8_t> expected(kBytes);
+  for (gsize i = 0; i < kBytes; ++i) expected[i] = static_cast<uint8_t>(i * 7 + 3);
+  uint8_t *pinned = nullptr;
+  CUDA_ASSERT_OK(cudaMallocHost(reinterpret_cast<void **>(&pinned), kBytes));
+  std::copy(expected.begin(), expected.end(), pinned);
+
+  CUDA_ASSERT_OK(gst_cuda_prep_memory_begin_write(memory, writer));
+  CUDA_ASSERT_OK(cudaprep::test::spin(100000000, writer));
+  CUDA_ASSERT_OK(cudaMemcpyAsync(device, pinned, kBytes, cudaMemcpyHostToDevice, writer));
+  CUDA_ASSERT_OK(gst_cuda_prep_memory_end_write(memory, writer));
+
   GstMapInfo map;
-  EXPECT_FALSE(gst_memory_map(memory, &map, GST_MAP_READ));
-  ASSERT_TRUE(
-      gst_memory_map(memory, &map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA_PREP)));
-  EXPECT_EQ(map.data, gst_cuda_prep_memory_get_device_pointer(memory));
+  ASSERT_TRUE(gst_memory_map(memory, &map, GST_MAP_READ));
+  ASSERT_GE(map.size, kBytes);
+  EXPECT_EQ(std::vector<uint8_t>(map.data, map.data + kBytes), expected)
+      << "the host map did not wait for the write, or copied the wrong bytes";
   gst_memory_unmap(memory, &map);
+
+  GstMemory *part = gst_memory_share(memory, 16, 32);
+  ASSERT_TRUE(gst_memory_map(part, &map, GST_MAP_READ));
+  ASSERT_EQ(map.size, 32u);
+  EXPECT_EQ(std::vector<uint8_t>(map.data, map.data + 32),
+            std::vector<uint8_t>(expected.begin() + 16, expected.begin() + 48));
+  gst_memory_unmap(part, &map);
+  ASSERT_TRUE(
+      gst_memory_map(part, &map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA_PREP)));
+  EXPECT_EQ(map.data, device + 16);
+  gst_memory_unmap(part, &map);
+  gst_memory_unref(part);
+
+  EXPECT_FALSE(gst_memory_map(memory, &map, GST_MAP_WRITE));
+  ASSERT_TRUE(gst_memory_map(memory, &map,
+                             static_cast<GstMapFlags>(GST_MAP_READWRITE | GST_MAP_CUDA_PREP)));
+  EXPECT_EQ(map.data, device);
+  gst_memory_unmap(memory, &map);
+
+  CUDA_ASSERT_OK(cudaStreamDestroy(writer));
+  CUDA_ASSERT_OK(cudaFreeHost(pinned));
   gst_buffer_unref(buffer);
   gst_buffer_pool_set_active(pool, FALSE);
   gst_object_unref(pool);

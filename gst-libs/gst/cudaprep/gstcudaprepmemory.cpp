@@ -27,6 +27,9 @@ struct SyncState {
   };
   std::vector<Read> reads;  // reused: only the first active_reads are pending
   size_t active_reads = 0;
+  // Host copy for maps without GST_MAP_CUDA_PREP (the whole allocation,
+  // made at the first such map, refreshed at each).
+  guint8 *host_staging = nullptr;
 };
 
 struct GstCudaPrepMemory {
@@ -56,6 +59,7 @@ std::vector<RetiredBorrow> retired;
 void destroy_sync_state(SyncState *sync) {
   cudaEventDestroy(sync->write_event);
   for (const SyncState::Read &read : sync->reads) cudaEventDestroy(read.event);
+  g_free(sync->host_staging);
   delete sync;
 }
 
@@ -176,15 +180,42 @@ static void gst_cuda_prep_allocator_free(GstAllocator *allocator, GstMemory *gst
   g_free(memory);
 }
 
+// A map is where a consumer that knows nothing of our events meets the
+// memory (a GstTensor's data, an nvcodec element mapping GST_MAP_CUDA, which
+// is our flag's value): it waits on the host for the last write. With
+// GST_MAP_CUDA_PREP it returns the device pointer; without it, for reading
+// only, a host copy of the bytes. Our elements never map: they order their
+// work with the events instead.
 static gpointer gst_cuda_prep_memory_map(GstMemory *gst_memory, gsize maxsize, GstMapFlags flags) {
-  (void)maxsize;
-  if ((flags & GST_MAP_CUDA_PREP) == 0) {
+  (void)maxsize;  // the root allocation's, for a shared memory too
+  GstCudaPrepMemory *root = root_memory(gst_memory);
+  const bool device_map = (flags & GST_MAP_CUDA_PREP) != 0;
+  if (!device_map && (flags & GST_MAP_WRITE) != 0) {
     GST_ERROR(
-        "CUDA pitched memory lives on the GPU and cannot be mapped to the host; "
-        "use cudaframedownload to bring frames to system memory");
+        "CUDA device memory cannot be mapped for writing from the host; map it with "
+        "GST_MAP_CUDA (the device pointer), or bring frames to system memory with "
+        "cudaframedownload");
     return nullptr;
   }
-  return reinterpret_cast<GstCudaPrepMemory *>(gst_memory)->device_ptr;
+  GstCudaPrepScopedDevice device(root->device_id);
+  SyncState *sync = root->sync;
+  std::lock_guard<std::mutex> guard(sync->lock);
+  cudaError_t err = device.result();
+  if (err == cudaSuccess && sync->written) err = cudaEventSynchronize(sync->write_event);
+  if (err == cudaSuccess && device_map) return root->device_ptr;
+  if (err == cudaSuccess) {
+    // gst_memory_map() adds the memory's offset to what this returns.
+    if (sync->host_staging == nullptr)
+      sync->host_staging = static_cast<guint8 *>(g_malloc(GST_MEMORY_CAST(root)->maxsize));
+    err = cudaMemcpy(sync->host_staging + gst_memory->offset, root->device_ptr + gst_memory->offset,
+                     gst_memory->size, cudaMemcpyDeviceToHost);
+  }
+  if (gst_cuda_prep_consume_error(err) != cudaSuccess) {
+    GST_ERROR("mapping CUDA device memory of device %d failed: %s", root->device_id,
+              cudaGetErrorString(err));
+    return nullptr;
+  }
+  return sync->host_staging;
 }
 
 static void gst_cuda_prep_memory_unmap(GstMemory *gst_memory) {

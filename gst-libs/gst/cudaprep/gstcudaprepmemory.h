@@ -21,8 +21,13 @@ G_BEGIN_DECLS
 
 #define GST_CUDA_PREP_MEMORY_TYPE "CUDAPitchedMemory"
 
-// Map flag: gst_memory_map() with it returns the device pointer. Without it
-// a map fails: device memory is not host-accessible.
+// Map flag: gst_memory_map() with it returns the device pointer. It has the
+// value of GStreamer's GST_MAP_CUDA, so nvcodec's elements map our memory as
+// theirs. Any map first waits on the host for the memory's last write (a
+// consumer that maps knows nothing of the ready event); without this flag a
+// map is for reading only and returns a host copy of the bytes, made at
+// each map (pitched frames keep their row pitch), for consumers such as
+// GStreamer's tensor decoders. Our elements never map.
 #define GST_MAP_CUDA_PREP ((GstMapFlags)(GST_MAP_FLAG_LAST << 1))
 
 #define GST_TYPE_CUDA_PREP_ALLOCATOR (gst_cuda_prep_allocator_get_type())
