@@ -38,8 +38,12 @@
 
 #include <gst/cudaprep/gstcudaprepbox.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
+#include "base/gstcudaprepanalytics.h"
 #include "base/gstcudaprepregion.h"
 #include "common/cuda_test.h"
+#ifdef CUDAPREP_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 #include "common/gst_frames.h"
 
 namespace {
@@ -750,7 +754,7 @@ TEST(BatchRegionsCpu, PadPropertiesDefaultsAndGstLaunchSyntax) {
   EXPECT_EQ(roi_type, nullptr);
   EXPECT_EQ(gst_value_array_get_size(&regions), 0u);
   g_value_unset(&regions);
-  for (const char *name : {"region-source", "regions", "roi-type"}) {
+  for (const char *name : {"region-source", "regions", "roi-type", "min-confidence"}) {
     GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(pad), name);
     ASSERT_NE(spec, nullptr) << name;
     EXPECT_GT(strlen(g_param_spec_get_blurb(spec)), 20u) << name << " has a blurb";
@@ -820,6 +824,36 @@ TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
     const std::string message =
         posted_error(batch, [&] { result = gst_element_set_state(batch, GST_STATE_PAUSED); });
     EXPECT_EQ(result, GST_STATE_CHANGE_FAILURE) << c.regions;
+    EXPECT_NE(message.find("sink_0"), std::string::npos) << message;
+    EXPECT_NE(message.find(c.expected), std::string::npos) << message;
+    gst_element_set_state(batch, GST_STATE_NULL);
+    gst_element_release_request_pad(batch, pad);
+    gst_object_unref(pad);
+    gst_object_unref(batch);
+  }
+}
+
+// min-confidence belongs to region-source=detections; a cudaprep built
+// without GStreamer's analytics (1.22) names what detections need.
+TEST(BatchRegionsCpu, DetectionSettingsThatCannotWorkAreNamedAtStart) {
+  struct Case {
+    const char *region_source;
+    double min_confidence;
+    const char *expected;
+  };
+  std::vector<Case> cases = {
+      {"roi-meta", 0.5, "min-confidence is set, but region-source is not detections"}};
+  if (!gst_cuda_prep_has_analytics())
+    cases.push_back({"detections", 0.0, "built without (it needs GStreamer >= 1.24"});
+  for (const Case &c : cases) {
+    GstElement *batch = gst_element_factory_make("cudabatch", nullptr);
+    GstPad *pad = request_sink_pad(batch);
+    gst_util_set_object_arg(G_OBJECT(pad), "region-source", c.region_source);
+    g_object_set(pad, "min-confidence", c.min_confidence, nullptr);
+    GstStateChangeReturn result = GST_STATE_CHANGE_SUCCESS;
+    const std::string message =
+        posted_error(batch, [&] { result = gst_element_set_state(batch, GST_STATE_PAUSED); });
+    EXPECT_EQ(result, GST_STATE_CHANGE_FAILURE) << c.region_source;
     EXPECT_NE(message.find("sink_0"), std::string::npos) << message;
     EXPECT_NE(message.find(c.expected), std::string::npos) << message;
     gst_element_set_state(batch, GST_STATE_NULL);
@@ -1167,6 +1201,64 @@ TEST(BatchRegionsGpu, AFrameWithNoRegionGivesNoItem) {
   gst_buffer_unref(faces);
   for (GstBuffer *frame : frames) gst_buffer_unref(frame);
 }
+
+#ifdef CUDAPREP_HAVE_GST_ANALYTICS
+// region-source=detections (GStreamer >= 1.24): a detector's results on the
+// frame (GstAnalyticsODMtd) give the items the same rectangles give as ROI
+// metas, byte for byte, geometry included, each item named by its result's
+// id; roi-type and min-confidence keep only the cars of confidence >= 0.5
+// (12 results: car/person alternating, confidence 0.9/0.3 by pairs).
+TEST(BatchRegionsGpu, DetectionsEqualTheSameRectanglesAsRoiMetas) {
+  CUDAPREP_REQUIRE_GPU();
+  constexpr int kWidth = 320, kHeight = 180;
+  const std::string caps = caps_string("NV12", kWidth, kHeight);
+  std::mt19937 rng(31);
+  GstBuffer *detected = frame_at(caps, rng, 0);
+  const std::vector<Region> rects = random_regions(12, kWidth, kHeight, 0, rng);
+  GstAnalyticsRelationMeta *results = gst_buffer_add_analytics_relation_meta(detected);
+  std::vector<Region> kept;
+  for (size_t i = 0; i < rects.size(); ++i) {
+    const bool car = i % 2 == 0, confident = (i / 2) % 2 == 0;
+    GstAnalyticsODMtd od;
+    ASSERT_TRUE(gst_analytics_relation_meta_add_od_mtd(
+        results, g_quark_from_static_string(car ? "car" : "person"), rects[i].x, rects[i].y,
+        rects[i].width, rects[i].height, confident ? 0.9f : 0.3f, &od));
+    if (car && confident) {
+      Region region = rects[i];
+      region.id = static_cast<int>(gst_analytics_mtd_get_id(&od));
+      kept.push_back(region);
+    }
+  }
+  ASSERT_EQ(kept.size(), 3u);
+  // The same pixels with the kept rectangles as ROI metas, ids alike.
+  GstBuffer *with_rois = gst_buffer_new();
+  ASSERT_TRUE(gst_buffer_copy_into(
+      with_rois, detected,
+      static_cast<GstBufferCopyFlags>(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
+                                      GST_BUFFER_COPY_DEEP | GST_BUFFER_COPY_MEMORY),
+      0, -1));
+  attach_regions(with_rois, kept);
+  const std::vector<Batch> from_detections = run_regions(
+      caps, {detected}, 8,
+      "sink_0::region-source=detections sink_0::roi-type=car sink_0::min-confidence=0.5");
+  const std::vector<Batch> from_rois =
+      run_regions(caps, {with_rois}, 8, "sink_0::region-source=roi-meta");
+  ASSERT_EQ(from_detections.size(), 1u);
+  ASSERT_EQ(from_rois.size(), 1u);
+  ASSERT_EQ(from_detections[0].filled, kept.size());
+  ASSERT_EQ(from_rois[0].filled, kept.size());
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const Item &actual = from_detections[0].items[i], &expected = from_rois[0].items[i];
+    EXPECT_EQ(actual.region, kept[i].id);
+    EXPECT_EQ(expected.region, kept[i].id);
+    EXPECT_EQ(first_difference(actual.bytes, expected.bytes), SIZE_MAX)
+        << "detection " << kept[i].id << " differs from the same rectangle as a ROI meta";
+    expect_same_geometry(actual.geometry, expected.geometry, kept[i].id);
+  }
+  gst_buffer_unref(with_rois);
+  gst_buffer_unref(detected);
+}
+#endif
 
 // A box drawn on the source frame inside a region, mapped into the region
 // item's tensor pixels by the item's geometry (the forward definition) and

@@ -8,6 +8,7 @@
 #include "cudaprep/preprocess.h"
 #include "cudaprep/preprocess_batch.h"
 #include "cudaprep/tensorize.h"
+#include "gstcudaprepgsttensor.h"
 #include "gstcudapreppendingmeta.h"
 #include "gstcudaprepview.h"
 
@@ -179,6 +180,11 @@ gboolean GstCudaPrepBatchWriter::attach_meta(GstBuffer *buffer) {
     }
   }
   tensor->batch_filled = items_.size();
+  if (!gst_cuda_prep_add_gst_tensor_meta(buffer, meta)) {
+    GST_ELEMENT_ERROR(element_, STREAM, FAILED, ("Could not attach GStreamer's GstTensorMeta"),
+                      ("see the cudaprepgsttensor debug category"));
+    return FALSE;
+  }
   return TRUE;
 }
 

@@ -22,7 +22,8 @@
 // event; items[i] describes the i-th item written (PTS, geometry, source
 // index, region id, and a region's rectangle), batch_filled is their count,
 // and the other slots keep set_from_desc's defaults (no PTS, identity, whole
-// frame). The item geometry is a cudaprep::FrameGeometry up to here: this is
+// frame); built against GStreamer >= 1.26 GStreamer's GstTensorMeta follows
+// (gstcudaprepgsttensor.h). The item geometry is a cudaprep::FrameGeometry up to here: this is
 // the one place it becomes the public GstCudaPrepGeometry. Timestamps and
 // flags of the buffer are the caller's.
 //

@@ -7,6 +7,7 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "gstcudaprepanalytics.h"
 #include "gstcudaprepregion.h"
 
 gboolean gst_cuda_prep_buffer_device_image(GstBuffer *buffer, const GstVideoInfo *info,
@@ -123,33 +124,6 @@ void remove_metas(GstBuffer *buffer, GType api) {
   while (GstMeta *meta = gst_buffer_get_meta(buffer, api)) gst_buffer_remove_meta(buffer, meta);
 }
 
-// `rect`'s image through `step`, clipped to the output; FALSE when nothing
-// of it is left.
-gboolean map_rect(const cudaprep::FrameGeometry &step, double x, double y, double width,
-                  double height, gint out_width, gint out_height, cudaprep::PixelRect *mapped) {
-  double left = G_MAXDOUBLE, top = G_MAXDOUBLE, right = -G_MAXDOUBLE, bottom = -G_MAXDOUBLE;
-  for (const double corner_x : {x, x + width}) {
-    for (const double corner_y : {y, y + height}) {
-      double out_x, out_y;
-      step.to_output(corner_x, corner_y, &out_x, &out_y);
-      left = std::min(left, out_x);
-      right = std::max(right, out_x);
-      top = std::min(top, out_y);
-      bottom = std::max(bottom, out_y);
-    }
-  }
-  // Whole output pixels that the image touches (exact for crops and turns).
-  const double eps = 1e-9;
-  const double l = std::max(0.0, std::floor(left + eps));
-  const double t = std::max(0.0, std::floor(top + eps));
-  const double r = std::min(static_cast<double>(out_width), std::ceil(right - eps));
-  const double b = std::min(static_cast<double>(out_height), std::ceil(bottom - eps));
-  if (r <= l || b <= t) return FALSE;
-  *mapped = cudaprep::PixelRect{static_cast<int>(l), static_cast<int>(t), static_cast<int>(r - l),
-                                static_cast<int>(b - t)};
-  return TRUE;
-}
-
 void move_regions_of_interest(GstBuffer *inbuf, GstBuffer *outbuf,
                               const cudaprep::FrameGeometry &step, gint out_width,
                               gint out_height) {
@@ -157,7 +131,8 @@ void move_regions_of_interest(GstBuffer *inbuf, GstBuffer *outbuf,
   remove_metas(outbuf, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
   for (RegionOfInterest &region : regions) {
     cudaprep::PixelRect mapped;
-    if (!map_rect(step, region.x, region.y, region.w, region.h, out_width, out_height, &mapped)) {
+    if (!gst_cuda_prep_map_rect(step, region.x, region.y, region.w, region.h, out_width, out_height,
+                                &mapped)) {
       GST_LOG("region of interest %d (%s) lies outside the %dx%d output: removed", region.id,
               g_quark_to_string(region.roi_type), out_width, out_height);
       for (GstStructure *param : region.params) gst_structure_free(param);
@@ -206,12 +181,39 @@ void move_region_into_view(GstBuffer *inbuf, GstBuffer *outbuf, const cudaprep::
 
 }  // namespace
 
+gboolean gst_cuda_prep_map_rect(const cudaprep::FrameGeometry &step, double x, double y,
+                                double width, double height, gint out_width, gint out_height,
+                                cudaprep::PixelRect *mapped) {
+  double left = G_MAXDOUBLE, top = G_MAXDOUBLE, right = -G_MAXDOUBLE, bottom = -G_MAXDOUBLE;
+  for (const double corner_x : {x, x + width}) {
+    for (const double corner_y : {y, y + height}) {
+      double out_x, out_y;
+      step.to_output(corner_x, corner_y, &out_x, &out_y);
+      left = std::min(left, out_x);
+      right = std::max(right, out_x);
+      top = std::min(top, out_y);
+      bottom = std::max(bottom, out_y);
+    }
+  }
+  // Whole output pixels that the image touches (exact for crops and turns).
+  const double eps = 1e-9;
+  const double l = std::max(0.0, std::floor(left + eps));
+  const double t = std::max(0.0, std::floor(top + eps));
+  const double r = std::min(static_cast<double>(out_width), std::ceil(right - eps));
+  const double b = std::min(static_cast<double>(out_height), std::ceil(bottom - eps));
+  if (r <= l || b <= t) return FALSE;
+  *mapped = cudaprep::PixelRect{static_cast<int>(l), static_cast<int>(t), static_cast<int>(r - l),
+                                static_cast<int>(b - t)};
+  return TRUE;
+}
+
 void gst_cuda_prep_buffer_move_pixel_metas(GstBuffer *inbuf, GstBuffer *outbuf,
                                            const cudaprep::FrameGeometry &step, gint out_width,
                                            gint out_height, GstCudaPrepPixelMove move) {
   gst_cuda_prep_buffer_set_geometry(outbuf, gst_cuda_prep_buffer_get_geometry(inbuf).then(step));
   if (move == GstCudaPrepPixelMove::kPending) return;
   move_regions_of_interest(inbuf, outbuf, step, out_width, out_height);
+  gst_cuda_prep_buffer_move_analytics(inbuf, outbuf, step, out_width, out_height);
   if (move == GstCudaPrepPixelMove::kView)
     move_region_into_view(inbuf, outbuf, step, out_width, out_height);
   else

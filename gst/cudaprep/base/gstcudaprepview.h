@@ -9,6 +9,7 @@
 
 #include "cudaprep/geometry.h"
 #include "cudaprep/image.h"
+#include "cudaprep/resize.h"
 
 // The device frame `buffer` holds as `info` (format and size from the caps)
 // describes it. False, with `error` set to a reason, when the buffer is not
@@ -56,6 +57,8 @@ enum class GstCudaPrepPixelMove {
 //  - each GstVideoRegionOfInterestMeta (with its params): its rectangle's
 //    image through `step`, clipped to the output; one left with no pixels
 //    is removed, never kept in the wrong coordinates;
+//  - GStreamer's analytics results (>= 1.24; gstcudaprepanalytics.h): each
+//    object detection's box likewise, the results it cannot move removed;
 //  - the upload's region meta (which pixels were written): on a view,
 //    moved by the crop and clipped (a view must be a pure crop); a new
 //    frame is written whole and carries none.
@@ -66,3 +69,10 @@ enum class GstCudaPrepPixelMove {
 void gst_cuda_prep_buffer_move_pixel_metas(GstBuffer *inbuf, GstBuffer *outbuf,
                                            const cudaprep::FrameGeometry &step, gint out_width,
                                            gint out_height, GstCudaPrepPixelMove move);
+
+// The rectangle (x, y, width, height) of the input through `step`: the whole
+// output pixels its image touches (exact for crops and turns), clipped to
+// out_width x out_height; FALSE when nothing of it is left.
+gboolean gst_cuda_prep_map_rect(const cudaprep::FrameGeometry &step, double x, double y,
+                                double width, double height, gint out_width, gint out_height,
+                                cudaprep::PixelRect *mapped);

@@ -37,7 +37,11 @@
  * static `regions` (ids 0, 1, ...); `region-source=roi-meta` takes the
  * frame's GstVideoRegionOfInterestMeta (an upstream detector's, or the
  * application's; optionally only those of `roi-type`; id: the meta's id),
- * clipped to the frame. The two do not combine: a pad takes one source. A
+ * clipped to the frame; `region-source=detections` (GStreamer >= 1.24)
+ * takes the frame's object detections, GstAnalyticsODMtd in its
+ * GstAnalyticsRelationMeta (optionally only of object type `roi-type` and
+ * location confidence >= `min-confidence`; id: the result's id), clipped
+ * likewise. The sources do not combine: a pad takes one. A
  * frame with no region gives no item; a frame with more regions than the
  * batch has room for spills into the next batches. Each region item's
  * geometry maps its tensor pixels back to the source frame, and region_id
@@ -70,6 +74,7 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include "cudaprep/resize_geometry.h"
+#include "base/gstcudaprepanalytics.h"
 #include "base/gstcudaprepbatchwriter.h"
 #include "base/gstcudaprepcore.h"
 #include "base/gstcudapreppendingmeta.h"
@@ -363,8 +368,9 @@ struct FrameRegion {
 
 // The regions of a frame of width x height that become items, in order:
 // the pad's rectangles (each must fit: an element error otherwise), or the
-// frame's region of interest metas (of roi-type), clipped to the frame,
-// empty ones left out.
+// frame's region of interest metas (of roi-type) or object detections (of
+// roi-type, at least min-confidence), clipped to the frame, empty ones left
+// out; a detection's region id is its result's id in the relation meta.
 static gboolean frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
                               const GstCudaBatchPadSettings &settings, gint width, gint height,
                               std::vector<FrameRegion> *regions) {
@@ -384,24 +390,33 @@ static gboolean frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffe
     }
     return TRUE;
   }
+  // Results of a detector or ROI metas: clipped to the frame, empty ones left out.
+  auto add_clipped = [&](gint64 x, gint64 y, gint64 w, gint64 h, gint id, const char *what) {
+    const gint64 left = std::clamp<gint64>(x, 0, width), top = std::clamp<gint64>(y, 0, height);
+    const gint64 right = std::clamp<gint64>(x + w, 0, width);
+    const gint64 bottom = std::clamp<gint64>(y + h, 0, height);
+    if (right <= left || bottom <= top) {
+      GST_LOG_OBJECT(pad, "%s %d lies outside the %dx%d frame", what, id, width, height);
+      return;
+    }
+    regions->push_back(FrameRegion{
+        cudaprep::PixelRect{static_cast<gint>(left), static_cast<gint>(top),
+                            static_cast<gint>(right - left), static_cast<gint>(bottom - top)},
+        id});
+  };
+  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS) {
+    for (const GstCudaPrepDetection &detection :
+         gst_cuda_prep_buffer_detections(buffer, settings.roi_type, settings.min_confidence))
+      add_clipped(detection.rect.x, detection.rect.y, detection.rect.width, detection.rect.height,
+                  static_cast<gint>(detection.id), "detection");
+    return TRUE;
+  }
   gpointer state = nullptr;
   while (GstMeta *meta = gst_buffer_iterate_meta_filtered(
              buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
     const auto *roi = reinterpret_cast<const GstVideoRegionOfInterestMeta *>(meta);
     if (settings.roi_type != 0 && roi->roi_type != settings.roi_type) continue;
-    const gint64 left = std::min<gint64>(roi->x, width);
-    const gint64 top = std::min<gint64>(roi->y, height);
-    const gint64 right = std::min<gint64>(static_cast<gint64>(roi->x) + roi->w, width);
-    const gint64 bottom = std::min<gint64>(static_cast<gint64>(roi->y) + roi->h, height);
-    if (right <= left || bottom <= top) {
-      GST_LOG_OBJECT(pad, "region of interest %d lies outside the %dx%d frame", roi->id, width,
-                     height);
-      continue;
-    }
-    regions->push_back(FrameRegion{
-        cudaprep::PixelRect{static_cast<gint>(left), static_cast<gint>(top),
-                            static_cast<gint>(right - left), static_cast<gint>(bottom - top)},
-        roi->id});
+    add_clipped(roi->x, roi->y, roi->w, roi->h, roi->id, "region of interest");
   }
   return TRUE;
 }

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
+#include "base/gstcudaprepanalytics.h"
+
 enum {
   PAD_PROP_0,
   PAD_PROP_REGION_SOURCE,
   PAD_PROP_REGIONS,
   PAD_PROP_ROI_TYPE,
+  PAD_PROP_MIN_CONFIDENCE,
 };
 
 #define DEFAULT_REGION_SOURCE GST_CUDA_BATCH_REGION_SOURCE_FRAME
@@ -23,6 +26,10 @@ GType gst_cuda_batch_region_source_get_type(void) {
        "One item per GstVideoRegionOfInterestMeta on the frame (of roi-type, if set); a frame "
        "with none gives none",
        "roi-meta"},
+      {GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS,
+       "One item per object detection (GStreamer's GstAnalyticsODMtd, 1.24 on) on the frame (of "
+       "roi-type, if set, with at least min-confidence); a frame with none gives none",
+       "detections"},
       {0, nullptr, nullptr}};
   if (g_once_init_enter(&type)) {
     g_once_init_leave(&type, g_enum_register_static("GstCudaBatchRegionSource", values));
@@ -80,8 +87,17 @@ std::string gst_cuda_batch_pad_settings_error(GstCudaBatchPad *pad,
   if (!by_property && !settings.regions.empty())
     return name + ": its regions property is set, but region-source is not regions; set " +
            "region-source=regions to batch those rectangles";
-  if (settings.roi_type != 0 && settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_ROI_META)
-    return name + ": roi-type is set, but region-source is not roi-meta";
+  const bool by_detections = settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS;
+  if (settings.roi_type != 0 && settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_ROI_META &&
+      !by_detections)
+    return name + ": roi-type is set, but region-source is neither roi-meta nor detections";
+  if (settings.min_confidence > 0.0 && !by_detections)
+    return name + ": min-confidence is set, but region-source is not detections";
+  if (by_detections && !gst_cuda_prep_has_analytics())
+    return name +
+           ": region-source=detections reads GStreamer's analytics results, which this "
+           "cudaprep was built without (it needs GStreamer >= 1.24 and its "
+           "gstreamer-analytics-1.0 library when cudaprep is built)";
   return {};
 }
 
@@ -106,6 +122,9 @@ static void gst_cuda_batch_pad_set_property(GObject *object, guint prop_id, cons
       settings.roi_type = type != nullptr && type[0] != '\0' ? g_quark_from_string(type) : 0;
       break;
     }
+    case PAD_PROP_MIN_CONFIDENCE:
+      settings.min_confidence = g_value_get_double(value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
@@ -141,6 +160,9 @@ static void gst_cuda_batch_pad_get_property(GObject *object, guint prop_id, GVal
       g_value_set_string(value,
                          settings.roi_type != 0 ? g_quark_to_string(settings.roi_type) : nullptr);
       break;
+    case PAD_PROP_MIN_CONFIDENCE:
+      g_value_set_double(value, settings.min_confidence);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
@@ -163,9 +185,10 @@ static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
   g_object_class_install_property(
       gobject_class, PAD_PROP_REGION_SOURCE,
       g_param_spec_enum("region-source", "Region source",
-                        "What one batch item is: the whole frame, each rectangle of regions, or "
-                        "each region of interest meta on the frame (the regions modes need the "
-                        "pad's cudaresize ! cudanormalize to leave their work to cudabatch)",
+                        "What one batch item is: the whole frame, each rectangle of regions, "
+                        "each region of interest meta on the frame, or each object detection "
+                        "(GstAnalyticsODMtd) on it (the regions modes need the pad's cudaresize ! "
+                        "cudanormalize to leave their work to cudabatch)",
                         gst_cuda_batch_region_source_get_type(), DEFAULT_REGION_SOURCE, flags));
   // Open ranges: a bad rectangle is named at READY->PAUSED or caps time
   // rather than dropped by GLib with a warning.
@@ -188,8 +211,15 @@ static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
       gobject_class, PAD_PROP_ROI_TYPE,
       g_param_spec_string("roi-type", "ROI type",
                           "region-source=roi-meta: only metas of this roi_type (e.g. \"car\"); "
-                          "NULL or empty: every region of interest meta",
+                          "region-source=detections: only detections of this object type; "
+                          "NULL or empty: every one",
                           nullptr, flags));
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_MIN_CONFIDENCE,
+      g_param_spec_double("min-confidence", "Minimum confidence",
+                          "region-source=detections: only detections whose location confidence "
+                          "is at least this (0: every one)",
+                          0.0, 1.0, 0.0, flags));
 }
 
 static void gst_cuda_batch_pad_init(GstCudaBatchPad *pad) {
@@ -203,7 +233,8 @@ gboolean gst_cuda_batch_pad_regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion
       !gst_cuda_batch_pad_settings_error(pad, settings).empty())
     return FALSE;
   *region = GstCudaPrepRegion{};
-  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_ROI_META) {
+  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_ROI_META ||
+      settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS) {
     region->rect = cudaprep::PixelRect{0, 0, G_MAXINT, G_MAXINT};
     return TRUE;
   }

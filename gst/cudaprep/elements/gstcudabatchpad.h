@@ -1,5 +1,5 @@
 // cudabatch's request sink pads (sink_N), one source each: their
-// properties (region-source, regions, roi-type), the snapshot of them the
+// properties (region-source, regions, roi-type, min-confidence), the snapshot of them the
 // streaming threads work from, and each pad's state (its source index and
 // negotiated planar frame). Part of cudabatch (gstcudabatch.cpp).
 #pragma once
@@ -21,9 +21,10 @@ G_DECLARE_FINAL_TYPE(GstCudaBatchPad, gst_cuda_batch_pad, GST, CUDA_BATCH_PAD, G
 
 // Where a sink pad's batch items come from (the pad's `region-source`).
 typedef enum {
-  GST_CUDA_BATCH_REGION_SOURCE_FRAME,     // one item per frame: the whole frame
-  GST_CUDA_BATCH_REGION_SOURCE_PROPERTY,  // one item per rectangle of the pad's `regions`
-  GST_CUDA_BATCH_REGION_SOURCE_ROI_META,  // one per GstVideoRegionOfInterestMeta on the frame
+  GST_CUDA_BATCH_REGION_SOURCE_FRAME,       // one item per frame: the whole frame
+  GST_CUDA_BATCH_REGION_SOURCE_PROPERTY,    // one item per rectangle of the pad's `regions`
+  GST_CUDA_BATCH_REGION_SOURCE_ROI_META,    // one per GstVideoRegionOfInterestMeta on the frame
+  GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS,  // one per GstAnalyticsODMtd (GStreamer >= 1.24)
 } GstCudaBatchRegionSource;
 
 GType gst_cuda_batch_region_source_get_type(void);
@@ -36,7 +37,8 @@ struct GstCudaBatchPadSettings {
   GstCudaBatchRegionSource region_source = GST_CUDA_BATCH_REGION_SOURCE_FRAME;
   std::vector<cudaprep::PixelRect> regions;  // parsed from `regions`
   std::string regions_error;                 // why `regions` as set cannot work; empty if it can
-  GQuark roi_type = 0;                       // 0: every ROI meta
+  GQuark roi_type = 0;                       // 0: every ROI meta or detection
+  double min_confidence = 0.0;               // detections: the lowest confidence taken
 };
 
 struct _GstCudaBatchPad {
