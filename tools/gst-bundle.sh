@@ -30,6 +30,14 @@
 #        gstreamer1.0-plugins-ugly (x264enc) also installed, those travel too;
 #        gstreamer1.0-rtsp (libgstrtspserver-1.0) for test_rtsp_source.
 #        A plugin of the list that is not installed is left out.
+# CUDAPREP_BUNDLE_AT=DIR (an absolute path): the bundle will lie at DIR on
+# the target, whose C library is older than this machine's (Debian 13's
+# GStreamer 1.26 on the GPU machine's Ubuntu 24.04: glibc 2.41 here, 2.39
+# there). Then the C/C++ runtime and its loader travel too, and every
+# executable (the bundle's and each BINARY given) gets DIR/lib's loader as
+# its interpreter (patchelf), so it runs directly, with env.sh's
+# LD_LIBRARY_PATH putting the bundle's libc first; the driver's libcuda
+# comes from the target's system paths. Unpack the bundle at DIR there.
 # The bundle and a staged build together exceed what one device call
 # carries uncompressed; pack them: tar -czf .gpu-carry/stage.tgz DIRS...
 # and unpack there first: tar -xzf .gpu-carry/stage.tgz
@@ -54,12 +62,28 @@ cp -L /usr/bin/gst-launch-1.0 /usr/bin/gst-inspect-1.0 "$out/bin/"
 cp -L $sys/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner "$out/libexec/"
 # every shared library these need, except the C/C++ runtime the target has
 skip='^(libc|libm|libdl|librt|libpthread|ld-linux-x86-64|libstdc\+\+|libgcc_s|linux-vdso)\.so'
+bundle_at=${CUDAPREP_BUNDLE_AT:-}
+if [ -n "$bundle_at" ]; then
+  [[ $bundle_at == /* ]] || { echo "CUDAPREP_BUNDLE_AT must be an absolute path" >&2; exit 1; }
+  command -v patchelf >/dev/null || { echo "CUDAPREP_BUNDLE_AT needs patchelf" >&2; exit 1; }
+  skip='^linux-vdso\.so'
+fi
 for f in "$out"/bin/* "$out"/libexec/* "$out"/plugins/*.so "${extra[@]}"; do
   ldd "$f" | awk '/=> \//{print $3}'
 done | sort -u | while read -r lib; do
   base=$(basename "$lib")
   [[ $base =~ $skip ]] || cp -L "$lib" "$out/lib/"
 done
+if [ -n "$bundle_at" ]; then
+  loader=$(readelf -l /usr/bin/gst-launch-1.0 | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+  cp -L "$loader" "$out/lib/"
+  for f in "$out"/bin/* "$out"/libexec/* "${extra[@]}"; do
+    # Executables only (the libraries given have no interpreter to set).
+    if readelf -l "$f" 2>/dev/null | grep -q 'interpreter:'; then
+      patchelf --set-interpreter "$bundle_at/lib/$(basename "$loader")" "$f"
+    fi
+  done
+fi
 cat > "$out/env.sh" <<'ENV'
 # source me: puts the bundled GStreamer first on every search path
 _gb=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
