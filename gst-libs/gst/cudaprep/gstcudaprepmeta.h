@@ -168,7 +168,10 @@ typedef struct {
   GstClockTime pts;              // the source frame's PTS
   GstCudaPrepGeometry geometry;  // source frame -> this item's tensor pixels
   gint source_index;             // the source (cudabatch sink pad sink_N: N); 0 for one stream
-  gint region_id;  // the region's id (GstVideoRegionOfInterestMeta id), or ..._WHOLE_FRAME
+  // The region's id (the index in cudabatch's regions, the
+  // GstVideoRegionOfInterestMeta's id, or a detection's GstAnalyticsMtd id
+  // in its frame's relation meta), or ..._WHOLE_FRAME.
+  gint region_id;
   // A region item's rectangle in source-frame pixels, the part of the frame
   // the item shows (the box helper clips to it); all 0 for a whole frame.
   gint region_x, region_y, region_width, region_height;
