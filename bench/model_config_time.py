@@ -361,7 +361,8 @@ class Driver:
         self.call("cuDeviceGetName", buffer, 256, self.device)
         version = ctypes.c_int()
         self.call("cuDriverGetVersion", ctypes.byref(version))
-        return f"{buffer.value.decode()} (driver API {version.value // 1000}.{version.value % 1000 // 10})"
+        major, minor = version.value // 1000, version.value % 1000 // 10
+        return f"{buffer.value.decode()} (driver API {major}.{minor})"
 
     def stream(self):
         stream = ctypes.c_void_p()
@@ -611,33 +612,34 @@ def time_ours(cudaprep, driver, path, frame, warmup, frames, expected_shape, wor
     try:
         count = 0
         with running:
-            sink = running.sink("timing_sink")
-            last = time.monotonic()
-            while True:
-                tensor = sink.pull(timeout=0.5)
-                if tensor is None:
-                    if sink.is_eos():
-                        break
-                    error = running.error()
-                    if error:
-                        raise RuntimeError("the pipeline failed: " + error)
-                    probes.check_stall()
-                    if time.monotonic() - last > NO_PROGRESS_S:
-                        probes.gate.open()
-                        raise RuntimeError(f"no tensor for {NO_PROGRESS_S:.0f} s")
-                    continue
-                with tensor:
-                    if count == 0 and tuple(tensor.shape) != tuple(expected_shape):
-                        raise RuntimeError(f"the chain's tensor is {tensor.shape}, "
-                                           f"cudaprep.preprocessing_for said {expected_shape}")
-                count += 1
+            try:
+                sink = running.sink("timing_sink")
                 last = time.monotonic()
+                while True:
+                    tensor = sink.pull(timeout=0.5)
+                    if tensor is None:
+                        if sink.is_eos():
+                            break
+                        error = running.error()
+                        if error:
+                            raise RuntimeError("the pipeline failed: " + error)
+                        probes.check_stall()
+                        if time.monotonic() - last > NO_PROGRESS_S:
+                            raise RuntimeError(f"no tensor for {NO_PROGRESS_S:.0f} s")
+                        continue
+                    with tensor:
+                        if count == 0 and tuple(tensor.shape) != tuple(expected_shape):
+                            raise RuntimeError(f"the chain's tensor is {tensor.shape}, "
+                                               f"cudaprep.preprocessing_for said {expected_shape}")
+                    count += 1
+                    last = time.monotonic()
+            finally:
+                gate.open()  # before the pipeline stops: a held frame would block it
         if probes.error is not None:
             raise RuntimeError(f"a probe failed: {probes.error}")
         if count != warmup + 2 * frames:
             raise RuntimeError(f"{count} tensors for {warmup + 2 * frames} frames")
     finally:
-        gate.open()
         for pad in pads:
             lib.gst.gst_object_unref(pad)
         del running
