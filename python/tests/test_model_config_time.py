@@ -140,6 +140,97 @@ class CommandLine(unittest.TestCase):
                 self.parse(*argv)
 
 
+class FakeDriver:
+    """Logs what the probes ask of the driver; elapsed_ms gives 1, 2, 3..."""
+
+    def __init__(self, log, fail_on_record=False):
+        self.log, self.fail_on_record = log, fail_on_record
+        self.events = iter(["start", "stop"])
+        self.elapsed = iter(range(1, 100))
+
+    def event(self):
+        return next(self.events)
+
+    def set_current(self):
+        pass
+
+    def record(self, event, stream):
+        if self.fail_on_record:
+            raise RuntimeError("cuEventRecord failed")
+        self.log.append(("record", event, stream))
+
+    def call(self, name, *args):
+        self.log.append((name,) + args)
+
+    def elapsed_ms(self, start, stop):
+        self.log.append(("elapsed", start, stop))
+        return float(next(self.elapsed))
+
+
+class FakeGate:
+    def __init__(self, log):
+        self.log = log
+
+    def hold(self, stream, value):
+        self.log.append(("hold", stream, value))
+
+    def open(self, value=mct.Gate.OPEN_ALL):
+        self.log.append(("open", value))
+
+
+class ProbeOrder(unittest.TestCase):
+    """The probes' calls, frame by frame: warm-up synchronised, then held
+    frames (hold before the start event, stop event before the opening),
+    then free ones; a probe never drops a buffer."""
+
+    def frame(self, probes, log):
+        del log[:]
+        self.assertEqual(probes.enter(None, None, None), mct.GST_PAD_PROBE_OK)
+        entered = list(log)
+        self.assertEqual(probes.leave(None, None, None), mct.GST_PAD_PROBE_OK)
+        return entered, log[len(entered):]
+
+    def test_warm_up_held_and_free_frames(self):
+        log = []
+        probes = mct.ChainProbes(FakeDriver(log), "S", FakeGate(log), warmup=2, frames=2)
+        for _ in range(2):
+            self.assertEqual(self.frame(probes, log), ([], [("cuStreamSynchronize", "S")]))
+        for value in (3, 4):  # frames 2 and 3, held until the word reaches index + 1
+            self.assertEqual(self.frame(probes, log), (
+                [("hold", "S", value), ("record", "start", "S")],
+                [("record", "stop", "S"), ("open", value), ("elapsed", "start", "stop")]))
+        for _ in range(2):
+            self.assertEqual(self.frame(probes, log), (
+                [("record", "start", "S")],
+                [("record", "stop", "S"), ("elapsed", "start", "stop")]))
+        self.assertEqual((probes.gpu_ms, probes.span_ms), ([1.0, 2.0], [3.0, 4.0]))
+        self.assertIsNone(probes.error)
+
+    def test_a_stall_opens_the_gate_for_good(self):
+        log = []
+        probes = mct.ChainProbes(FakeDriver(log), "S", FakeGate(log), warmup=1, frames=3)
+        self.frame(probes, log)
+        probes.enter(None, None, None)  # frame 1 held ...
+        probes.check_stall()
+        self.assertFalse(probes.stalled)
+        probes.held_since -= mct.STALL_S + 1  # ... and still not out after STALL_S
+        del log[:]
+        probes.check_stall()
+        self.assertTrue(probes.stalled)
+        self.assertEqual(log, [("open", mct.Gate.OPEN_ALL)])
+        probes.leave(None, None, None)
+        entered, _ = self.frame(probes, log)
+        self.assertEqual(entered, [("record", "start", "S")])  # no hold any more
+
+    def test_a_failure_opens_the_gate_and_keeps_the_buffer(self):
+        log = []
+        probes = mct.ChainProbes(FakeDriver(log, fail_on_record=True), "S", FakeGate(log),
+                                 warmup=0, frames=1)
+        self.assertEqual(probes.enter(None, None, None), mct.GST_PAD_PROBE_OK)
+        self.assertIn("cuEventRecord failed", str(probes.error))
+        self.assertEqual(log[-1], ("open", mct.Gate.OPEN_ALL))
+
+
 def chain_elements(fragment):
     """The cudaprep elements of a launch fragment, in order (caps left out)."""
     names = [part.strip().split()[0] for part in fragment.split(" ! ")]
