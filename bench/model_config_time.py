@@ -589,27 +589,27 @@ def time_ours(cudaprep, driver, path, frame, warmup, frames, expected_shape, wor
     running, elements = build_pipeline(
         cudaprep, chain_description(path, width, height, raw, warmup + 2 * frames))
     stream = driver.stream()
-    gate = Gate(driver)
-    why = None
-    try:
-        gate.check(stream)
-    except RuntimeError as error:
-        why = f"the stream cannot be held ({error}): span only"
-    probes = ChainProbes(driver, stream, gate, warmup, frames)
-    if why:
-        probes.stalled = True  # never hold
-    for element, _ in elements:
-        lib.gobject.g_object_set(element, b"cuda-stream", stream, None)
-    callbacks = (_PROBE(probes.enter), _PROBE(probes.leave))  # alive while the pipeline runs
+    gate = probes = None
     pads = []
-    for element_name, pad_name, callback in (("prep", "sink", callbacks[0]),
-                                             ("timing_sink", "sink", callbacks[1])):
-        element = running.element(element_name)
-        pad = lib.gst.gst_element_get_static_pad(element, pad_name.encode())
-        lib.gst.gst_object_unref(element)
-        lib.gst.gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, callback, None, None)
-        pads.append(pad)
     try:
+        gate = Gate(driver)
+        why = None
+        try:
+            gate.check(stream)
+        except RuntimeError as error:
+            why = f"the stream cannot be held ({error}): span only"
+        probes = ChainProbes(driver, stream, gate, warmup, frames)
+        if why:
+            probes.stalled = True  # never hold
+        for element, _ in elements:
+            lib.gobject.g_object_set(element, b"cuda-stream", stream, None)
+        callbacks = (_PROBE(probes.enter), _PROBE(probes.leave))  # alive while it runs
+        for element_name, callback in (("prep", callbacks[0]), ("timing_sink", callbacks[1])):
+            element = running.element(element_name)
+            pad = lib.gst.gst_element_get_static_pad(element, b"sink")
+            lib.gst.gst_object_unref(element)
+            pads.append(pad)
+            lib.gst.gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, callback, None, None)
         count = 0
         with running:
             try:
@@ -642,9 +642,11 @@ def time_ours(cudaprep, driver, path, frame, warmup, frames, expected_shape, wor
     finally:
         for pad in pads:
             lib.gst.gst_object_unref(pad)
-        del running
-        probes.close()
-        gate.free()
+        del running  # back in NULL: no element uses the stream any more
+        if probes is not None:
+            probes.close()
+        if gate is not None:
+            gate.free()
         driver.call("cuStreamDestroy", stream)
     if probes.stalled and why is None:
         why = ("a held frame waited for itself (a host wait on the device inside the chain): "
