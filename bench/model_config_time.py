@@ -77,6 +77,8 @@ import time
 
 import numpy as np
 
+# Nothing is downloaded (read by huggingface_hub when transformers is imported).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -149,7 +151,6 @@ def _tensor_frame(frame, device):
 
 
 def _transformers_side(path, frame, device):
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import transformers
     from transformers import AutoImageProcessor
     with tempfile.TemporaryDirectory() as folder:
@@ -837,8 +838,12 @@ def main(argv=None):
     print()
     print(markdown_table(rows))
     print(f"\n- ours: {OURS_PATH}")
-    for library, path in sorted({(r.library, r.library_path) for r in rows if r.library_path}):
-        print(f"- {library}: {path}")
+    libraries_by_path = {}
+    for row in rows:
+        if row.library_path and row.library not in libraries_by_path.get(row.library_path, []):
+            libraries_by_path.setdefault(row.library_path, []).append(row.library)
+    for path, libraries in libraries_by_path.items():
+        print(f"- {', '.join(libraries)}: {path}")
     notes = [(row, note) for row in rows for note in row.notes]
     for row, note in notes:
         print(f"- {row.config} {row.size[0]}x{row.size[1]}: {note}")
