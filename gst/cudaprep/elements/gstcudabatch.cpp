@@ -900,7 +900,15 @@ static gboolean gst_cuda_batch_start(GstAggregator *agg) {
 static gboolean gst_cuda_batch_stop(GstAggregator *agg) {
   auto *self = GST_CUDA_BATCH(agg);
   drop_items(self);
-  return gst_cuda_prep_core_stop(self->priv->core);
+  self->priv->next_stats = GST_CLOCK_TIME_NONE;
+  // The aggregator discards what the pads still hold.
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  for (GstCudaBatchPad *pad : pads) pad->stats->clear_queue(FALSE);
+  unref_pads(&pads);
+  const gint device_id = gst_cuda_prep_core_get_device_id(self->priv->core);
+  const gboolean stopped = gst_cuda_prep_core_stop(self->priv->core);  // (synchronises the stream)
+  self->priv->writer.finish_gpu_time(device_id);
+  return stopped;
 }
 
 static void gst_cuda_batch_set_context(GstElement *element, GstContext *context) {
