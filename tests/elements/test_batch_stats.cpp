@@ -242,12 +242,15 @@ TEST(BatchStatsCpu, PropertiesAndStatsBeforeAnyFrame) {
 }
 
 // Without a GPU cudabatch cannot start, but its pads take frames: one
-// pushed into each pad counts as frames-in at once, and a flush of the pad
-// counts what it discarded as dropped-flush.
+// pushed into a pad counts as frames-in at once, and a flush of the pad
+// counts what it discarded as dropped-flush. (A second pad that is not
+// flushed keeps the flush the pad's own: a flush of every pad would start
+// the aggregator's streaming task, which a stopped element never joins.)
 TEST(BatchStatsCpu, FramesAtThePadCountOnArrivalAndAsDroppedByAFlush) {
   GstElement *batch = gst_element_factory_make("cudabatch", nullptr);
   ASSERT_NE(batch, nullptr);
   GstPad *pad = gst_element_request_pad_simple(batch, "sink_%u");
+  GstPad *other = gst_element_request_pad_simple(batch, "sink_%u");
   ASSERT_TRUE(gst_pad_set_active(pad, TRUE));
   GstSegment segment;
   gst_segment_init(&segment, GST_FORMAT_TIME);
@@ -278,7 +281,9 @@ TEST(BatchStatsCpu, FramesAtThePadCountOnArrivalAndAsDroppedByAFlush) {
   EXPECT_EQ(field("dropped-flush"), 1u);
   gst_pad_set_active(pad, FALSE);
   gst_element_release_request_pad(batch, pad);
+  gst_element_release_request_pad(batch, other);
   gst_object_unref(pad);
+  gst_object_unref(other);
   gst_object_unref(batch);
 }
 
