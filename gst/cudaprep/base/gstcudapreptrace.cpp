@@ -103,6 +103,7 @@ void GstCudaPrepGpuTimer::begin(GstElement *element, cudaStream_t stream) {
   if (!gst_cuda_prep_trace_gpu_enabled() || pending_.size() >= kMaxPending) return;
   if (current_.start == nullptr && !make_pair(element, &current_)) return;
   timing_ = gst_cuda_prep_consume_error(cudaEventRecord(current_.start, stream)) == cudaSuccess;
+  if (!timing_) GST_WARNING_OBJECT(element, "recording the GPU time's start event failed");
 }
 
 void GstCudaPrepGpuTimer::end(GstElement *element, cudaStream_t stream, guint frames) {
