@@ -10,9 +10,12 @@
 // share (NVML's utilisation: time with a kernel running, sampled every
 // 100 ms; "n/a" where NVML is missing), device memory per source (in use
 // while playing minus before the pipeline, divided by N) and the mean items
-// per batch (cudabatch's default latency-budget, 40 ms, lets a partial batch
-// leave).
-//   bench_batch [sources=32] [seconds=10] [batch sizes...=8 32]
+// per batch (cudabatch's latency-budget, 40 ms by default, lets a partial
+// batch leave). With --slow=K, K of the sources (spread among the others)
+// send 15 frames/s instead of 30, and the frames/s and latency of each rate
+// are reported too.
+//   bench_batch [--slow=K] [--budget-ms=MS] [sources=32] [seconds=10]
+//               [batch sizes...=8 32]
 // (the plugin from GST_PLUGIN_PATH or CUDAPREP_PLUGIN_DIR)
 #include <dlfcn.h>
 #include <gst/app/gstappsrc.h>
@@ -22,6 +25,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -41,7 +45,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kWidth = 1920, kHeight = 1080, kFramesPerSecond = 30;
+constexpr int kWidth = 1920, kHeight = 1080;
+constexpr int kFramesPerSecond = 30, kSlowFramesPerSecond = 15;
 constexpr int kRingFrames = 8;
 
 // NVML's GPU utilisation through dlopen, so that the bench links nothing
@@ -89,22 +94,59 @@ std::string source_chain(int index, const std::string &caps) {
          std::to_string(index);
 }
 
+struct Options {
+  int sources = 32;
+  int slow_sources = 0;  // at kSlowFramesPerSecond
+  double seconds = 10.0;
+  double budget_ms = -1;  // < 0: cudabatch's default
+  std::vector<int> batch_sizes;
+};
+
+// Whether source `s` of `options.sources` is one of the slow ones: K spread
+// evenly among N (every other one for K = N/2).
+bool is_slow(int s, const Options &options) {
+  return (s + 1) * options.slow_sources / options.sources !=
+         s * options.slow_sources / options.sources;
+}
+
+int rate_of(int s, const Options &options) {
+  return is_slow(s, options) ? kSlowFramesPerSecond : kFramesPerSecond;
+}
+
+// The latency distribution of some frames: p50 and p99 of push -> ready.
+struct Latency {
+  std::vector<double> us;
+  long long frames() const { return static_cast<long long>(us.size()); }
+  double percentile(int p) {
+    std::sort(us.begin(), us.end());
+    return us.empty() ? 0 : us[us.size() * p / 100];
+  }
+};
+
 struct Run {
   double frames_per_second, p50_us, p99_us, cpu_us_per_frame, gpu_busy_percent,
       device_mb_per_source, mean_filled;
   long long frames;
+  std::map<int, Latency> by_rate;  // frames/s -> those sources' frames
 };
 
-// One measurement: `sources` live sources batched by `batch_size` for
-// warm-up + `seconds`.
-bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffer *> &ring,
+// One measurement: the live sources batched by `batch_size` for warm-up +
+// the options' seconds.
+bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> &ring,
          const GpuUtilisation &gpu, Run *result) {
-  const std::string caps = "video/x-raw,format=NV12,width=" + std::to_string(kWidth) +
-                           ",height=" + std::to_string(kHeight) +
-                           ",framerate=" + std::to_string(kFramesPerSecond) + "/1";
-  std::string description = "cudabatch name=b batch-size=" + std::to_string(batch_size) +
-                            " ! cudatensorsink name=sink max-buffers=8 sync=false";
-  for (int i = 0; i < sources; ++i) description += " " + source_chain(i, caps);
+  const int sources = options.sources;
+  const double seconds = options.seconds;
+  std::string description = "cudabatch name=b batch-size=" + std::to_string(batch_size);
+  if (options.budget_ms >= 0)
+    description +=
+        " latency-budget=" + std::to_string(static_cast<guint64>(options.budget_ms * GST_MSECOND));
+  description += " ! cudatensorsink name=sink max-buffers=8 sync=false";
+  for (int i = 0; i < sources; ++i) {
+    const std::string caps = "video/x-raw,format=NV12,width=" + std::to_string(kWidth) +
+                             ",height=" + std::to_string(kHeight) +
+                             ",framerate=" + std::to_string(rate_of(i, options)) + "/1";
+    description += " " + source_chain(i, caps);
+  }
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
   if (pipeline == nullptr || error != nullptr) {
@@ -128,19 +170,20 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
   std::mutex lock;  // guards pushed
   std::map<std::pair<int, GstClockTime>, Clock::time_point> pushed;
   std::atomic<bool> stop{false};
-  const auto period = std::chrono::nanoseconds(1000000000 / kFramesPerSecond);
   const Clock::time_point start = Clock::now() + std::chrono::milliseconds(200);
   std::vector<std::thread> pushers;
   for (int s = 0; s < sources; ++s) {
     pushers.emplace_back([&, s] {
       GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), ("src" + std::to_string(s)).c_str());
+      const int rate = rate_of(s, options);
+      const auto period = std::chrono::nanoseconds(1000000000 / rate);
       const auto phase = period * s / sources;
       for (long long f = 0; !stop; ++f) {
         std::this_thread::sleep_until(start + phase + period * f);
         GstBuffer *buffer = gst_buffer_copy(ring[(s + f) % ring.size()]);  // shares the memory
         const GstClockTime now = gst_clock_get_time(clock) - base_time;
         GST_BUFFER_PTS(buffer) = now;
-        GST_BUFFER_DURATION(buffer) = GST_SECOND / kFramesPerSecond;
+        GST_BUFFER_DURATION(buffer) = GST_SECOND / rate;
         {
           std::lock_guard<std::mutex> guard(lock);
           pushed[{s, now}] = Clock::now();
@@ -154,7 +197,8 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
   const Clock::time_point window_start = start + std::chrono::seconds(1);
   const Clock::time_point window_end = window_start + std::chrono::duration_cast<Clock::duration>(
                                                           std::chrono::duration<double>(seconds));
-  std::vector<double> latency_us;
+  Latency latency;
+  std::map<int, Latency> by_rate;
   long long frames = 0, batches = 0;
   double cpu_start = -1, device_mb = 0;
   std::vector<int> busy;
@@ -179,7 +223,9 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
       for (gsize i = 0; i < tensor->batch_filled; ++i) {
         const auto at = pushed.find({tensor->items[i].source_index, tensor->items[i].pts});
         if (at == pushed.end()) continue;
-        latency_us.push_back(std::chrono::duration<double, std::micro>(ready - at->second).count());
+        const double us = std::chrono::duration<double, std::micro>(ready - at->second).count();
+        latency.us.push_back(us);
+        by_rate[rate_of(tensor->items[i].source_index, options)].us.push_back(us);
         pushed.erase(at);
         ++frames;
       }
@@ -199,12 +245,11 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
   gst_object_unref(clock);
   gst_object_unref(sink);
   gst_object_unref(pipeline);
-  if (failed || latency_us.empty()) {
+  if (failed || latency.us.empty()) {
     std::fprintf(stderr, "batch %d: no tensor for 5 s before the window ended (%lld frames)\n",
                  batch_size, frames);
     return false;
   }
-  std::sort(latency_us.begin(), latency_us.end());
   double busy_mean = -1;
   if (!busy.empty()) {
     busy_mean = 0;
@@ -212,20 +257,109 @@ bool run(int sources, int batch_size, double seconds, const std::vector<GstBuffe
     busy_mean /= busy.size();
   }
   *result = {frames / seconds,
-             latency_us[latency_us.size() / 2],
-             latency_us[latency_us.size() * 99 / 100],
+             latency.percentile(50),
+             latency.percentile(99),
              1e6 * cpu_used / frames,
              busy_mean,
              (device_mb - memory_before.device_mb) / sources,
              static_cast<double>(frames) / batches,
-             frames};
+             frames,
+             by_rate};
   return true;
+}
+
+const char kUsage[] =
+    "usage: bench_batch [--slow=K] [--budget-ms=MS] [sources=32] [seconds=10] "
+    "[batch sizes...=8 32]\n"
+    "  --slow=K        K of the sources (0..sources, spread among the others) at 15 frames/s,\n"
+    "                  the others at 30; e.g. --slow=16 with 32 sources (default 0)\n"
+    "  --budget-ms=MS  cudabatch's latency-budget in ms (default: the element's, 40)\n"
+    "  --help          this text\n";
+
+bool parse_number(const char *text, double *value) {
+  char *end = nullptr;
+  *value = std::strtod(text, &end);
+  return end != text && *end == '\0';
+}
+
+bool parse_int(const char *text, int *value) {
+  char *end = nullptr;
+  const long parsed = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || parsed < INT_MIN || parsed > INT_MAX) return false;
+  *value = static_cast<int>(parsed);
+  return true;
+}
+
+enum class Parsed { kRun, kHelp, kBad };
+
+// The command line into `options`; kBad with `error` naming the argument.
+Parsed parse_options(int argc, char **argv, Options *options, std::string *error) {
+  std::vector<const char *> positional;
+  bool slow_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return Parsed::kHelp;
+    if (arg.rfind("--slow=", 0) == 0) {
+      if (!parse_int(argv[i] + 7, &options->slow_sources) || options->slow_sources < 0) {
+        *error = "--slow takes a count of sources (0 or more), not \"" + arg.substr(7) + "\"";
+        return Parsed::kBad;
+      }
+      slow_given = true;
+    } else if (arg.rfind("--budget-ms=", 0) == 0) {
+      if (!parse_number(argv[i] + 12, &options->budget_ms) || options->budget_ms < 0) {
+        *error = "--budget-ms takes milliseconds (0 or more), not \"" + arg.substr(12) + "\"";
+        return Parsed::kBad;
+      }
+    } else if (arg.rfind("--", 0) == 0) {
+      *error = "unknown option " + arg;
+      return Parsed::kBad;
+    } else {
+      positional.push_back(argv[i]);
+    }
+  }
+  if (positional.size() > 0 &&
+      (!parse_int(positional[0], &options->sources) || options->sources < 1)) {
+    *error = std::string("sources must be 1 or more, not \"") + positional[0] + "\"";
+    return Parsed::kBad;
+  }
+  if (positional.size() > 1 &&
+      (!parse_number(positional[1], &options->seconds) || options->seconds <= 0)) {
+    *error = std::string("seconds must be more than 0, not \"") + positional[1] + "\"";
+    return Parsed::kBad;
+  }
+  for (size_t i = 2; i < positional.size(); ++i) {
+    int batch_size = 0;
+    if (!parse_int(positional[i], &batch_size) || batch_size < 1 || batch_size > 1024) {
+      *error = std::string("a batch size is 1..1024, not \"") + positional[i] + "\"";
+      return Parsed::kBad;
+    }
+    options->batch_sizes.push_back(batch_size);
+  }
+  if (options->batch_sizes.empty()) options->batch_sizes = {8, 32};
+  if (slow_given && options->slow_sources > options->sources) {
+    *error = "--slow=" + std::to_string(options->slow_sources) + " is more than the " +
+             std::to_string(options->sources) + " sources";
+    return Parsed::kBad;
+  }
+  return Parsed::kRun;
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
+  Options options;
+  std::string error;
+  switch (parse_options(argc, argv, &options, &error)) {
+    case Parsed::kHelp:
+      std::printf("%s", kUsage);
+      return 0;
+    case Parsed::kBad:
+      std::fprintf(stderr, "bench_batch: %s\n%s", error.c_str(), kUsage);
+      return 2;
+    case Parsed::kRun:
+      break;
+  }
   // The plugin from a folder outside GStreamer's path (a staged build), as
   // the test suites take it; GST_PLUGIN_PATH works too.
   if (const gchar *plugin_dir = g_getenv("CUDAPREP_PLUGIN_DIR"))
@@ -237,15 +371,6 @@ int main(int argc, char **argv) {
                  "no cudabatch element: set CUDAPREP_PLUGIN_DIR or GST_PLUGIN_PATH to the folder "
                  "of libgstcudaprep.so\n");
     return 1;
-  }
-  const int sources = argc > 1 ? std::atoi(argv[1]) : 32;
-  const double seconds = argc > 2 ? std::atof(argv[2]) : 10.0;
-  std::vector<int> batch_sizes;
-  for (int i = 3; i < argc; ++i) batch_sizes.push_back(std::atoi(argv[i]));
-  if (batch_sizes.empty()) batch_sizes = {8, 32};
-  if (sources < 1 || seconds <= 0) {
-    std::fprintf(stderr, "usage: %s [sources=32] [seconds=10] [batch sizes...=8 32]\n", argv[0]);
-    return 2;
   }
   // The CUDA context first, so that "device memory before" counts it.
   if (cudaFree(nullptr) != cudaSuccess) {
@@ -267,20 +392,40 @@ int main(int argc, char **argv) {
   }
   const GpuUtilisation gpu;
   int status = 0;
-  for (const int batch_size : batch_sizes) {
+  const int sources = options.sources;
+  const int offered = (sources - options.slow_sources) * kFramesPerSecond +
+                      options.slow_sources * kSlowFramesPerSecond;
+  for (const int batch_size : options.batch_sizes) {
     Run r;
-    if (!run(sources, batch_size, seconds, ring, gpu, &r)) {
+    if (!run(options, batch_size, ring, gpu, &r)) {
       status = 1;
       continue;
     }
+    const std::string rates = options.slow_sources == 0
+                                  ? "1080p" + std::to_string(kFramesPerSecond)
+                                  : std::to_string(sources - options.slow_sources) + "x1080p" +
+                                        std::to_string(kFramesPerSecond) + " + " +
+                                        std::to_string(options.slow_sources) + "x1080p" +
+                                        std::to_string(kSlowFramesPerSecond);
     std::printf(
-        "%d live 1080p%d NV12 sources, batch %2d: %.0f frames/s (offered %d), latency p50 %.0f "
+        "%d live %s NV12 sources, batch %2d: %.0f frames/s (offered %d), latency p50 %.0f "
         "us p99 %.0f us, host CPU %.1f us/frame, GPU busy %s, device memory %.1f MB per "
         "source, %.1f items per batch (%lld frames in %.0f s)\n",
-        sources, kFramesPerSecond, batch_size, r.frames_per_second, sources * kFramesPerSecond,
-        r.p50_us, r.p99_us, r.cpu_us_per_frame,
+        sources, rates.c_str(), batch_size, r.frames_per_second, offered, r.p50_us, r.p99_us,
+        r.cpu_us_per_frame,
         r.gpu_busy_percent < 0 ? "n/a" : (std::to_string(r.gpu_busy_percent) + "%").c_str(),
-        r.device_mb_per_source, r.mean_filled, r.frames, seconds);
+        r.device_mb_per_source, r.mean_filled, r.frames, options.seconds);
+    if (options.slow_sources > 0) {
+      for (auto &[rate, latency] : r.by_rate) {
+        const int count =
+            rate == kSlowFramesPerSecond ? options.slow_sources : sources - options.slow_sources;
+        std::printf(
+            "  %d sources at %d frames/s: %.0f frames/s (offered %d), latency p50 %.0f us "
+            "p99 %.0f us\n",
+            count, rate, latency.frames() / options.seconds, count * rate, latency.percentile(50),
+            latency.percentile(99));
+      }
+    }
     std::fflush(stdout);
   }
   for (GstBuffer *buffer : ring) gst_buffer_unref(buffer);

@@ -41,6 +41,7 @@ declare -A suites=(
   [resize]='-ResizeErrors.AnImpossibleRuleStopsAPipelineWithItsNumbers:*ResizePixels*:ResizePassthrough.*:*CropThenResize*'
   [tensorsink]='TensorSink.*'
   [tensor_elements]='-*TensorOutput*:TensorElementsGpu.*'
+  [batch_stats]='BatchStatsCpu.*'
 )
 
 failed=()

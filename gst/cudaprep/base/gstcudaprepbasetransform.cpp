@@ -5,6 +5,7 @@
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include "gstcudaprepnvcodec.h"
 #include "gstcudapreppendingmeta.h"
+#include "gstcudapreptrace.h"
 #include "gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_base_transform_debug);
@@ -14,6 +15,7 @@ enum { PROP_0, PROP_FIRST_CORE };
 
 struct GstCudaPrepBaseTransformPrivate {
   GstCudaPrepCore *core;
+  GstCudaPrepGpuTimer *gpu_timer;  // process()'s GPU time, for the cudapreptime tracer
   // Negotiated (streaming thread).
   GstVideoInfo in_info, out_info;
   gboolean in_is_video, out_is_video;
@@ -127,7 +129,10 @@ static gboolean gst_cuda_prep_base_transform_start(GstBaseTransform *trans) {
 static gboolean gst_cuda_prep_base_transform_stop(GstBaseTransform *trans) {
   GstCudaPrepBaseTransformPrivate *priv = get_priv(GST_CUDA_PREP_BASE_TRANSFORM(trans));
   priv->in_is_video = priv->out_is_video = priv->in_is_nvcodec = FALSE;
-  return gst_cuda_prep_core_stop(priv->core);
+  const gint device_id = gst_cuda_prep_core_get_device_id(priv->core);
+  const gboolean stopped = gst_cuda_prep_core_stop(priv->core);  // (synchronises the stream)
+  priv->gpu_timer->finish(GST_ELEMENT(trans), device_id);
+  return stopped;
 }
 
 static gboolean gst_cuda_prep_base_transform_query(GstBaseTransform *trans,
@@ -305,12 +310,18 @@ static GstFlowReturn gst_cuda_prep_base_transform_prepare_output_buffer(GstBaseT
 }
 
 static GstFlowReturn run(GstCudaPrepBaseTransform *self, GstBuffer *inbuf, GstBuffer *outbuf) {
-  GstCudaPrepCore *core = get_priv(self)->core;
+  GstCudaPrepBaseTransformPrivate *priv = get_priv(self);
+  GstCudaPrepCore *core = priv->core;
   if (!gst_cuda_prep_core_make_current(core) || !gst_cuda_prep_core_begin_read(core, inbuf) ||
       !gst_cuda_prep_core_begin_write(core, outbuf))
     return GST_FLOW_ERROR;
+  // After the stream's waits for other elements: the pair spans this
+  // element's own work.
+  const cudaStream_t stream = gst_cuda_prep_core_get_stream(core);
+  priv->gpu_timer->begin(GST_ELEMENT(self), stream);
   const GstFlowReturn ret =
       GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(self)->process(self, inbuf, outbuf);
+  priv->gpu_timer->end(GST_ELEMENT(self), stream, 1);
   if (ret != GST_FLOW_OK) return ret;
   if (!gst_cuda_prep_core_end_write(core, outbuf) || !gst_cuda_prep_core_end_read(core, inbuf))
     return GST_FLOW_ERROR;
@@ -420,7 +431,9 @@ void gst_cuda_prep_base_transform_class_read_nvcodec_frames(GstCudaPrepBaseTrans
 }
 
 static void gst_cuda_prep_base_transform_finalize(GObject *object) {
-  gst_cuda_prep_core_free(get_priv(GST_CUDA_PREP_BASE_TRANSFORM(object))->core);
+  GstCudaPrepBaseTransformPrivate *priv = get_priv(GST_CUDA_PREP_BASE_TRANSFORM(object));
+  gst_cuda_prep_core_free(priv->core);
+  delete priv->gpu_timer;
   G_OBJECT_CLASS(gst_cuda_prep_base_transform_parent_class)->finalize(object);
 }
 
@@ -459,6 +472,7 @@ static void gst_cuda_prep_base_transform_class_init(GstCudaPrepBaseTransformClas
 static void gst_cuda_prep_base_transform_init(GstCudaPrepBaseTransform *self) {
   GstCudaPrepBaseTransformPrivate *priv = get_priv(self);
   priv->core = gst_cuda_prep_core_new(GST_ELEMENT(self), PROP_FIRST_CORE);
+  priv->gpu_timer = new GstCudaPrepGpuTimer();
   gst_video_info_init(&priv->in_info);
   gst_video_info_init(&priv->out_info);
 }

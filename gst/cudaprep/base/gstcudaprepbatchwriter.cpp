@@ -354,7 +354,13 @@ GstBuffer *GstCudaPrepBatchWriter::write_batch(GstBufferPool *pool,
   if (*ret != GST_FLOW_OK) return nullptr;
   gboolean ok = gst_cuda_prep_core_begin_write(core_, buffer_);
   ok = ok && reads(items, count, TRUE);
-  ok = ok && fill_batch(items, count, frames);
+  if (ok) {
+    // After the waits for the frames' writers: the batch's own kernels.
+    const cudaStream_t stream = gst_cuda_prep_core_get_stream(core_);
+    gpu_timer_.begin(element_, stream);
+    ok = fill_batch(items, count, frames);
+    gpu_timer_.end(element_, stream, static_cast<guint>(count));
+  }
   ok = reads(items, count, FALSE) && ok;
   ok = gst_cuda_prep_core_end_write(core_, buffer_) && ok;
   items_.assign(items, items + count);

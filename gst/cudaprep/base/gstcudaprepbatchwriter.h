@@ -74,6 +74,7 @@
 #include "cudaprep/tensor.h"
 #include "gstcudaprepcore.h"
 #include "gstcudapreptensorformat.h"
+#include "gstcudapreptrace.h"
 
 // One item of a batch: a whole frame or a region of one.
 struct GstCudaPrepBatchItem {
@@ -131,6 +132,10 @@ class GstCudaPrepBatchWriter {
   GstBuffer *write_batch(GstBufferPool *pool, const cudaprep::TensorDesc &desc,
                          const GstCudaPrepBatchItem *items, gsize count,
                          const GstCudaPrepBatchFrames &frames, GstFlowReturn *ret);
+  // write_batch()'s kernels are timed for the cudapreptime tracer: after
+  // the stream is synchronised (the element stops), the last times and the
+  // events go.
+  void finish_gpu_time(gint device_id) { gpu_timer_.finish(element_, device_id); }
 
  private:
   GstFlowReturn acquire(GstBufferPool *pool, const cudaprep::TensorDesc &desc);
@@ -144,6 +149,7 @@ class GstCudaPrepBatchWriter {
   GstBuffer *close(gboolean keep);
 
   GstElement *element_;
+  GstCudaPrepGpuTimer gpu_timer_;  // write_batch()'s kernels
   GstCudaPrepCore *core_;
   const gchar *tensor_id_;
   // The batch being written: its buffer and device pointer, its tensor,

@@ -29,6 +29,12 @@
  * its queue fills and holds it back) or latest (only its newest frame per
  * turn, older ones dropped).
  *
+ * Per source, `stats` (and an element message every stats-interval ms)
+ * counts frames in, items batched and frames dropped (by source-policy=latest,
+ * by a flush), and gives the latency from a frame's arrival at its pad to
+ * its batch leaving (host time), p50 and p99 over the source's last
+ * latency-window items.
+ *
  * Regions as items (nvdspreprocess' ROIs, the secondary-classifier pattern):
  * a pad's `region-source` makes each region of a frame one item instead of
  * the whole frame, cropped from the source frame and resized, letterboxed
@@ -93,6 +99,9 @@ enum {
   PROP_MAX_SOURCE_FRAMES,
   PROP_SOURCE_POLICY,
   PROP_LAYOUT,
+  PROP_STATS,
+  PROP_STATS_INTERVAL,
+  PROP_LATENCY_WINDOW,
   PROP_CORE_FIRST,  // the core's properties follow
 };
 
@@ -101,6 +110,10 @@ enum {
 #define DEFAULT_MAX_SOURCE_FRAMES 0
 #define DEFAULT_SOURCE_POLICY GST_CUDA_BATCH_SOURCE_POLICY_WAIT
 #define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
+#define DEFAULT_STATS_INTERVAL 0
+#define MAX_STATS_INTERVAL 3600000
+#define DEFAULT_LATENCY_WINDOW 300
+#define MAX_LATENCY_WINDOW 100000
 
 // Posts the element error for a pad whose region settings cannot work.
 static gboolean check_pad_settings(GstCudaBatch *self, GstCudaBatchPad *pad) {
@@ -118,6 +131,8 @@ struct BatchSettings {
   guint max_source_frames = DEFAULT_MAX_SOURCE_FRAMES;  // 0: no limit
   GstCudaBatchSourcePolicy source_policy = DEFAULT_SOURCE_POLICY;
   cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
+  guint stats_interval = DEFAULT_STATS_INTERVAL;  // ms; 0: no messages
+  guint latency_window = DEFAULT_LATENCY_WINDOW;  // items per source
 };
 
 struct GstCudaBatchPrivate {
@@ -143,10 +158,13 @@ struct GstCudaBatchPrivate {
     GstCudaBatchPad *pad;  // a reference
     gint flush_epoch;      // the pad's when the frame was taken
     GstClockTime running_time;
+    GstClockTime arrival;  // at the pad (host monotonic time), NONE: unknown
   };
   std::vector<Origin> origins;
   GstClockTime first_running_time = GST_CLOCK_TIME_NONE;  // of items[0]'s frame
-  guint next_pad = 0;  // where the next turn starts, so no source is always first
+  guint next_pad = 0;   // where the next turn starts, so no source is always first
+  guint64 batches = 0;  // batches pushed (object lock)
+  GstClockTime next_stats = GST_CLOCK_TIME_NONE;  // when the next stats message is due
 };
 
 struct _GstCudaBatch {
@@ -266,6 +284,8 @@ static void drop_flushed_items(GstCudaBatch *self) {
     if (origin.flush_epoch != g_atomic_int_get(&origin.pad->flush_epoch)) {
       GST_DEBUG_OBJECT(origin.pad, "flushed: its item at %" GST_TIME_FORMAT " leaves the batch",
                        GST_TIME_ARGS(priv->items[i].pts));
+      // (A frame of unknown arrival was counted by the pad's flush.)
+      if (GST_CLOCK_TIME_IS_VALID(origin.arrival)) origin.pad->stats->dropped_flush(1);
       gst_buffer_unref(priv->items[i].buffer);
       gst_object_unref(origin.pad);
       continue;
@@ -277,6 +297,52 @@ static void drop_flushed_items(GstCudaBatch *self) {
   priv->items.resize(kept);
   priv->origins.resize(kept);
   priv->first_running_time = kept > 0 ? priv->origins.front().running_time : GST_CLOCK_TIME_NONE;
+}
+
+// cudabatch-stats: batches, and sources, a cudabatch-source-stats per pad.
+static GstStructure *stats_structure(GstCudaBatch *self) {
+  GST_OBJECT_LOCK(self);
+  const guint64 batches = self->priv->batches;
+  GST_OBJECT_UNLOCK(self);
+  GValue sources = G_VALUE_INIT;
+  gst_value_array_init(&sources, 0);
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  for (GstCudaBatchPad *pad : pads) {
+    GValue source = G_VALUE_INIT;
+    g_value_init(&source, GST_TYPE_STRUCTURE);
+    g_value_take_boxed(&source, pad->stats->to_structure(GST_PAD_NAME(pad), pad->source_index));
+    gst_value_array_append_and_take_value(&sources, &source);
+  }
+  unref_pads(&pads);
+  GstStructure *stats =
+      gst_structure_new("cudabatch-stats", "batches", G_TYPE_UINT64, batches, nullptr);
+  gst_structure_take_value(stats, "sources", &sources);
+  return stats;
+}
+
+// Each item's latency, from its frame's arrival at its pad to now, when its
+// batch leaves.
+static void record_batch(GstCudaBatch *self, const BatchSettings &settings) {
+  const GstClockTime now = gst_util_get_timestamp();
+  for (const GstCudaBatchPrivate::Origin &origin : self->priv->origins)
+    origin.pad->stats->batched(origin.arrival, now, settings.latency_window);
+  GST_OBJECT_LOCK(self);
+  ++self->priv->batches;
+  GST_OBJECT_UNLOCK(self);
+}
+
+// The stats as an element message every stats-interval ms (checked as
+// batches leave).
+static void post_stats_when_due(GstCudaBatch *self, const BatchSettings &settings) {
+  GstCudaBatchPrivate *priv = self->priv;
+  if (settings.stats_interval == 0) return;
+  const GstClockTime now = gst_util_get_timestamp();
+  if (GST_CLOCK_TIME_IS_VALID(priv->next_stats) && now < priv->next_stats) return;
+  const bool first = !GST_CLOCK_TIME_IS_VALID(priv->next_stats);
+  priv->next_stats = now + settings.stats_interval * GST_MSECOND;
+  if (first) return;  // the interval starts with the first batch
+  gst_element_post_message(GST_ELEMENT(self),
+                           gst_message_new_element(GST_OBJECT(self), stats_structure(self)));
 }
 
 // Writes the waiting items into a tensor buffer and pushes it (nothing
@@ -308,8 +374,12 @@ static GstFlowReturn push_batch(GstCudaBatch *self) {
   GST_DEBUG_OBJECT(self, "batch of %zu/%" G_GSIZE_FORMAT " items at %" GST_TIME_FORMAT,
                    priv->items.size(), static_cast<gsize>(priv->desc.dims[0]),
                    GST_TIME_ARGS(priv->first_running_time));
+  const BatchSettings settings = get_settings(self);
+  record_batch(self, settings);
   drop_items(self);
-  return gst_aggregator_finish_buffer(GST_AGGREGATOR(self), batch);
+  const GstFlowReturn pushed = gst_aggregator_finish_buffer(GST_AGGREGATOR(self), batch);
+  post_stats_when_due(self, settings);
+  return pushed;
 }
 
 // The pad's next queued frame, or NULL. A GAP event reaches an aggregator
@@ -335,12 +405,15 @@ static GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad,
   // queue counts as flushed.
   pad->taken_epoch = g_atomic_int_get(&pad->flush_epoch);
   GstBuffer *buffer = pop_frame(pad);
+  pad->taken_arrival = buffer != nullptr ? pad->stats->taken(buffer) : GST_CLOCK_TIME_NONE;
   if (buffer == nullptr || policy != GST_CUDA_BATCH_SOURCE_POLICY_LATEST) return buffer;
   while (GstBuffer *newer = pop_frame(pad)) {
     GST_LOG_OBJECT(pad, "source-policy=latest drops the frame at %" GST_TIME_FORMAT,
                    GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
+    pad->stats->dropped_latest();
     gst_buffer_unref(buffer);
     buffer = newer;
+    pad->taken_arrival = pad->stats->taken(buffer);
   }
   (void)self;
   return buffer;
@@ -355,8 +428,8 @@ static GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad,
       gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment, GST_FORMAT_TIME, item.pts);
   if (priv->items.empty()) priv->first_running_time = running_time;
   priv->items.push_back(item);
-  priv->origins.push_back(GstCudaBatchPrivate::Origin{GST_CUDA_BATCH_PAD(gst_object_ref(pad)),
-                                                      pad->taken_epoch, running_time});
+  priv->origins.push_back(GstCudaBatchPrivate::Origin{
+      GST_CUDA_BATCH_PAD(gst_object_ref(pad)), pad->taken_epoch, running_time, pad->taken_arrival});
   if (priv->items.size() == static_cast<size_t>(priv->desc.dims[0])) return push_batch(self);
   return GST_FLOW_OK;
 }
@@ -822,6 +895,8 @@ static gboolean gst_cuda_batch_decide_allocation(GstAggregator *agg, GstQuery *q
 
 // GstAggregator has no flush of its own to chain up to (its vfunc is NULL).
 static GstFlowReturn gst_cuda_batch_flush(GstAggregator *agg) {
+  for (const GstCudaBatchPrivate::Origin &origin : GST_CUDA_BATCH(agg)->priv->origins)
+    if (GST_CLOCK_TIME_IS_VALID(origin.arrival)) origin.pad->stats->dropped_flush(1);
   drop_items(GST_CUDA_BATCH(agg));
   return GST_FLOW_OK;
 }
@@ -840,7 +915,15 @@ static gboolean gst_cuda_batch_start(GstAggregator *agg) {
 static gboolean gst_cuda_batch_stop(GstAggregator *agg) {
   auto *self = GST_CUDA_BATCH(agg);
   drop_items(self);
-  return gst_cuda_prep_core_stop(self->priv->core);
+  self->priv->next_stats = GST_CLOCK_TIME_NONE;
+  // The aggregator discards what the pads still hold.
+  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  for (GstCudaBatchPad *pad : pads) pad->stats->clear_queue(FALSE);
+  unref_pads(&pads);
+  const gint device_id = gst_cuda_prep_core_get_device_id(self->priv->core);
+  const gboolean stopped = gst_cuda_prep_core_stop(self->priv->core);  // (synchronises the stream)
+  self->priv->writer.finish_gpu_time(device_id);
+  return stopped;
 }
 
 static void gst_cuda_batch_set_context(GstElement *element, GstContext *context) {
@@ -882,6 +965,16 @@ static void gst_cuda_batch_set_property(GObject *object, guint prop_id, const GV
       self->priv->settings.layout = static_cast<cudaprep::TensorLayout>(g_value_get_enum(value));
       GST_OBJECT_UNLOCK(self);
       break;
+    case PROP_STATS_INTERVAL:
+      GST_OBJECT_LOCK(self);
+      self->priv->settings.stats_interval = g_value_get_uint(value);
+      GST_OBJECT_UNLOCK(self);
+      break;
+    case PROP_LATENCY_WINDOW:
+      GST_OBJECT_LOCK(self);
+      self->priv->settings.latency_window = g_value_get_uint(value);
+      GST_OBJECT_UNLOCK(self);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
@@ -912,6 +1005,15 @@ static void gst_cuda_batch_get_property(GObject *object, guint prop_id, GValue *
       break;
     case PROP_LAYOUT:
       g_value_set_enum(value, static_cast<gint>(settings.layout));
+      break;
+    case PROP_STATS:
+      g_value_take_boxed(value, stats_structure(self));
+      break;
+    case PROP_STATS_INTERVAL:
+      g_value_set_uint(value, settings.stats_interval);
+      break;
+    case PROP_LATENCY_WINDOW:
+      g_value_set_uint(value, settings.latency_window);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -974,6 +1076,30 @@ static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
       g_param_spec_enum("layout", "Layout", "Order of the tensor's axes in memory",
                         GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<gint>(DEFAULT_LAYOUT),
                         flags));
+  const auto playing_flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                                      GST_PARAM_MUTABLE_PLAYING);
+  g_object_class_install_property(
+      gobject_class, PROP_STATS,
+      g_param_spec_boxed(
+          "stats", "Statistics",
+          "cudabatch-stats: batches, and sources, one cudabatch-source-stats per sink pad: pad, "
+          "source-index, frames-in (arrived at the pad), items-batched, dropped-latest "
+          "(source-policy=latest), dropped-flush, latency-samples and, with samples, "
+          "latency-p50-ns, latency-p99-ns, latency-max-ns: host time from a frame's arrival at "
+          "the pad to its batch leaving, over the source's last latency-window items",
+          GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property(
+      gobject_class, PROP_STATS_INTERVAL,
+      g_param_spec_uint("stats-interval", "Statistics interval",
+                        "Milliseconds between cudabatch-stats element messages (the value of "
+                        "stats), checked as batches leave; 0: none",
+                        0, MAX_STATS_INTERVAL, DEFAULT_STATS_INTERVAL, playing_flags));
+  g_object_class_install_property(
+      gobject_class, PROP_LATENCY_WINDOW,
+      g_param_spec_uint("latency-window", "Latency window",
+                        "Items of each source the latency percentiles of stats cover (the "
+                        "latest ones); a change starts the windows afresh",
+                        1, MAX_LATENCY_WINDOW, DEFAULT_LATENCY_WINDOW, playing_flags));
   gst_cuda_prep_core_install_properties(gobject_class, PROP_CORE_FIRST);
 
   gst_element_class_add_static_pad_template_with_gtype(element_class, &sink_template,

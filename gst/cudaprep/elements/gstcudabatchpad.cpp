@@ -169,9 +169,36 @@ static void gst_cuda_batch_pad_get_property(GObject *object, guint prop_id, GVal
   }
 }
 
+// The statistics see each frame arrive (the latency's start) and whether the
+// aggregator queued it.
+static GstFlowReturn gst_cuda_batch_pad_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer) {
+  auto *self = GST_CUDA_BATCH_PAD(pad);
+  self->stats->arrived(buffer, gst_util_get_timestamp());
+  const GstBuffer *arrived = buffer;  // (the chain takes the reference)
+  const GstFlowReturn ret = self->aggregator_chain(pad, parent, buffer);
+  if (ret != GST_FLOW_OK) self->stats->refused(arrived);
+  return ret;
+}
+
+static void gst_cuda_batch_pad_constructed(GObject *object) {
+  G_OBJECT_CLASS(gst_cuda_batch_pad_parent_class)->constructed(object);
+  auto *pad = GST_CUDA_BATCH_PAD(object);
+  pad->aggregator_chain = GST_PAD_CHAINFUNC(pad);
+  g_return_if_fail(pad->aggregator_chain != nullptr);  // a sink pad: GstAggregatorPad set it
+  gst_pad_set_chain_function(GST_PAD(pad), gst_cuda_batch_pad_chain);
+}
+
+// A flush stop: what the flush start discarded of the pad's queue.
+static GstFlowReturn gst_cuda_batch_pad_flush(GstAggregatorPad *aggpad, GstAggregator *agg) {
+  GST_CUDA_BATCH_PAD(aggpad)->stats->clear_queue(TRUE);
+  auto *parent_class = GST_AGGREGATOR_PAD_CLASS(gst_cuda_batch_pad_parent_class);
+  return parent_class->flush != nullptr ? parent_class->flush(aggpad, agg) : GST_FLOW_OK;
+}
+
 static void gst_cuda_batch_pad_finalize(GObject *object) {
   auto *pad = GST_CUDA_BATCH_PAD(object);
   delete pad->settings;
+  delete pad->stats;
   G_OBJECT_CLASS(gst_cuda_batch_pad_parent_class)->finalize(object);
 }
 
@@ -180,6 +207,8 @@ static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
   gobject_class->set_property = gst_cuda_batch_pad_set_property;
   gobject_class->get_property = gst_cuda_batch_pad_get_property;
   gobject_class->finalize = gst_cuda_batch_pad_finalize;
+  gobject_class->constructed = gst_cuda_batch_pad_constructed;
+  GST_AGGREGATOR_PAD_CLASS(klass)->flush = gst_cuda_batch_pad_flush;
   const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                               GST_PARAM_MUTABLE_PLAYING);
   g_object_class_install_property(
@@ -225,6 +254,8 @@ static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
 static void gst_cuda_batch_pad_init(GstCudaBatchPad *pad) {
   new (&pad->info) GstCudaPrepPlanarInfo();
   pad->settings = new GstCudaBatchPadSettings();
+  pad->stats = new GstCudaBatchSourceStats();
+  pad->taken_arrival = GST_CLOCK_TIME_NONE;
 }
 
 gboolean gst_cuda_batch_pad_regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion *region) {

@@ -13,6 +13,7 @@
 #include "cudaprep/resize.h"
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudapreptensorformat.h"
+#include "gstcudabatchstats.h"
 
 G_BEGIN_DECLS
 
@@ -48,9 +49,12 @@ struct _GstCudaBatchPad {
   // Counts the pad's flushes (atomic: FLUSH_START arrives on the upstream
   // thread); an item whose frame was taken under an older count is dropped.
   gint flush_epoch;
-  gint taken_epoch;  // flush_epoch when the streaming thread took its last frame
+  gint taken_epoch;            // flush_epoch when the streaming thread took its last frame
+  GstClockTime taken_arrival;  // when that frame arrived at the pad (NONE: unknown)
   GstCudaPrepPlanarInfo info;
-  GstCudaBatchPadSettings *settings;  // the pad's object lock
+  GstCudaBatchPadSettings *settings;     // the pad's object lock
+  GstCudaBatchSourceStats *stats;        // its own lock
+  GstPadChainFunction aggregator_chain;  // GstAggregatorPad's, which ours wraps
 };
 
 // A copy of the pad's settings, taken under its object lock.

@@ -1,5 +1,7 @@
 #include "gstcudapreptracer.h"
 
+#include "base/gstcudapreptrace.h"
+
 #include <map>
 #include <mutex>
 #include <vector>
@@ -29,9 +31,16 @@ struct ElementTimes {
   guint64 total_ns = 0;
   guint64 max_ns = 0;
   guint64 reported = 0;  // frames reported so far
+  // GPU time of the element's kernels (cudaprep's elements), as their work
+  // completed since the last report.
+  guint64 gpu_frames = 0;
+  guint64 gpu_total_ns = 0;
+  guint64 gpu_max_ns = 0;  // per frame
+  guint64 gpu_reported = 0;
 };
 
 GstTracerRecord *host_time_record = nullptr;
+GstTracerRecord *gpu_time_record = nullptr;
 
 }  // namespace
 
@@ -68,6 +77,7 @@ static void push_post(GstCudaPrepTracer *self, guint64 ts) {
   if (!call.element || n_buffers == 0) return;
   const guint64 own = total > call.nested ? total - call.nested : 0;
   guint64 frames = 0, mean = 0, max = 0;
+  guint64 gpu_frames = 0, gpu_mean = 0, gpu_max = 0;
   {
     std::lock_guard<std::mutex> guard(*self->lock);
     ElementTimes &times = (*self->times)[call.element];
@@ -80,8 +90,29 @@ static void push_post(GstCudaPrepTracer *self, guint64 ts) {
     mean = times.total_ns / times.frames;
     max = times.max_ns;
     times.frames = times.total_ns = times.max_ns = 0;
+    if (times.gpu_frames > 0) {
+      times.gpu_reported += times.gpu_frames;
+      gpu_frames = times.gpu_reported;
+      gpu_mean = times.gpu_total_ns / times.gpu_frames;
+      gpu_max = times.gpu_max_ns;
+      times.gpu_frames = times.gpu_total_ns = times.gpu_max_ns = 0;
+    }
   }
   gst_tracer_record_log(host_time_record, GST_OBJECT_NAME(call.element), frames, mean, max);
+  if (gpu_frames > 0)
+    gst_tracer_record_log(gpu_time_record, GST_OBJECT_NAME(call.element), gpu_frames, gpu_mean,
+                          gpu_max);
+}
+
+// A cudaprep element's kernels for `frames` frames completed in `gpu_ns`.
+static void on_gpu_time(gpointer tracer, GstElement *element, guint64 gpu_ns, guint frames) {
+  auto *self = static_cast<GstCudaPrepTracer *>(tracer);
+  if (frames == 0) return;
+  std::lock_guard<std::mutex> guard(*self->lock);
+  ElementTimes &times = (*self->times)[element];
+  times.gpu_frames += frames;
+  times.gpu_total_ns += gpu_ns;
+  times.gpu_max_ns = MAX(times.gpu_max_ns, gpu_ns / frames);
 }
 
 static void on_push_pre(GstCudaPrepTracer *self, guint64 ts, GstPad *pad, GstBuffer *) {
@@ -125,13 +156,21 @@ static void gst_cuda_prep_tracer_constructed(GObject *object) {
   gst_tracing_register_hook(tracer, "pad-push-list-pre", G_CALLBACK(on_push_list_pre));
   gst_tracing_register_hook(tracer, "pad-push-list-post", G_CALLBACK(on_push_post));
   gst_tracing_register_hook(tracer, "bin-remove-post", G_CALLBACK(on_element_removed));
+  gst_cuda_prep_trace_add_tracer(self, on_gpu_time);
 }
 
 static void gst_cuda_prep_tracer_finalize(GObject *object) {
   GstCudaPrepTracer *self = GST_CUDA_PREP_TRACER(object);
+  gst_cuda_prep_trace_remove_tracer(self);
   delete self->times;
   delete self->lock;
   G_OBJECT_CLASS(gst_cuda_prep_tracer_parent_class)->finalize(object);
+}
+
+// A tracer record's field: its type and what it means.
+static GstStructure *record_field(GType type, const gchar *description) {
+  return gst_structure_new("value", "type", G_TYPE_GTYPE, type, "description", G_TYPE_STRING,
+                           description, nullptr);
 }
 
 static void gst_cuda_prep_tracer_class_init(GstCudaPrepTracerClass *klass) {
@@ -139,22 +178,26 @@ static void gst_cuda_prep_tracer_class_init(GstCudaPrepTracerClass *klass) {
   gobject_class->constructed = gst_cuda_prep_tracer_constructed;
   gobject_class->finalize = gst_cuda_prep_tracer_finalize;
   GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_tracer_debug, "cudapreptracer", 0,
-                          "cudaprep tracer: host time per element and frame");
+                          "cudaprep tracer: host and GPU time per element and frame");
   host_time_record = gst_tracer_record_new(
       "cudaprep-host-time.class", "element", GST_TYPE_STRUCTURE,
-      gst_structure_new("value", "type", G_TYPE_GTYPE, G_TYPE_STRING, "description", G_TYPE_STRING,
-                        "the element's name", nullptr),
-      "frames", GST_TYPE_STRUCTURE,
-      gst_structure_new("value", "type", G_TYPE_GTYPE, G_TYPE_UINT64, "description", G_TYPE_STRING,
-                        "frames so far", nullptr),
-      "host-ns-per-frame", GST_TYPE_STRUCTURE,
-      gst_structure_new("value", "type", G_TYPE_GTYPE, G_TYPE_UINT64, "description", G_TYPE_STRING,
-                        "mean host time in the element since the last report", nullptr),
+      record_field(G_TYPE_STRING, "the element's name"), "frames", GST_TYPE_STRUCTURE,
+      record_field(G_TYPE_UINT64, "frames so far"), "host-ns-per-frame", GST_TYPE_STRUCTURE,
+      record_field(G_TYPE_UINT64, "mean host time in the element since the last report"),
       "host-ns-max", GST_TYPE_STRUCTURE,
-      gst_structure_new("value", "type", G_TYPE_GTYPE, G_TYPE_UINT64, "description", G_TYPE_STRING,
-                        "the longest frame since the last report", nullptr),
-      nullptr);
+      record_field(G_TYPE_UINT64, "the longest frame since the last report"), nullptr);
   GST_OBJECT_FLAG_SET(host_time_record, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+  gpu_time_record = gst_tracer_record_new(
+      "cudaprep-gpu-time.class", "element", GST_TYPE_STRUCTURE,
+      record_field(G_TYPE_STRING, "the element's name"), "frames", GST_TYPE_STRUCTURE,
+      record_field(G_TYPE_UINT64, "frames whose GPU work completed so far"), "gpu-ns-per-frame",
+      GST_TYPE_STRUCTURE,
+      record_field(G_TYPE_UINT64,
+                   "mean GPU time of the element's kernels per frame, over the frames whose "
+                   "work completed since the last report"),
+      "gpu-ns-max", GST_TYPE_STRUCTURE,
+      record_field(G_TYPE_UINT64, "the longest GPU time per frame since the last report"), nullptr);
+  GST_OBJECT_FLAG_SET(gpu_time_record, GST_OBJECT_FLAG_MAY_BE_LEAKED);
 }
 
 static void gst_cuda_prep_tracer_init(GstCudaPrepTracer *self) {

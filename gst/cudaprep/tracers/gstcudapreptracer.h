@@ -1,5 +1,6 @@
 // The cudaprep tracer (GST_TRACERS=cudapreptime, read with
-// GST_DEBUG=GST_TRACER:7): per element, the host time its streaming thread
+// GST_DEBUG=GST_TRACER:7): per element, the GPU time of its kernels and the
+// host time its streaming thread
 // spends in it per frame — the time from a buffer entering the element's
 // chain function to its return, minus the time its own pushes downstream
 // took. Any element, cudaprep's or not; bins are left out (their time is
@@ -7,8 +8,11 @@
 // 100: GST_TRACERS="cudapreptime(every=30)") it logs
 //   cudaprep-host-time, element=(string)..., frames=(guint64)N,
 //     host-ns-per-frame=(guint64)mean over those frames, host-ns-max=(guint64)...
-// GPU kernel time per element needs a hook in the base class (see
-// docs/sources.md, "Tracer").
+// and, after it, for cudaprep's elements whose kernels' work completed since
+// the last record (measured with CUDA events on the element's stream, see
+// base/gstcudapreptrace.h; no GPU work, no such line):
+//   cudaprep-gpu-time, element=(string)..., frames=(guint64)N,
+//     gpu-ns-per-frame=(guint64)..., gpu-ns-max=(guint64)...
 #pragma once
 
 #include <gst/gst.h>
