@@ -20,7 +20,8 @@
 # ldd, not copied: stage them yourself (tests/stage-for-gpu.sh does both).
 # On the other machine, from anywhere:
 #   source OUTDIR/env.sh
-# which puts the bundle first: PATH (bin/), LD_LIBRARY_PATH (lib/),
+# which puts the bundle first: PATH (bin/), LD_LIBRARY_PATH (lib/; not with
+# CUDAPREP_BUNDLE_AT, below),
 # GST_PLUGIN_SYSTEM_PATH_1_0 (plugins/ only, never the system's),
 # GST_PLUGIN_SCANNER_1_0 (libexec/gst-plugin-scanner) and GST_REGISTRY_1_0
 # (a registry file of its own under $TMPDIR, default /tmp).
@@ -33,11 +34,13 @@
 # CUDAPREP_BUNDLE_AT=DIR (an absolute path): the bundle will lie at DIR on
 # the target, whose C library is older than this machine's (Debian 13's
 # GStreamer 1.26 on the GPU machine's Ubuntu 24.04: glibc 2.41 here, 2.39
-# there). Then the C/C++ runtime and its loader travel too, and every
-# executable (the bundle's and each BINARY given) gets DIR/lib's loader as
-# its interpreter (patchelf), so it runs directly, with env.sh's
-# LD_LIBRARY_PATH putting the bundle's libc first; the driver's libcuda
-# comes from the target's system paths. Unpack the bundle at DIR there.
+# there). Then the C/C++ runtime and its loader travel too, in lib-c/ (never
+# on LD_LIBRARY_PATH, where the target's own programs would load it), and
+# every executable (the bundle's and each BINARY given) gets lib-c's loader
+# as its interpreter, and each of them and each library given lib-c, lib as
+# its DT_RPATH (patchelf; an RPATH, not a RUNPATH, so that it holds for the
+# libraries it loads too), so it runs directly; the driver's libcuda comes from the target's system paths.
+# Unpack the bundle at DIR there.
 # The bundle and a staged build together exceed what one device call
 # carries uncompressed; pack them: tar -czf .gpu-carry/stage.tgz DIRS...
 # and unpack there first: tar -xzf .gpu-carry/stage.tgz
@@ -61,6 +64,7 @@ done
 cp -L /usr/bin/gst-launch-1.0 /usr/bin/gst-inspect-1.0 "$out/bin/"
 cp -L $sys/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner "$out/libexec/"
 # every shared library these need, except the C/C++ runtime the target has
+c_runtime='^(libc|libm|libdl|librt|libpthread|ld-linux-x86-64|libstdc\+\+|libgcc_s)\.so'
 skip='^(libc|libm|libdl|librt|libpthread|ld-linux-x86-64|libstdc\+\+|libgcc_s|linux-vdso)\.so'
 bundle_at=${CUDAPREP_BUNDLE_AT:-}
 if [ -n "$bundle_at" ]; then
@@ -75,13 +79,21 @@ done | sort -u | while read -r lib; do
   [[ $base =~ $skip ]] || cp -L "$lib" "$out/lib/"
 done
 if [ -n "$bundle_at" ]; then
+  mkdir -p "$out/lib-c"
+  for lib in "$out"/lib/*; do
+    if [[ $(basename "$lib") =~ $c_runtime ]]; then mv "$lib" "$out/lib-c/"; fi
+  done
   loader=$(readelf -l /usr/bin/gst-launch-1.0 | sed -n 's/.*interpreter: \(.*\)]/\1/p')
-  cp -L "$loader" "$out/lib/"
+  cp -L "$loader" "$out/lib-c/"
   for f in "$out"/bin/* "$out"/libexec/* "${extra[@]}"; do
-    # Executables only (the libraries given have no interpreter to set).
-    if readelf -l "$f" 2>/dev/null | grep -q 'interpreter:'; then
-      patchelf --set-interpreter "$bundle_at/lib/$(basename "$loader")" "$f"
+    readelf -h "$f" >/dev/null 2>&1 || continue
+    if readelf -l "$f" | grep -q 'interpreter:'; then
+      patchelf --set-interpreter "$bundle_at/lib-c/$(basename "$loader")" "$f"
     fi
+    # The libraries given too (ours carry meson's RUNPATH, under which the
+    # loader would not use the executable's RPATH for their dependencies).
+    rpath=$(patchelf --print-rpath "$f")
+    patchelf --force-rpath --set-rpath "$bundle_at/lib-c:$bundle_at/lib${rpath:+:$rpath}" "$f"
   done
 fi
 cat > "$out/env.sh" <<'ENV'
@@ -94,4 +106,7 @@ export GST_PLUGIN_SCANNER_1_0="$_gb/libexec/gst-plugin-scanner"
 export GST_REGISTRY_1_0="${TMPDIR:-/tmp}/gst-bundle-registry.bin"
 unset _gb
 ENV
+# The patched executables find lib/ through their RPATH; the target's own
+# programs must not see this machine's libraries on LD_LIBRARY_PATH.
+if [ -n "$bundle_at" ]; then sed -i '/LD_LIBRARY_PATH/d' "$out/env.sh"; fi
 du -sh "$out"

@@ -129,6 +129,10 @@ gboolean gst_cuda_prep_has_analytics(void) {
   return TRUE;
 }
 
+gboolean gst_cuda_prep_meta_is_analytics(const GstMeta *meta) {
+  return meta->info->api == GST_ANALYTICS_RELATION_META_API_TYPE;
+}
+
 std::vector<GstCudaPrepDetection> gst_cuda_prep_buffer_detections(GstBuffer *buffer, GQuark type,
                                                                   double min_confidence) {
   init_debug();
@@ -192,6 +196,11 @@ void gst_cuda_prep_buffer_move_analytics(GstBuffer *inbuf, GstBuffer *outbuf,
 #else
 
 gboolean gst_cuda_prep_has_analytics(void) {
+  return FALSE;
+}
+
+gboolean gst_cuda_prep_meta_is_analytics(const GstMeta *meta) {
+  (void)meta;
   return FALSE;
 }
 

@@ -16,6 +16,11 @@
 // Whether the GStreamer cudaprep was built against has the analytics results.
 gboolean gst_cuda_prep_has_analytics(void);
 
+// Whether `meta` holds analytics results (a GstAnalyticsRelationMeta):
+// what an element that keeps the pixels where they are (an upload) copies,
+// as it copies region of interest metas.
+gboolean gst_cuda_prep_meta_is_analytics(const GstMeta *meta);
+
 // One object detection of a frame.
 struct GstCudaPrepDetection {
   cudaprep::PixelRect rect;  // its box, in the frame's pixels (not clipped)

@@ -223,10 +223,12 @@ gboolean GstCudaPrepBatchWriter::write_item(const GstCudaPrepBatchItem &item,
                       ("Cannot write this frame into the tensor: %s", reason.c_str()), (nullptr));
     return FALSE;
   }
+  gpu_timer_.begin(element_, stream);
   const cudaError_t launched =
       pending != nullptr ? cudaprep::preprocess(fused.src, fused.resize_params,
                                                 fused.normalize_params, data_, desc_, slot, stream)
                          : input.launch(data_, desc_, slot, stream);
+  gpu_timer_.end(element_, stream, 1);
   if (!CUDAPREP_CHECK(element_, launched) || !gst_cuda_prep_core_end_read(core_, item.buffer))
     return FALSE;
   items_.push_back(item);

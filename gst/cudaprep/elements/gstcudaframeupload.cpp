@@ -31,6 +31,7 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include "cudaprep/copy.h"
+#include "base/gstcudaprepanalytics.h"
 #include "base/gstcudaprepnvcodec.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_upload_debug);
@@ -323,11 +324,14 @@ static gboolean gst_cuda_frame_upload_propose_allocation(GstBaseTransform *trans
   return TRUE;
 }
 
-// The upload copies pixels 1:1, so regions of interest (an application's or
-// a detector's, for cudabatch region-source=roi-meta) stay where they are.
+// The upload copies pixels 1:1, so regions of interest and analytics
+// results (an application's or a detector's, for cudabatch region-source=
+// roi-meta or detections) stay where they are.
 static gboolean gst_cuda_frame_upload_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf,
                                                      GstMeta *meta, GstBuffer *inbuf) {
-  if (meta->info->api == GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) return TRUE;
+  if (meta->info->api == GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE ||
+      gst_cuda_prep_meta_is_analytics(meta))
+    return TRUE;
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
       ->transform_meta(trans, outbuf, meta, inbuf);
 }

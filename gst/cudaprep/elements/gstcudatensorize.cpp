@@ -427,8 +427,14 @@ static gboolean gst_cuda_tensorize_sink_event(GstBaseTransform *trans, GstEvent 
 }
 
 static gboolean gst_cuda_tensorize_stop(GstBaseTransform *trans) {
-  GST_CUDA_TENSORIZE(trans)->priv->writer.drop();
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)->stop(trans);
+  GstCudaTensorizePrivate *priv = GST_CUDA_TENSORIZE(trans)->priv;
+  priv->writer.drop();
+  const gint device_id = gst_cuda_prep_core_get_device_id(
+      gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(trans)));
+  // (The base class's stop synchronises the stream.)
+  const gboolean stopped = GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)->stop(trans);
+  priv->writer.finish_gpu_time(device_id);
+  return stopped;
 }
 
 static void gst_cuda_tensorize_set_property(GObject *object, guint prop_id, const GValue *value,
