@@ -270,6 +270,69 @@ TEST(BatchGpu, FourSourcesEqualTheirSingleStreamTensors) {
     for (GstBuffer *frame : list) gst_buffer_unref(frame);
 }
 
+// A camera whose resolution changes mid-stream (a decoder's renegotiation
+// after a reconnect: RGBA 128x128, then 200x120) goes on at its new size
+// beside a steady one, and no frame of either is lost: each frame of both
+// is one item, equal to what a fresh chain makes of it.
+TEST(BatchGpu, ACameraChangingResolutionLosesNoFrameOfAnySource) {
+  CUDAPREP_REQUIRE_GPU();
+  constexpr int kFrames = 6, kChangeAt = 3;
+  const std::string steady = caps_string("NV12", 160, 90);
+  const std::string before = caps_string("RGBA", 128, 128), after = caps_string("RGBA", 200, 120);
+  const std::string description = "cudabatch name=b batch-size=2 ! appsink name=out sync=false " +
+                                  chain("src0", steady) + " ! b.sink_0 " + chain("src1", before) +
+                                  " ! b.sink_1";
+  std::mt19937 rng(41);
+  std::vector<GstBuffer *> frames0, frames1_before, frames1_after;
+  for (int f = 0; f < kFrames; ++f) {
+    frames0.push_back(frame_at(steady, rng, f * 33 * GST_MSECOND));
+    (f < kChangeAt ? frames1_before : frames1_after)
+        .push_back(frame_at(f < kChangeAt ? before : after, rng, f * 33 * GST_MSECOND));
+  }
+  std::vector<Item> expected[2] = {single_stream_items(steady, frames0),
+                                   single_stream_items(before, frames1_before)};
+  for (const Item &item : single_stream_items(after, frames1_after)) expected[1].push_back(item);
+  ASSERT_EQ(expected[0].size(), static_cast<size_t>(kFrames));
+  ASSERT_EQ(expected[1].size(), static_cast<size_t>(kFrames));
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  ASSERT_EQ(error, nullptr) << error->message;
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstAppSrc *src0 = GST_APP_SRC(by_name(pipeline, "src0"));
+  GstAppSrc *src1 = GST_APP_SRC(by_name(pipeline, "src1"));
+  for (int f = 0; f < kFrames; ++f) {
+    ASSERT_EQ(gst_app_src_push_buffer(src0, gst_buffer_ref(frames0[f])), GST_FLOW_OK);
+    if (f == kChangeAt) {
+      GstCaps *caps = gst_caps_from_string(after.c_str());
+      gst_app_src_set_caps(src1, caps);  // the new caps go before the next frame
+      gst_caps_unref(caps);
+    }
+    GstBuffer *frame = f < kChangeAt ? frames1_before[f] : frames1_after[f - kChangeAt];
+    ASSERT_EQ(gst_app_src_push_buffer(src1, gst_buffer_ref(frame)), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream(src0);
+  gst_app_src_end_of_stream(src1);
+  std::set<std::pair<int, GstClockTime>> seen;
+  for (const Batch &batch : pull_batches(by_name(pipeline, "out"))) {
+    for (const Item &item : batch.items) {
+      ASSERT_GE(item.source, 0);
+      ASSERT_LT(item.source, 2);
+      const int f = static_cast<int>(item.pts / (33 * GST_MSECOND));
+      ASSERT_LT(f, kFrames);
+      EXPECT_TRUE(seen.insert({item.source, item.pts}).second)
+          << "source " << item.source << " frame " << f << " twice";
+      const size_t at = first_difference(item.bytes, expected[item.source][f].bytes);
+      EXPECT_EQ(at, SIZE_MAX) << "source " << item.source << " frame " << f
+                              << " differs from its single-stream tensor at byte " << at;
+    }
+  }
+  EXPECT_EQ(seen.size(), 2u * kFrames) << "every frame of both sources exactly once";
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  for (auto *list : {&frames0, &frames1_before, &frames1_after})
+    for (GstBuffer *frame : *list) gst_buffer_unref(frame);
+}
+
 // Two sources of `caps` frames through `chain` into cudabatch batch-size=2
 // ! appsink "out", playing; NULL (and a test failure) if it cannot start.
 GstElement *play_two_sources(const std::string &caps) {
