@@ -865,58 +865,38 @@ TEST(BatchRegionsCpu, PadPropertiesDefaultsAndGstLaunchSyntax) {
 
 // Settings that cannot work stop the element at READY -> PAUSED with an
 // error naming the pad and what to change; no GPU is needed to see them.
+// min-confidence belongs to region-source=detections; a cudaprep built
+// without GStreamer's analytics (1.22) names what detections need.
 TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
   struct Case {
-    const char *region_source, *regions, *roi_type, *expected;
+    const char *region_source, *regions, *roi_type;
+    double min_confidence;
+    const char *expected;
   };
-  const Case cases[] = {
-      {"regions", "<<0,0,0,10>>", nullptr, "regions entry 0"},
-      {"regions", "<<0,0,4>>", nullptr, "not <x, y, width, height>"},
-      {"regions", "<<-2,0,4,4>>", nullptr, "x, y >= 0"},
-      {"regions", "<>", nullptr, "regions property is empty"},
-      {"frame", "<<0,0,4,4>>", nullptr, "region-source is not regions"},
-      {"regions", "<<0,0,4,4>>", "car", "roi-type is set"},
+  std::vector<Case> cases = {
+      {"regions", "<<0,0,0,10>>", nullptr, 0.0, "regions entry 0"},
+      {"regions", "<<0,0,4>>", nullptr, 0.0, "not <x, y, width, height>"},
+      {"regions", "<<-2,0,4,4>>", nullptr, 0.0, "x, y >= 0"},
+      {"regions", "<>", nullptr, 0.0, "regions property is empty"},
+      {"frame", "<<0,0,4,4>>", nullptr, 0.0, "region-source is not regions"},
+      {"regions", "<<0,0,4,4>>", "car", 0.0, "roi-type is set"},
+      {"roi-meta", "<>", nullptr, 0.5,
+       "min-confidence is set, but region-source is not detections"},
   };
+  if (!gst_cuda_prep_has_analytics())
+    cases.push_back(
+        {"detections", "<>", nullptr, 0.0, "built without (it needs GStreamer >= 1.24"});
   for (const Case &c : cases) {
     GstElement *batch = gst_element_factory_make("cudabatch", nullptr);
     GstPad *pad = request_sink_pad(batch);
     gst_util_set_object_arg(G_OBJECT(pad), "region-source", c.region_source);
     gst_util_set_object_arg(G_OBJECT(pad), "regions", c.regions);
     if (c.roi_type != nullptr) g_object_set(pad, "roi-type", c.roi_type, nullptr);
-    GstStateChangeReturn result = GST_STATE_CHANGE_SUCCESS;
-    const std::string message =
-        posted_error(batch, [&] { result = gst_element_set_state(batch, GST_STATE_PAUSED); });
-    EXPECT_EQ(result, GST_STATE_CHANGE_FAILURE) << c.regions;
-    EXPECT_NE(message.find("sink_0"), std::string::npos) << message;
-    EXPECT_NE(message.find(c.expected), std::string::npos) << message;
-    gst_element_set_state(batch, GST_STATE_NULL);
-    gst_element_release_request_pad(batch, pad);
-    gst_object_unref(pad);
-    gst_object_unref(batch);
-  }
-}
-
-// min-confidence belongs to region-source=detections; a cudaprep built
-// without GStreamer's analytics (1.22) names what detections need.
-TEST(BatchRegionsCpu, DetectionSettingsThatCannotWorkAreNamedAtStart) {
-  struct Case {
-    const char *region_source;
-    double min_confidence;
-    const char *expected;
-  };
-  std::vector<Case> cases = {
-      {"roi-meta", 0.5, "min-confidence is set, but region-source is not detections"}};
-  if (!gst_cuda_prep_has_analytics())
-    cases.push_back({"detections", 0.0, "built without (it needs GStreamer >= 1.24"});
-  for (const Case &c : cases) {
-    GstElement *batch = gst_element_factory_make("cudabatch", nullptr);
-    GstPad *pad = request_sink_pad(batch);
-    gst_util_set_object_arg(G_OBJECT(pad), "region-source", c.region_source);
     g_object_set(pad, "min-confidence", c.min_confidence, nullptr);
     GstStateChangeReturn result = GST_STATE_CHANGE_SUCCESS;
     const std::string message =
         posted_error(batch, [&] { result = gst_element_set_state(batch, GST_STATE_PAUSED); });
-    EXPECT_EQ(result, GST_STATE_CHANGE_FAILURE) << c.region_source;
+    EXPECT_EQ(result, GST_STATE_CHANGE_FAILURE) << c.region_source << " " << c.regions;
     EXPECT_NE(message.find("sink_0"), std::string::npos) << message;
     EXPECT_NE(message.find(c.expected), std::string::npos) << message;
     gst_element_set_state(batch, GST_STATE_NULL);
