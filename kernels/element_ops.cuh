@@ -34,6 +34,14 @@ __device__ __forceinline__ uint8_t to_byte(float value) {
   return static_cast<uint8_t>(min(max(__float2int_rn(value), 0), 255));
 }
 
+// to_byte(), or with `ties_up` floor(value + 0.5) saturated: the byte of
+// OpenCV's fixed-point 8-bit resize, whose sums start at half a unit
+// (ResizeParams::round_half_up).
+__device__ __forceinline__ uint8_t to_byte(float value, bool ties_up) {
+  if (!ties_up) return to_byte(value);
+  return static_cast<uint8_t>(min(max(__float2int_rd(__fadd_rn(value, 0.5f)), 0), 255));
+}
+
 // float -> half rounds to nearest, ties to even.
 template <typename T>
 __device__ __forceinline__ T from_float(float value);

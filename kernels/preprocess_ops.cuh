@@ -41,12 +41,13 @@ __device__ __forceinline__ void store_preprocessed(const Rgba &value, const Resi
     return;
   }
   if (order == ChannelOrder::kGray) {
-    store_element(tensor, pixel, normalized_element<Out>(gray_byte(value), norm, 0));
+    store_element(tensor, pixel,
+                  normalized_element<Out>(gray_byte(value, mapping.round_half_up), norm, 0));
     return;
   }
-  const uint32_t red = to_byte(value.x);
-  const uint32_t green = to_byte(value.y);
-  const uint32_t blue = to_byte(value.z);
+  const uint32_t red = to_byte(value.x, mapping.round_half_up);
+  const uint32_t green = to_byte(value.y, mapping.round_half_up);
+  const uint32_t blue = to_byte(value.z, mapping.round_half_up);
   const bool bgr = order == ChannelOrder::kBGR;
   // Output channel c's byte; constant indices once unrolled keep it in registers.
   const uint32_t bytes[kMaxChannels] = {bgr ? blue : red, green, bgr ? red : blue};

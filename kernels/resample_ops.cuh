@@ -98,6 +98,8 @@ struct ResizeMapping {
   Rgba pad;           // every destination pixel outside rect
   // preprocess(): normalise the unrounded value (ResizeParams::float_intermediate).
   bool float_intermediate;
+  // The 8-bit store rounds ties up (ResizeParams::round_half_up).
+  bool round_half_up;
 };
 
 // The unrounded value of destination pixel (x, y): what resize() rounds

@@ -31,7 +31,7 @@ __global__ void resize_kernel(Source src, uint8_t *dst, size_t dst_pitch_bytes, 
   const device::Rgba value =
       device::block_resized_value<kMethod, kAntialiased>(src, mapping, tile, capacity, tile_shared);
   if (outside) return;
-  device::store_pixel(dst + y * dst_pitch_bytes, x, value, layout);
+  device::store_pixel(dst + y * dst_pitch_bytes, x, value, layout, mapping.round_half_up);
 }
 
 template <class Source>

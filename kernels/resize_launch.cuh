@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -45,6 +46,7 @@ inline device::ResizeMapping resize_mapping(int src_width, int src_height, int d
       device::resample_axes(src_width, src_height, mapping.rect.width, mapping.rect.height,
                             params.interpolation, params.antialias, params.antialias_intermediate);
   mapping.float_intermediate = params.float_intermediate;
+  mapping.round_half_up = params.round_half_up;
   // Unrounded results match a float reference (cv2.resize of floats) only
   // with its sample positions; the 8-bit path keeps its own.
   mapping.axes.opencv_positions = params.float_intermediate;
@@ -156,14 +158,20 @@ inline std::string resize_source_error(const Image &src, int dst_width, int dst_
     return "resize: destination height " + std::to_string(dst_height) + " exceeds " +
            std::to_string(kMaxGridHeight * kBlockHeight);
   }
+  // The rectangle may reach beyond the destination (a crop of the resized
+  // frame: the whole of it, placed at minus the crop's corner), but every
+  // destination pixel's position in it must be an int.
   const PixelRect rect = effective_rect(dst_width, dst_height, params);
-  const bool inside = rect.width > 0 && rect.height > 0 && rect.x >= 0 && rect.y >= 0 &&
-                      static_cast<long long>(rect.x) + rect.width <= dst_width &&
-                      static_cast<long long>(rect.y) + rect.height <= dst_height;
-  if (!inside) {
+  const auto fits_int = [](long long value) { return value <= INT_MAX; };
+  const bool valid = rect.width > 0 && rect.height > 0 &&
+                     fits_int(static_cast<long long>(rect.x) + rect.width) &&
+                     fits_int(static_cast<long long>(rect.y) + rect.height) &&
+                     fits_int(static_cast<long long>(dst_width) - rect.x) &&
+                     fits_int(static_cast<long long>(dst_height) - rect.y);
+  if (!valid) {
     return "resize: destination rectangle " + std::to_string(rect.width) + "x" +
            std::to_string(rect.height) + " at (" + std::to_string(rect.x) + ", " +
-           std::to_string(rect.y) + ") is empty or not inside the " + std::to_string(dst_width) +
+           std::to_string(rect.y) + ") is empty or too far from the " + std::to_string(dst_width) +
            "x" + std::to_string(dst_height) + " destination";
   }
   return {};

@@ -45,23 +45,23 @@ CUDAPREP_HD DestinationLayout destination_layout(PixelFormat format) {
   }
 }
 
-// The byte a GRAY8 destination holds for `value`.
-__device__ __forceinline__ uint8_t gray_byte(const Rgba &value) {
-  return to_byte(luma_bt601(value));
+// The byte a GRAY8 destination holds for `value` (ties as to_byte()).
+__device__ __forceinline__ uint8_t gray_byte(const Rgba &value, bool ties_up) {
+  return to_byte(luma_bt601(value), ties_up);
 }
 
 __device__ __forceinline__ void store_pixel(uint8_t *row, int x, const Rgba &value,
-                                            const DestinationLayout &layout) {
+                                            const DestinationLayout &layout, bool ties_up) {
   uint8_t *pixel = row + static_cast<size_t>(x) * layout.bytes_per_pixel;
   if (layout.gray) {
-    pixel[0] = gray_byte(value);
+    pixel[0] = gray_byte(value, ties_up);
     return;
   }
-  pixel[layout.r_index] = to_byte(value.x);
-  pixel[layout.g_index] = to_byte(value.y);
-  pixel[layout.b_index] = to_byte(value.z);
+  pixel[layout.r_index] = to_byte(value.x, ties_up);
+  pixel[layout.g_index] = to_byte(value.y, ties_up);
+  pixel[layout.b_index] = to_byte(value.z, ties_up);
   if (layout.alpha_index >= 0) {
-    pixel[layout.alpha_index] = layout.alpha_filler ? 255 : to_byte(value.w);
+    pixel[layout.alpha_index] = layout.alpha_filler ? 255 : to_byte(value.w, ties_up);
   }
 }
 

@@ -559,6 +559,151 @@ TEST_F(ResizeGpu, AntialiasedMatchesTheReference) {
   EXPECT_LT(stats.off_by_one * 100, stats.values) << stats.off_by_one << " of " << stats.values;
 }
 
+// A crop (x, y, w, h) of a resize into rectangle R is the resize into R
+// moved by (-x, -y), in a w x h destination, bit for bit: what lets a crop
+// after a pending resize fold into the fused kernel. Every sampler, both
+// antialias intermediates, stretched and letterboxed (crops of the padding
+// too), and the torchvision classifier's geometry (1080p to the short side
+// 232, centre crop 224). Nothing outside the crop's destination is written.
+TEST_F(ResizeGpu, ACropOfTheResizeIsTheMovedResizeBitForBit) {
+  struct Sampler {
+    Interpolation method;
+    bool antialias;
+    AntialiasIntermediate intermediate;
+  };
+  const Sampler samplers[] = {
+      {Interpolation::kNearest, false, AntialiasIntermediate::kFloat},
+      {Interpolation::kBilinear, false, AntialiasIntermediate::kFloat},
+      {Interpolation::kBicubic, false, AntialiasIntermediate::kFloat},
+      {Interpolation::kArea, false, AntialiasIntermediate::kFloat},
+      {Interpolation::kBilinear, true, AntialiasIntermediate::kFloat},
+      {Interpolation::kBicubic, true, AntialiasIntermediate::kFloat},
+      {Interpolation::kBilinear, true, AntialiasIntermediate::kUint8},
+      {Interpolation::kBicubic, true, AntialiasIntermediate::kUint8},
+  };
+  struct Geometry {
+    int src_width, src_height, width, height;
+    PixelRect rect;  // of the whole resize; 0x0: the whole frame
+    std::vector<PixelRect> crops;
+  };
+  const Geometry geometries[] = {
+      {96, 54, 64, 48, PixelRect{}, {{10, 7, 20, 13}, {0, 0, 64, 48}, {49, 40, 15, 8}}},
+      {96, 54, 64, 48, PixelRect{0, 6, 64, 36}, {{3, 0, 30, 10}, {0, 0, 64, 5}, {20, 20, 44, 28}}},
+      {1920, 1080, 412, 232, PixelRect{}, {{94, 4, 224, 224}}},
+  };
+  int compared = 0;
+  for (const Sampler &sampler : samplers) {
+    for (const PixelFormat src_format : {PixelFormat::kNV12, PixelFormat::kRGBA}) {
+      for (const Geometry &geometry : geometries) {
+        DeviceAllocations allocations;
+        SourceView source;
+        make_source_view(src_format, geometry.src_width, geometry.src_height,
+                         31u * geometry.src_width + static_cast<unsigned>(src_format), &allocations,
+                         &source);
+        ASSERT_FALSE(HasFatalFailure());
+        Case whole{src_format,     geometry.src_width, geometry.src_height, PixelFormat::kRGB,
+                   geometry.width, geometry.height,    ResizeParams{}};
+        whole.params.interpolation = sampler.method;
+        whole.params.antialias = sampler.antialias;
+        whole.params.antialias_intermediate = sampler.intermediate;
+        whole.params.dst_rect = geometry.rect;
+        const uint8_t pad[4] = {114, 20, 250, 77};
+        std::copy(pad, pad + 4, whole.params.pad_value);
+        SCOPED_TRACE(describe(whole));
+        DestinationView full;
+        make_destination_view(PixelFormat::kRGB, geometry.width, geometry.height, &allocations,
+                              &full);
+        ASSERT_FALSE(HasFatalFailure());
+        CUDA_ASSERT_OK(resize(source.device, full.device, whole.params, stream_));
+        CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
+        CUDA_ASSERT_OK(cudaMemcpy(full.parent.planes[0].data(), full.device_base,
+                                  full.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+        const PixelRect rect = geometry.rect.width > 0
+                                   ? geometry.rect
+                                   : PixelRect{0, 0, geometry.width, geometry.height};
+        for (const PixelRect &crop : geometry.crops) {
+          ResizeParams moved = whole.params;
+          moved.dst_rect = PixelRect{rect.x - crop.x, rect.y - crop.y, rect.width, rect.height};
+          DestinationView cropped;
+          make_destination_view(PixelFormat::kRGB, crop.width, crop.height, &allocations, &cropped);
+          ASSERT_FALSE(HasFatalFailure());
+          ASSERT_EQ("", resize_params_error(source.device, cropped.device, moved));
+          CUDA_ASSERT_OK(resize(source.device, cropped.device, moved, stream_));
+          CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
+          CUDA_ASSERT_OK(cudaMemcpy(cropped.parent.planes[0].data(), cropped.device_base,
+                                    cropped.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+          const HostFrame expected =
+              window(full.parent, ViewOffset{kGuardPixels + crop.x, kGuardPixels + crop.y},
+                     crop.width, crop.height);
+          Comparison stats;
+          ASSERT_TRUE(check_destination(
+              cropped, expected, 0,
+              "crop " + std::to_string(crop.width) + "x" + std::to_string(crop.height) + " at (" +
+                  std::to_string(crop.x) + ", " + std::to_string(crop.y) + ")",
+              &stats));
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(8 * 2 * 7, compared);
+}
+
+// A moved rectangle against the CPU reference (which places it the same
+// way): within one step, like every resize.
+TEST_F(ResizeGpu, AMovedRectangleMatchesTheReference) {
+  Comparison stats;
+  for (const Interpolation method : kMethods) {
+    Case c{PixelFormat::kNV12, 96, 54, PixelFormat::kBGRA, 30, 20, ResizeParams{}};
+    c.params.interpolation = method;
+    c.params.dst_rect = PixelRect{-17, -9, 64, 36};
+    run_case(c, stream_, &stats);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// round_half_up: a 6:1 bilinear shrink puts every sample midway between two
+// source pixels (weights 1/2, 1/2 on both axes), so about half of the 8-bit
+// values are ties; exact in float, each must equal the reference rounded
+// the same way, with neither tolerance nor exception, and the two roundings
+// must differ there. 3:1 (whole pixels, no ties) and an antialiased shrink
+// (whose own passes round half up) are unchanged by it.
+TEST_F(ResizeGpu, RoundHalfUpRoundsTiesUpAndNothingElse) {
+  Comparison stats;
+  for (const PixelFormat src_format : {PixelFormat::kRGBA, PixelFormat::kRGB}) {
+    for (const bool half_up : {false, true}) {
+      Case c{src_format, 3840, 2160, PixelFormat::kRGB, 640, 360, ResizeParams{}};
+      c.params.interpolation = Interpolation::kBilinear;
+      c.params.round_half_up = half_up;
+      run_case(c, stream_, &stats, 0);
+      if (HasFatalFailure()) return;
+    }
+  }
+  EXPECT_EQ(0, stats.off_by_one);
+  HostFrame source(PixelFormat::kRGBA, 3840, 2160);
+  fill_random(&source, 5);
+  ResizeParams params;
+  params.interpolation = Interpolation::kBilinear;
+  const HostFrame even = ref::resize_reference(source, PixelFormat::kRGB, 640, 360, params);
+  params.round_half_up = true;
+  const HostFrame up = ref::resize_reference(source, PixelFormat::kRGB, 640, 360, params);
+  long long ties = 0;
+  for (size_t i = 0; i < even.planes[0].size(); ++i) ties += even.planes[0][i] != up.planes[0][i];
+  EXPECT_GT(ties * 4, static_cast<long long>(even.planes[0].size()))
+      << "a 6:1 shrink of random bytes should tie on about half of its values";
+
+  for (const bool antialias : {false, true}) {
+    Case c{PixelFormat::kRGBA, 1920, 1080, PixelFormat::kRGB, 640, 360, ResizeParams{}};
+    c.params.interpolation = Interpolation::kBilinear;
+    c.params.antialias = antialias;
+    c.params.antialias_intermediate =
+        antialias ? AntialiasIntermediate::kUint8 : AntialiasIntermediate::kFloat;
+    c.params.round_half_up = true;
+    run_case(c, stream_, &stats, antialias ? 1 : 0);
+    if (HasFatalFailure()) return;
+  }
+}
+
 void expect_rejected(const Image &src, const Image &dst, const ResizeParams &params,
                      const char *expected_words) {
   const std::string error = resize_params_error(src, dst, params);
@@ -583,11 +728,18 @@ TEST(ResizeValidation, ImpossibleInputsAreRejectedWithReasons) {
   short_pitch.planes[0].pitch_bytes = 95;
   expect_rejected(src, short_pitch, params, "pitch 95 is shorter than its row of 96");
 
+  // A rectangle reaching beyond the destination is a crop of the resized
+  // frame (its inside part is written); one that counts past INT_MAX is not.
   for (const PixelRect rect :
-       {PixelRect{1, 0, 32, 32}, PixelRect{0, 0, 0, 5}, PixelRect{-1, 0, 4, 4},
-        PixelRect{0, 30, 32, 3}, PixelRect{2147483000, 0, 1000, 1}}) {
+       {PixelRect{1, 0, 32, 32}, PixelRect{-1, 0, 4, 4}, PixelRect{0, 30, 32, 3},
+        PixelRect{-500, -700, 1920, 1080}, PixelRect{40, 40, 8, 8}}) {
     params.dst_rect = rect;
-    expect_rejected(src, dst, params, "not inside the 32x32 destination");
+    EXPECT_EQ("", resize_params_error(src, dst, params));
+  }
+  for (const PixelRect rect : {PixelRect{0, 0, 0, 5}, PixelRect{2147483000, 0, 1000, 1},
+                               PixelRect{-2147483640, 0, 4, 4}, PixelRect{0, -2147483640, 4, 4}}) {
+    params.dst_rect = rect;
+    expect_rejected(src, dst, params, "is empty or too far from the 32x32 destination");
   }
   params.dst_rect = PixelRect{};
   params.interpolation = static_cast<Interpolation>(17);

@@ -156,6 +156,34 @@ INSTANTIATE_TEST_SUITE_P(
                                              : "GRAY8");
     });
 
+// OpenCV's 8-bit INTER_LINEAR is fixed point whose sums start at half a
+// unit: a tie rounds up. Where every sample is a tie or a whole pixel (6:1,
+// 3:1 and 2:1 shrinks, the last taken by its INTER_AREA fast path) the
+// reference with round_half_up equals it exactly, and with ties to even it
+// does not at 6:1 (Ultralytics' letterbox of a 4K frame to 640).
+TEST(RoundHalfUpVsOpenCV, IntegerShrinksEqualInterLinearExactly) {
+  for (const SizeCase &size : {SizeCase{3840, 2160, 640, 360}, SizeCase{1920, 1080, 640, 360},
+                               SizeCase{1280, 720, 640, 360}, SizeCase{600, 60, 100, 10}}) {
+    HostFrame src(PixelFormat::kRGB, size.src_width, size.src_height);
+    fill_random(&src, 3u * size.src_width + size.src_height);
+    cv::Mat opencv;
+    cv::resize(as_mat(src, 3), opencv, cv::Size(size.dst_width, size.dst_height), 0, 0,
+               cv::INTER_LINEAR);
+    ResizeParams params;
+    params.interpolation = Interpolation::kBilinear;
+    params.round_half_up = true;
+    HostFrame up =
+        ref::resize_reference(src, PixelFormat::kRGB, size.dst_width, size.dst_height, params);
+    EXPECT_TRUE(bytes_near(opencv, as_mat(up, 3), 0, "ties up, " + describe(size)));
+    if (size.src_width == 6 * size.dst_width) {
+      params.round_half_up = false;
+      HostFrame even =
+          ref::resize_reference(src, PixelFormat::kRGB, size.dst_width, size.dst_height, params);
+      EXPECT_FALSE(bytes_near(opencv, as_mat(even, 3), 0, "ties to even, " + describe(size)));
+    }
+  }
+}
+
 // Area is separable: a true area mean equals an INTER_AREA pass per axis
 // (each pass has one axis unchanged, where OpenCV is a true area mean),
 // done in float so the intermediate is not rounded.

@@ -38,8 +38,10 @@ double clamp_channel(double value) {
   return std::clamp(value, 0.0, 255.0);
 }
 
-uint8_t round_to_byte(double value) {
-  return static_cast<uint8_t>(std::clamp(std::nearbyint(value), 0.0, 255.0));
+// Nearest, ties to even, or with `ties_up` ties up; saturated.
+uint8_t round_to_byte(double value, bool ties_up) {
+  const double rounded = ties_up ? std::floor(value + 0.5) : std::nearbyint(value);
+  return static_cast<uint8_t>(std::clamp(rounded, 0.0, 255.0));
 }
 
 }  // namespace
@@ -157,35 +159,35 @@ std::vector<RgbaPixel> decode_to_rgba(const HostFrame &frame, const Colorimetry 
   return pixels;
 }
 
-void encode_rgba_pixel(HostFrame *frame, int x, int y, const RgbaPixel &pixel) {
+void encode_rgba_pixel(HostFrame *frame, int x, int y, const RgbaPixel &pixel, bool ties_up) {
   uint8_t *row = frame->row(0, y);
   switch (frame->format) {
     case PixelFormat::kRGBA:
     case PixelFormat::kRGBx:
-      row[4 * x] = round_to_byte(pixel.r);
-      row[4 * x + 1] = round_to_byte(pixel.g);
-      row[4 * x + 2] = round_to_byte(pixel.b);
-      row[4 * x + 3] = frame->format == PixelFormat::kRGBx ? 255 : round_to_byte(pixel.a);
+      row[4 * x] = round_to_byte(pixel.r, ties_up);
+      row[4 * x + 1] = round_to_byte(pixel.g, ties_up);
+      row[4 * x + 2] = round_to_byte(pixel.b, ties_up);
+      row[4 * x + 3] = frame->format == PixelFormat::kRGBx ? 255 : round_to_byte(pixel.a, ties_up);
       break;
     case PixelFormat::kBGRA:
     case PixelFormat::kBGRx:
-      row[4 * x] = round_to_byte(pixel.b);
-      row[4 * x + 1] = round_to_byte(pixel.g);
-      row[4 * x + 2] = round_to_byte(pixel.r);
-      row[4 * x + 3] = frame->format == PixelFormat::kBGRx ? 255 : round_to_byte(pixel.a);
+      row[4 * x] = round_to_byte(pixel.b, ties_up);
+      row[4 * x + 1] = round_to_byte(pixel.g, ties_up);
+      row[4 * x + 2] = round_to_byte(pixel.r, ties_up);
+      row[4 * x + 3] = frame->format == PixelFormat::kBGRx ? 255 : round_to_byte(pixel.a, ties_up);
       break;
     case PixelFormat::kRGB:
-      row[3 * x] = round_to_byte(pixel.r);
-      row[3 * x + 1] = round_to_byte(pixel.g);
-      row[3 * x + 2] = round_to_byte(pixel.b);
+      row[3 * x] = round_to_byte(pixel.r, ties_up);
+      row[3 * x + 1] = round_to_byte(pixel.g, ties_up);
+      row[3 * x + 2] = round_to_byte(pixel.b, ties_up);
       break;
     case PixelFormat::kBGR:
-      row[3 * x] = round_to_byte(pixel.b);
-      row[3 * x + 1] = round_to_byte(pixel.g);
-      row[3 * x + 2] = round_to_byte(pixel.r);
+      row[3 * x] = round_to_byte(pixel.b, ties_up);
+      row[3 * x + 1] = round_to_byte(pixel.g, ties_up);
+      row[3 * x + 2] = round_to_byte(pixel.r, ties_up);
       break;
     case PixelFormat::kGRAY8:
-      row[x] = round_to_byte(rgb_to_gray(pixel));
+      row[x] = round_to_byte(rgb_to_gray(pixel), ties_up);
       break;
     default:
       throw std::invalid_argument("encode_rgba_pixel: YUV destinations are not references");

@@ -55,7 +55,9 @@ double rgb_to_gray(const RgbaPixel &pixel);
 std::vector<RgbaPixel> decode_to_rgba(const HostFrame &frame, const Colorimetry &colorimetry);
 
 // Writes `pixel` at (x, y) of an RGB/BGR/RGBA/BGRA/RGBx/BGRx/GRAY8 frame:
-// rounded half to even, saturated; x bytes get 255, GRAY8 gets rgb_to_gray().
-void encode_rgba_pixel(HostFrame *frame, int x, int y, const RgbaPixel &pixel);
+// rounded half to even (with `ties_up`: half up), saturated; x bytes get
+// 255, GRAY8 gets rgb_to_gray().
+void encode_rgba_pixel(HostFrame *frame, int x, int y, const RgbaPixel &pixel,
+                       bool ties_up = false);
 
 }  // namespace cudaprep::ref

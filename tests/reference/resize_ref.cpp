@@ -352,7 +352,8 @@ HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst
     for (int x = 0; x < dst_width; ++x) {
       const bool inside =
           x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
-      encode_rgba_pixel(&dst, x, y, inside ? scaled.at(x - rect.x, y - rect.y) : pad);
+      encode_rgba_pixel(&dst, x, y, inside ? scaled.at(x - rect.x, y - rect.y) : pad,
+                        params.round_half_up);
       if (inside && tie_steps != nullptr)
         (*tie_steps)[static_cast<size_t>(y) * dst_width + x] =
             scaled_tie_steps[static_cast<size_t>(y - rect.y) * rect.width + (x - rect.x)];

@@ -67,7 +67,8 @@ RgbaImage resample(const RgbaImage &src, int dst_width, int dst_height, Interpol
                    std::vector<uint8_t> *tie_steps = nullptr);
 
 // The whole of resize(): decode `src`, orient it by params.orientation, resample into
-// params.dst_rect (the whole destination when 0x0), pad the rest, encode as `dst_format`.
+// params.dst_rect (the whole destination when 0x0; its part inside the destination when it
+// reaches beyond), pad the rest, encode as `dst_format` (ties up with params.round_half_up).
 // `tie_steps` (may be null): resample()'s, per pixel of the destination (0 in the padding).
 HostFrame resize_reference(const HostFrame &src, PixelFormat dst_format, int dst_width,
                            int dst_height, const ResizeParams &params,

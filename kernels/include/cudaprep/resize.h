@@ -6,7 +6,8 @@
 // with their extra bits as fractions, never rounded to 8 bits; chroma replicated over its 2x2 or
 // 2x1 block as OpenCV's cvtColor does), resamples into `dst_rect` of the destination, fills the
 // rest of the destination with `pad_value`, and stores in the destination format, rounding to
-// nearest (ties to even) and saturating. Sampling follows OpenCV's cv::resize for 8-bit images:
+// nearest (ties to even, or up: ResizeParams::round_half_up) and saturating. Sampling follows
+// OpenCV's cv::resize for 8-bit images:
 //
 //   kNearest   source index = min(floor(d * (1.0 / (dst_size / src_size))),
 //              src_size - 1), evaluated in IEEE double exactly as OpenCV's
@@ -132,6 +133,10 @@ struct ResizeParams {
   // Where the whole source lands in the destination, stretched to exactly
   // this size; letterbox_rect() (resize_geometry.h) computes one that keeps
   // the aspect ratio. The default 0x0 rectangle means the whole destination.
+  // It may reach beyond the destination: only the part inside is written,
+  // every tap still reading the whole source, so a crop (x, y, w, h) of a
+  // resize into rectangle R is the resize into R moved by (-x, -y) in a w x h
+  // destination, bit for bit, with no 8-bit frame in between.
   PixelRect dst_rect;
   // Written to every destination pixel outside dst_rect, as R, G, B, A in
   // [0, 255] whatever the destination's byte order: BGR stores {B, G, R}, a
@@ -151,6 +156,12 @@ struct ResizeParams {
   // src)) - 0.5 in double, rounded to float (the 8-bit path keeps its float
   // fma). resize() refuses it: its destination is 8-bit.
   bool float_intermediate = false;
+  // The 8-bit store (resize()'s destination, preprocess()'s 8-bit step)
+  // rounds a value exactly between two codes up instead of to even:
+  // OpenCV's fixed-point cv::resize of 8-bit images does (its sums start at
+  // half a unit), so a 6:1 INTER_LINEAR shrink, whose samples all fall
+  // midway, matches it only this way. Other values round as before.
+  bool round_half_up = false;
   // The flip or rotation applied to the source first (above): dst_rect
   // receives the oriented source, H x W for rotations by 90 and 270.
   Orientation orientation = Orientation::kIdentity;
@@ -163,7 +174,8 @@ bool is_resize_destination_format(PixelFormat format);
 
 // Why resize(src, dst, params) cannot run, in words a user can act on, or an
 // empty string when it can: unsupported formats, empty images, null planes,
-// pitches shorter than a row, a dst_rect that is empty or not inside dst.
+// pitches shorter than a row, a dst_rect that is empty or so far outside dst
+// that a pixel's position in it overflows an int.
 // Cheap and allocation-free when valid: call it at caps/configure time.
 std::string resize_params_error(const Image &src, const Image &dst, const ResizeParams &params);
 
