@@ -1361,4 +1361,25 @@ TEST(BatchRegionsGpu, AStaticRegionPastTheFrameIsAnError) {
       << message;
 }
 
+// A cudacrop between the pad's cudaresize and cudanormalize folds into the
+// pending resize; regions of the source cannot follow it: an error naming
+// the alternatives. Whole frames take it (the crop of each frame).
+TEST(BatchRegionsGpu, ACropAfterThePendingResizeIsAnErrorForRegions) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string message = pipeline_error(
+      "cudabatch name=b sink_0::region-source=regions sink_0::regions=\"<<0,0,10,10>>\" ! "
+      "fakesink videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+      "cudaframeupload ! cudaresize ! video/x-raw(memory:CUDAPitched),width=40,height=40,"
+      "format=RGB ! cudacrop x=4 y=4 width=32 height=32 ! cudanormalize ! b.sink_0");
+  EXPECT_NE(message.find("a cudacrop after the cudaresize keeps only part of the resized frame"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(
+      pipeline_error("cudabatch name=b batch-size=1 ! fakesink videotestsrc num-buffers=2 ! "
+                     "video/x-raw,format=RGBA,width=64,height=48 ! cudaframeupload ! cudaresize ! "
+                     "video/x-raw(memory:CUDAPitched),width=40,height=40,format=RGB ! "
+                     "cudacrop x=4 y=4 width=32 height=32 ! cudanormalize ! b.sink_0"),
+      "");
+}
+
 }  // namespace

@@ -1,7 +1,8 @@
 // The whole preprocessing of two real model inputs, element by element on
 // the GPU, against a CPU reference of the same preprocessing written from
-// the definitions (tests/reference): YOLO-style letterbox and Depth-Anything,
-// straight and turned (video-direction), fused and element by element.
+// the definitions (tests/reference): YOLO-style letterbox, Depth-Anything and
+// a classifier's resize and centre crop, straight and turned
+// (video-direction), fused and element by element.
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -31,13 +32,16 @@ struct ModelInput {
   Interpolation method;
   bool letterbox;
   int short_side;     // 0: fixed size below
-  int width, height;  // the tensor's
+  int width, height;  // the resized frame's
   float mean[3], std[3];
   bool fuse;  // cudatensorize's property: one kernel, or every element's own
   Orientation orientation = Orientation::kIdentity;  // cudaresize's video-direction
   // cudaresize float-intermediate: the fused kernel normalises the unrounded
   // sample, which differs from the 8-bit reference by up to half a step.
   bool float_intermediate = false;
+  bool antialias = false;  // cudaresize antialias=true
+  // A cudacrop of the resized frame (0x0: none): the tensor's size.
+  PixelRect crop = {};
 };
 
 // Within this of the unrounded reference with float-intermediate. The
@@ -46,6 +50,18 @@ struct ModelInput {
 // these are 1920 wide. Rounding alone would be off by up to 0.5 everywhere,
 // and clamping bicubic's overshoot on these noise frames by up to 107.
 constexpr double kFloatIntermediateSteps = 0.1;
+
+// `crop` of a width x height planar image of `channels` planes.
+std::vector<float> crop_planes(const std::vector<float> &planes, int channels, int width,
+                               int height, const PixelRect &crop) {
+  std::vector<float> out(static_cast<size_t>(channels) * crop.width * crop.height);
+  for (int c = 0; c < channels; ++c)
+    for (int y = 0; y < crop.height; ++y)
+      for (int x = 0; x < crop.width; ++x)
+        out[(static_cast<size_t>(c) * crop.height + y) * crop.width + x] =
+            planes[(static_cast<size_t>(c) * height + crop.y + y) * width + crop.x + x];
+  return out;
+}
 
 // The chain's definition: resize to 8-bit RGB (rounded, clamped), normalise.
 std::vector<float> rounded_reference(const ref::HostFrame &source, int width, int height,
@@ -135,6 +151,7 @@ void check_model_input(const ModelInput &input) {
   ResizeParams resize;
   resize.interpolation = input.method;
   resize.orientation = input.orientation;
+  resize.antialias = input.antialias;
   resize.source_colorimetry = {ColorMatrix::kBT709, ColorRange::kLimited};
   for (int c = 0; c < 3; ++c) resize.pad_value[c] = 114;
   if (input.letterbox) {
@@ -148,6 +165,9 @@ void check_model_input(const ModelInput &input) {
     normalize.std[c] = input.std[c];
   }
 
+  // The tensor's size: the crop's, or the resized frame's.
+  const int tensor_width = input.crop.width > 0 ? input.crop.width : width;
+  const int tensor_height = input.crop.width > 0 ? input.crop.height : height;
   std::mt19937 rng(31);
   for (int frame = 0; frame < 2; ++frame) {
     GstBuffer *nv12 = random_frame(info, rng);
@@ -158,17 +178,18 @@ void check_model_input(const ModelInput &input) {
     ASSERT_NE(output, nullptr);
     const std::vector<guint8> bytes = tensor_bytes(output);
     gst_buffer_unref(output);
-    ASSERT_EQ(bytes.size(), sizeof(float) * 3 * width * height) << input.name;
 
-    const std::vector<float> expected =
+    std::vector<float> expected =
         input.float_intermediate ? unrounded_reference(source, width, height, resize, normalize)
                                  : rounded_reference(source, width, height, resize, normalize);
+    if (input.crop.width > 0) expected = crop_planes(expected, 3, width, height, input.crop);
+    ASSERT_EQ(bytes.size(), sizeof(float) * expected.size()) << input.name;
 
     std::vector<float> actual(expected.size());
     std::memcpy(actual.data(), bytes.data(), bytes.size());
     size_t off = 0, beyond_tolerance = 0, first_beyond = expected.size();
     double worst_steps = 0;
-    const size_t plane = static_cast<size_t>(width) * height;
+    const size_t plane = static_cast<size_t>(tensor_width) * tensor_height;
     const double tolerance = input.float_intermediate ? kFloatIntermediateSteps : 1.0 + 1e-4;
     for (size_t i = 0; i < expected.size(); ++i) {
       const double step = normalize.scale / normalize.std[i / plane];
@@ -182,10 +203,10 @@ void check_model_input(const ModelInput &input) {
     std::printf(
         "[ %s ] %dx%d tensor: %zu of %zu elements differ from the reference, at most "
         "%.3f 8-bit steps\n",
-        input.name, width, height, off, expected.size(), worst_steps);
+        input.name, tensor_width, tensor_height, off, expected.size(), worst_steps);
     EXPECT_EQ(beyond_tolerance, 0u)
         << input.name << ": element " << first_beyond << " (c " << first_beyond / plane << ", y "
-        << first_beyond % plane / width << ", x " << first_beyond % width << ") is "
+        << first_beyond % plane / tensor_width << ", x " << first_beyond % tensor_width << ") is "
         << (first_beyond < actual.size() ? actual[first_beyond] : 0.0f) << ", reference "
         << (first_beyond < expected.size() ? expected[first_beyond] : 0.0f);
     if (!input.float_intermediate) {
@@ -278,6 +299,48 @@ ModelInput depth_anything_float_input() {
   input.elements.replace(0, std::strlen("cudaresize"), "cudaresize float-intermediate=true");
   input.float_intermediate = true;
   return input;
+}
+
+// torchvision's classifier eval transform (ResNet50 IMAGENET1K_V2):
+// Resize(232) of 1080p is 412x232, CenterCrop(224) at (94, 4). Fused, the
+// crop folds into the one kernel (no 8-bit frame between the resize and the
+// crop); with float-intermediate nothing is rounded before the tensor.
+ModelInput classifier_input(bool fuse) {
+  ModelInput input{"classifier resize and centre crop",
+                   "cudaresize method=bilinear antialias=true ! "
+                   "video/x-raw(memory:CUDAPitched),width=412,height=232,format=RGB ! "
+                   "cudacrop x=94 y=4 width=224 height=224 ! "
+                   "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
+                   "cudatensorize name=tensorize layout=nchw dtype=float32",
+                   Interpolation::kBilinear,
+                   false,
+                   0,
+                   412,
+                   232,
+                   {0.485f, 0.456f, 0.406f},
+                   {0.229f, 0.224f, 0.225f},
+                   fuse};
+  input.antialias = true;
+  input.crop = PixelRect{94, 4, 224, 224};
+  return input;
+}
+
+ModelInput classifier_float_input() {
+  ModelInput input = classifier_input(true);
+  input.name = "classifier resize and centre crop, float intermediate";
+  input.elements.replace(0, std::strlen("cudaresize"), "cudaresize float-intermediate=true");
+  input.float_intermediate = true;
+  return input;
+}
+
+TEST(FullChain, ClassifierCropInputFused) {
+  check_model_input(classifier_input(true));
+}
+TEST(FullChain, ClassifierCropInputElementByElement) {
+  check_model_input(classifier_input(false));
+}
+TEST(FullChain, ClassifierCropInputFloatIntermediate) {
+  check_model_input(classifier_float_input());
 }
 
 TEST(FullChain, YoloLetterboxInputFused) {

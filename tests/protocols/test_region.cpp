@@ -1,5 +1,6 @@
 // The region protocol between cudaframeupload and the elements behind it
-// (gst/gstcudaprepmeta.h, GstCudaPrepRegionMeta), on a GPU:
+// (gst/gstcudaprepmeta.h, GstCudaPrepRegionMeta), on a GPU (the
+// announcement's own fields without one):
 //  - crop-aware upload: cudacrop tells the upload its region and only that
 //    region is copied; two crops behind a tee both get their pixels;
 //  - row-sampled upload: a downscale that skips rows tells the upload, which
@@ -32,6 +33,32 @@
 namespace {
 
 using namespace cudaprep::test;
+
+// --- The announcement (no GPU) -----------------------------------------------
+
+// A region of the result (cudacrop's) says so through the allocation query,
+// so that a pending resize upstream does not take it for its input's; a
+// plain one (cudabatch's, cudaresize's rows) does not, and row patterns
+// survive beside the mark.
+TEST(RegionAnnouncement, ARegionOfTheResultIsMarkedSo) {
+  GstCaps *caps = gst_caps_from_string("video/x-raw,format=RGBA,width=64,height=48");
+  for (const gboolean of_result : {gboolean{FALSE}, gboolean{TRUE}}) {
+    GstQuery *query = gst_query_new_allocation(caps, TRUE);
+    GstCudaPrepRegion announced;
+    announced.rect = cudaprep::PixelRect{0, 1, 64, 46};
+    announced.rows = cudaprep::RowPattern{1, 46, 3, 0x1u};
+    announced.of_result = of_result;
+    gst_cuda_prep_query_add_region(query, &announced);
+    GstCudaPrepRegion found;
+    ASSERT_TRUE(gst_cuda_prep_query_find_region(query, 64, 48, &found));
+    EXPECT_EQ(found.of_result, of_result);
+    EXPECT_EQ(found.rect.y, 1);
+    EXPECT_EQ(found.rect.height, 46);
+    EXPECT_TRUE(found.rows == announced.rows);
+    gst_query_unref(query);
+  }
+  gst_caps_unref(caps);
+}
 
 // --- Crop-aware upload -------------------------------------------------------
 

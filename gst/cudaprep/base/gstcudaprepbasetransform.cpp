@@ -78,6 +78,19 @@ gboolean gst_cuda_prep_base_transform_downstream_runs_pending(GstCudaPrepBaseTra
   return g_atomic_int_get(&get_priv(self)->downstream_runs_pending);
 }
 
+gboolean gst_cuda_prep_base_transform_ask_downstream_takes_pending(GstCudaPrepBaseTransform *self) {
+  GstPad *src_pad = GST_BASE_TRANSFORM_SRC_PAD(self);
+  GstCaps *caps = gst_pad_get_current_caps(src_pad);
+  if (caps == nullptr) return FALSE;
+  GstQuery *query = gst_query_new_allocation(caps, FALSE);
+  const gboolean takes =
+      gst_pad_peer_query(src_pad, query) &&
+      gst_query_find_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
+  gst_query_unref(query);
+  gst_caps_unref(caps);
+  return takes;
+}
+
 static void gst_cuda_prep_base_transform_set_property(GObject *object, guint prop_id,
                                                       const GValue *value, GParamSpec *pspec) {
   auto *self = GST_CUDA_PREP_BASE_TRANSFORM(object);
@@ -208,7 +221,8 @@ static gboolean forwards_downstream_region(GstCudaPrepBaseTransform *self, GstQu
          gst_query_find_allocation_meta(decide_query, GST_CUDA_PREP_PENDING_META_API_TYPE,
                                         nullptr) &&
          (klass->accepts_pending == nullptr || klass->accepts_pending(self)) &&
-         gst_cuda_prep_query_find_region(decide_query, G_MAXINT, G_MAXINT, region);
+         gst_cuda_prep_query_find_region(decide_query, G_MAXINT, G_MAXINT, region) &&
+         (!region->of_result || klass->pending_keeps_pixels);
 }
 
 // Offers upstream a pool of device frames on this element's device, and

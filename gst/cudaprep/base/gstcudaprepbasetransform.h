@@ -100,6 +100,11 @@ struct _GstCudaPrepBaseTransformClass {
   // regions) is then a region of this element's input too, and is announced
   // upstream in place of region_read's.
   gboolean hands_input_to_pending;
+  // With hands_input_to_pending: the pending work leaves every pixel where
+  // it is (cudanormalize), so a region of its result
+  // (GstCudaPrepRegion::of_result, cudacrop's) is one of its input too.
+  // Otherwise (cudaresize) such a region is not forwarded.
+  gboolean pending_keeps_pixels;
 
   // Bytes of each output buffer when the output is not video (planar
   // frames, tensors): the base then gives the element a pool of such blocks.
@@ -143,5 +148,10 @@ gboolean gst_cuda_prep_base_transform_output_image(GstCudaPrepBaseTransform *sel
 // leave its own to it).
 gboolean gst_cuda_prep_base_transform_downstream_reads_views(GstCudaPrepBaseTransform *self);
 gboolean gst_cuda_prep_base_transform_downstream_runs_pending(GstCudaPrepBaseTransform *self);
+
+// Whether downstream takes pending work, asked now with the current output
+// caps (an allocation query to the peer): for accepts_pending, which
+// upstream calls before this element's own allocation is decided.
+gboolean gst_cuda_prep_base_transform_ask_downstream_takes_pending(GstCudaPrepBaseTransform *self);
 
 G_END_DECLS

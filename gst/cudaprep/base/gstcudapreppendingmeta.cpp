@@ -15,6 +15,7 @@ gboolean pending_meta_init(GstMeta *meta, gpointer, GstBuffer *) {
   pending->letterbox = FALSE;
   new (&pending->letterbox_options) cudaprep::LetterboxOptions();
   new (&pending->source_geometry) cudaprep::FrameGeometry();
+  pending->cropped = FALSE;
   return TRUE;
 }
 
@@ -32,6 +33,7 @@ gboolean pending_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *, GQu
   copy->letterbox = source->letterbox;
   copy->letterbox_options = source->letterbox_options;
   copy->source_geometry = source->source_geometry;
+  copy->cropped = source->cropped;
   return TRUE;
 }
 

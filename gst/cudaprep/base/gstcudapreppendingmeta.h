@@ -29,6 +29,11 @@ typedef struct {
   // The held source frame's mapping from the original frame: its geometry
   // before the pending resize was composed onto the buffer's geometry meta.
   cudaprep::FrameGeometry source_geometry;
+  // A cudacrop after the resize moved resize.dst_rect by minus its corner
+  // (resize.h: only the part inside the caps' size is written): the result
+  // is part of the resized frame, which a reader resizing parts of the
+  // source (cudabatch's regions) cannot reproduce.
+  gboolean cropped;
 } GstCudaPrepPendingMeta;
 
 #define GST_CUDA_PREP_PENDING_META_API_TYPE (gst_cuda_prep_pending_meta_api_get_type())

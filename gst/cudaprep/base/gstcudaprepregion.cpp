@@ -76,6 +76,7 @@ void gst_cuda_prep_query_add_region(GstQuery *query, const GstCudaPrepRegion *re
   if (region->rows.period > 0)
     gst_structure_set(structure, "row-period", G_TYPE_INT, region->rows.period, "row-mask",
                       G_TYPE_UINT, region->rows.mask, nullptr);
+  if (region->of_result) gst_structure_set(structure, "of-result", G_TYPE_BOOLEAN, TRUE, nullptr);
   gst_query_add_allocation_meta(query, GST_CUDA_PREP_REGION_META_API_TYPE, structure);
   gst_structure_free(structure);
 }
@@ -103,6 +104,9 @@ gboolean gst_cuda_prep_query_find_region(GstQuery *query, gint width, gint heigh
     found.rows.last = rect.y + rect.height - 1;
   }
   if (!rows_valid(found)) return FALSE;
+  if (gst_structure_has_field(structure, "of-result") &&
+      !gst_structure_get_boolean(structure, "of-result", &found.of_result))
+    return FALSE;
   *region = found;
   return TRUE;
 }

@@ -19,9 +19,17 @@ G_BEGIN_DECLS
 
 // What a reader reads of each frame: the rectangle, and of its rows only
 // those of `rows` (rows.period 0: every row of the rectangle).
+//
+// A reader that also takes pending work reads the frame a buffer's memory
+// holds (cudabatch's regions: parts of the source, each resized as the
+// pending resize would). `of_result` marks instead a rectangle of the frame
+// the caps describe, the pending work's result (cudacrop, which composes its
+// crop into a pending resize): an element whose pending work moves pixels
+// (cudaresize) cannot forward it as a rectangle of its own input.
 typedef struct {
   cudaprep::PixelRect rect;
   cudaprep::RowPattern rows;
+  gboolean of_result = FALSE;
 } GstCudaPrepRegion;
 
 #define GST_CUDA_PREP_REGION_META_API_TYPE (gst_cuda_prep_region_meta_api_get_type())

@@ -513,6 +513,15 @@ static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad,
                       (nullptr));
     return GST_FLOW_ERROR;
   }
+  if (pending->cropped) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("%s: region-source takes regions of the source frame, but a cudacrop after "
+                       "the cudaresize keeps only part of the resized frame; give the crop as a "
+                       "region instead, or take whole frames (region-source=frame)",
+                       GST_PAD_NAME(pad)),
+                      (nullptr));
+    return GST_FLOW_ERROR;
+  }
   cudaprep::Image source;
   const gchar *error = nullptr;
   if (!gst_cuda_prep_buffer_source_image(buffer, &source, &error)) {

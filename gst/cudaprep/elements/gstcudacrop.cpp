@@ -6,6 +6,13 @@
  * GstVideoMeta (every cudaprep element does); otherwise the cropped pixels
  * are copied into a compact frame with one 2D copy per plane.
  *
+ * After a cudaresize whose work is left to a fused kernel downstream
+ * (cudaresize ! cudacrop ! cudanormalize ! cudatensorize, or into
+ * cudabatch), the crop is not a view: it moves the pending resize's
+ * destination rectangle by minus its corner, so the one kernel samples only
+ * the crop's pixels and no 8-bit frame is written between the resize and the
+ * crop (with float-intermediate, nothing is rounded before the tensor).
+ *
  * The crop is given either videocrop's way (left/right/top/bottom pixels
  * removed) or as a region (x, y, width, height), which wins when width and
  * height are both set. `region` sets x, y, width and height in one step, so
@@ -26,6 +33,7 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include "cudaprep/copy.h"
 #include "base/gstcudaprepnvcodec.h"
+#include "base/gstcudapreppendingmeta.h"
 #include "base/gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_crop_debug);
@@ -314,6 +322,9 @@ static gboolean gst_cuda_crop_region_read(GstCudaPrepBaseTransform *base,
                                           const GstVideoInfo *in_info, GstCudaPrepRegion *region) {
   gchar *reason = nullptr;
   *region = GstCudaPrepRegion{};
+  // Of the frame the caps describe: a pending resize upstream must not take
+  // it for a part of its own input.
+  region->of_result = TRUE;
   if (compute_rect_for(get_settings(GST_CUDA_CROP(base)), in_info, &region->rect, &reason))
     return TRUE;
   g_free(reason);  // named when the caps arrive
@@ -340,6 +351,13 @@ static void take_new_position(GstCudaCrop *self) {
   GST_INFO_OBJECT(self, "crop moved to (%d,%d)", rect.x, rect.y);
 }
 
+// Whether upstream left its resize to a fused kernel downstream (only
+// cudaresize leaves work in video frames; cudanormalize's are planar).
+static bool holds_pending_resize(GstBuffer *buffer) {
+  const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(buffer);
+  return pending != nullptr && pending->has_resize;
+}
+
 // A view when downstream reads GstVideoMeta: the input buffer itself with
 // its GstVideoMeta moved, as videocrop's in-place crop (a new buffer sharing
 // the memory would make the upload pool discard the frame and allocate one
@@ -353,6 +371,17 @@ static GstCudaPrepOutputPlan gst_cuda_crop_plan_output(GstCudaPrepBaseTransform 
     return GST_CUDA_PREP_OUTPUT_DROP;
   }
   take_new_position(self);
+  // A pending resize: the crop composes into it (the upload's region meta
+  // names pixels of the held source, not of this element's input).
+  if (holds_pending_resize(inbuf)) {
+    if (gst_cuda_prep_base_transform_downstream_runs_pending(base))
+      return GST_CUDA_PREP_OUTPUT_IN_PLACE;
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("cudacrop received a resize left pending upstream, but its downstream no "
+                       "longer runs pending work"),
+                      (nullptr));
+    return GST_CUDA_PREP_OUTPUT_ERROR;
+  }
   if (!gst_cuda_prep_buffer_holds_rect(inbuf, self->priv->rect)) {
     GST_INFO_OBJECT(self, "dropping a frame uploaded for another crop region (settings changed)");
     return GST_CUDA_PREP_OUTPUT_DROP;
@@ -370,23 +399,47 @@ static gboolean input_view(GstCudaCrop *self, GstBuffer *input, cudaprep::Image 
   return TRUE;
 }
 
+// Folds the crop into the pending resize of `outbuf`, which holds upstream's
+// source frame: the resize's destination rectangle (the whole caps frame by
+// default) moves by minus the crop's corner.
+static void crop_pending_resize(GstCudaCrop *self, GstBuffer *outbuf) {
+  const GstVideoInfo *in_info =
+      gst_cuda_prep_base_transform_get_in_info(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(outbuf);
+  cudaprep::PixelRect &placed = pending->resize.dst_rect;
+  if (placed.width == 0 && placed.height == 0)
+    placed =
+        cudaprep::PixelRect{0, 0, GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info)};
+  placed.x -= self->priv->rect.x;
+  placed.y -= self->priv->rect.y;
+  pending->cropped = TRUE;
+}
+
 static gboolean gst_cuda_crop_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
                                               GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
   auto *self = GST_CUDA_CROP(base);
-  if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE) {
+  GstCudaPrepPixelMove move = GstCudaPrepPixelMove::kNewFrame;
+  if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE && holds_pending_resize(outbuf)) {
+    crop_pending_resize(self, outbuf);
+    move = GstCudaPrepPixelMove::kPending;
+  } else if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE) {
     cudaprep::Image view;
     if (!input_view(self, outbuf, &view)) return FALSE;
     gst_cuda_prep_buffer_set_view(outbuf, view);
+    move = GstCudaPrepPixelMove::kView;
   }
   const cudaprep::PixelRect &rect = self->priv->rect;
   cudaprep::FrameGeometry crop;
   crop.crop_x = rect.x;
   crop.crop_y = rect.y;
-  gst_cuda_prep_buffer_move_pixel_metas(inbuf, outbuf, crop, rect.width, rect.height,
-                                        plan == GST_CUDA_PREP_OUTPUT_IN_PLACE
-                                            ? GstCudaPrepPixelMove::kView
-                                            : GstCudaPrepPixelMove::kNewFrame);
+  gst_cuda_prep_buffer_move_pixel_metas(inbuf, outbuf, crop, rect.width, rect.height, move);
   return TRUE;
+}
+
+// Upstream may leave its resize here when downstream takes pending work:
+// the crop then composes into it (crop_pending_resize) instead of a view.
+static gboolean gst_cuda_crop_accepts_pending(GstCudaPrepBaseTransform *base) {
+  return gst_cuda_prep_base_transform_ask_downstream_takes_pending(base);
 }
 
 static GstFlowReturn gst_cuda_crop_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
@@ -533,6 +586,7 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
   base_class->annotate_output = gst_cuda_crop_annotate_output;
   base_class->process = gst_cuda_crop_process;
   base_class->region_read = gst_cuda_crop_region_read;
+  base_class->accepts_pending = gst_cuda_crop_accepts_pending;
 
   GST_DEBUG_CATEGORY_INIT(gst_cuda_crop_debug, "cudacrop", 0, "CUDA crop");
 }

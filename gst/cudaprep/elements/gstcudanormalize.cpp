@@ -302,15 +302,7 @@ static gboolean gst_cuda_normalize_accepts_pending(GstCudaPrepBaseTransform *bas
   auto *self = GST_CUDA_NORMALIZE(base);
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   if (in_info == nullptr || !fusable(self, GST_VIDEO_INFO_FORMAT(in_info))) return FALSE;
-  GstCaps *caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SRC_PAD(self));
-  if (caps == nullptr) return FALSE;
-  GstQuery *query = gst_query_new_allocation(caps, FALSE);
-  const gboolean accepted =
-      gst_pad_peer_query(GST_BASE_TRANSFORM_SRC_PAD(self), query) &&
-      gst_query_find_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
-  gst_query_unref(query);
-  gst_caps_unref(caps);
-  return accepted;
+  return gst_cuda_prep_base_transform_ask_downstream_takes_pending(base);
 }
 
 // Runs its own kernel, or leaves the normalisation (and any pending resize)
@@ -435,6 +427,7 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
   base_class->set_info = gst_cuda_normalize_set_info;
   base_class->accepts_pending = gst_cuda_normalize_accepts_pending;
   base_class->hands_input_to_pending = TRUE;
+  base_class->pending_keeps_pixels = TRUE;
   base_class->plan_output = gst_cuda_normalize_plan_output;
   base_class->annotate_output = gst_cuda_normalize_annotate_output;
   base_class->output_block_size = gst_cuda_normalize_output_block_size;

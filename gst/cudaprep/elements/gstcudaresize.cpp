@@ -29,6 +29,12 @@
  * tensors, or on the GPU) or `uint8` (PIL, and torchvision on CPU uint8
  * tensors: the horizontal pass rounded to 8 bits first).
  *
+ * `rounding=half-up` stores a value exactly between two 8-bit codes as the
+ * upper one, as OpenCV's fixed-point cv::resize does (half-even, the
+ * default, as its float maths would): a 6:1 bilinear shrink, such as
+ * Ultralytics' letterbox of a 4K frame to 640, samples midway everywhere and
+ * equals cv2.resize(INTER_LINEAR) only this way.
+ *
  * `video-direction` (the GstVideoDirection interface, values as videoflip's)
  * flips or rotates the input in the same pass, before it is resized: the
  * samplers read the turned image, so every method, antialias, letterbox and
@@ -91,12 +97,14 @@ enum {
   PROP_ANTIALIAS_INTERMEDIATE,
   PROP_FLOAT_INTERMEDIATE,
   PROP_VIDEO_DIRECTION,
+  PROP_ROUNDING,
 };
 
 #define DEFAULT_METHOD GST_CUDA_RESIZE_METHOD_BILINEAR
 #define DEFAULT_ADD_BORDERS FALSE
 #define DEFAULT_LETTERBOX_ALIGN GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER
 #define DEFAULT_ANTIALIAS_INTERMEDIATE GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT
+#define DEFAULT_ROUNDING GST_CUDA_RESIZE_ROUNDING_HALF_EVEN
 // Black, as videoscale's add-borders; YOLO models want <114,114,114>.
 #define DEFAULT_PAD_LEVEL 0
 #define DEFAULT_PAD_VALUE_COUNT 3
@@ -115,6 +123,7 @@ struct ResizeSettings {
   gboolean antialias = FALSE;
   GstCudaResizeAntialiasIntermediate antialias_intermediate = DEFAULT_ANTIALIAS_INTERMEDIATE;
   gboolean float_intermediate = FALSE;
+  GstCudaResizeRounding rounding = DEFAULT_ROUNDING;
   GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
   // What the stream's image-orientation tags ask for (video-direction=auto):
   // the latest stream-scope tag's, else the latest global one's.
@@ -215,6 +224,20 @@ GType gst_cuda_resize_antialias_intermediate_get_type(void) {
   };
   if (g_once_init_enter(&type))
     g_once_init_leave(&type, g_enum_register_static("GstCudaResizeAntialiasIntermediate", values));
+  return type;
+}
+
+GType gst_cuda_resize_rounding_get_type(void) {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {GST_CUDA_RESIZE_ROUNDING_HALF_EVEN, "Ties to the even code (float maths, torchvision)",
+       "half-even"},
+      {GST_CUDA_RESIZE_ROUNDING_HALF_UP,
+       "Ties to the upper code (OpenCV's fixed-point cv::resize of 8-bit images, PIL)", "half-up"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeRounding", values));
   return type;
 }
 
@@ -363,6 +386,7 @@ static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in
       settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8
           ? cudaprep::AntialiasIntermediate::kUint8
           : cudaprep::AntialiasIntermediate::kFloat;
+  params->round_half_up = settings.rounding == GST_CUDA_RESIZE_ROUNDING_HALF_UP;
   params->orientation = settings.orientation();
   params->source_colorimetry = colorimetry;
   pad_rgba(settings, params->pad_value);
@@ -704,7 +728,8 @@ static GstCudaPrepOutputPlan gst_cuda_resize_plan_output(GstCudaPrepBaseTransfor
     GST_ELEMENT_ERROR(self, STREAM, FAILED,
                       ("Impossible cudaresize: float-intermediate needs the fused kernel, but "
                        "downstream does not take the resize: link cudaresize ! cudanormalize ! "
-                       "cudatensorize with nothing in between, or set float-intermediate=false"),
+                       "cudatensorize (or cudabatch) with nothing but a cudacrop in between, or "
+                       "set float-intermediate=false"),
                       (nullptr));
     return GST_CUDA_PREP_OUTPUT_ERROR;
   }
@@ -868,6 +893,9 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
     case PROP_FLOAT_INTERMEDIATE:
       settings.float_intermediate = g_value_get_boolean(value);
       break;
+    case PROP_ROUNDING:
+      settings.rounding = static_cast<GstCudaResizeRounding>(g_value_get_enum(value));
+      break;
     case PROP_VIDEO_DIRECTION:
       settings.direction = static_cast<GstVideoOrientationMethod>(g_value_get_enum(value));
       break;
@@ -924,6 +952,9 @@ static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue 
       break;
     case PROP_FLOAT_INTERMEDIATE:
       g_value_set_boolean(value, settings.float_intermediate);
+      break;
+    case PROP_ROUNDING:
+      g_value_set_enum(value, settings.rounding);
       break;
     case PROP_VIDEO_DIRECTION:
       g_value_set_enum(value, settings.direction);
@@ -1023,6 +1054,15 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
                            "cudatensorize: an error when the resize would run here. Bilinear and "
                            "bicubic then place samples as cv2.resize does for float images",
                            FALSE, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_ROUNDING,
+      g_param_spec_enum("rounding", "Rounding",
+                        "How an 8-bit value exactly between two codes is stored (here or in the "
+                        "fused kernel's 8-bit step): half-even (the float convention) or half-up "
+                        "(OpenCV's fixed-point cv::resize: a 6:1 bilinear shrink, all ties, "
+                        "equals cv2.resize only so). Other values round to the nearest code "
+                        "either way",
+                        GST_TYPE_CUDA_RESIZE_ROUNDING, DEFAULT_ROUNDING, flags));
   // GstVideoDirection's property, with its own blurb (the interface's
   // accepts any pspec of its type and flags).
   g_object_class_install_property(
@@ -1062,6 +1102,7 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
                               static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE,
                               static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_ROUNDING, static_cast<GstPluginAPIFlags>(0));
   GST_DEBUG_CATEGORY_INIT(gst_cuda_resize_debug, "cudaresize", 0, "CUDA resize");
 }
 

@@ -34,6 +34,15 @@ GType gst_cuda_resize_letterbox_align_get_type(void);
   (gst_cuda_resize_antialias_intermediate_get_type())
 GType gst_cuda_resize_antialias_intermediate_get_type(void);
 
+// How the 8-bit output rounds a value exactly between two codes.
+typedef enum {
+  GST_CUDA_RESIZE_ROUNDING_HALF_EVEN,
+  GST_CUDA_RESIZE_ROUNDING_HALF_UP,
+} GstCudaResizeRounding;
+
+#define GST_TYPE_CUDA_RESIZE_ROUNDING (gst_cuda_resize_rounding_get_type())
+GType gst_cuda_resize_rounding_get_type(void);
+
 GST_ELEMENT_REGISTER_DECLARE(cudaresize);
 
 G_END_DECLS

@@ -313,6 +313,8 @@ bool build_chain(const Recipe &recipe, int frame_width, int frame_height, Chain 
       resize.properties.emplace_back("antialias-intermediate",
                                      recipe.uint8_intermediate ? "uint8" : "float");
     }
+    if (recipe.float_intermediate) resize.properties.emplace_back("float-intermediate", "true");
+    if (recipe.round_half_up) resize.properties.emplace_back("rounding", "half-up");
     if (recipe.size_rule == SizeRule::kLetterbox) {
       resize.properties.emplace_back("add-borders", "true");
       const std::string level = std::to_string(recipe.pad_value);

@@ -9,8 +9,7 @@
 //   Ultralytics letterbox ({"format": "torchvision" | "ultralytics-letterbox",
 //   ...}) or a GStreamer 1.28 .modelinfo (key file with a [modelinfo] group).
 // - Every key is either honoured exactly or refused: an unknown key, a value
-//   we cannot reproduce exactly (a resample filter we lack, a float
-//   reference that would need float precision across a crop) or keys that
+//   we cannot reproduce exactly (a resample filter we lack) or keys that
 //   contradict each other give an error that names the key. Keys that do not
 //   concern the image (labels, the model's architecture) are listed per
 //   format and accepted.
@@ -19,10 +18,13 @@
 //   geometry (resized size, crop rectangle) follows the owning library's own
 //   integer rules, so a recipe whose sizes depend on the frame's
 //   (shortest-edge resizes, kept aspect ratios) needs the frame size.
-// - The chain's resampling is the owning library's: PIL and torch's CPU
-//   uint8 kernels (antialias, 8-bit intermediate, result rounded to 8 bits)
-//   for Hugging Face, timm and torchvision on uint8 input; OpenCV's for
-//   Ultralytics.
+// - The chain's resampling is the owning library's: PIL's (antialias, 8-bit
+//   intermediate, result rounded to 8 bits) for Hugging Face, timm and
+//   torchvision on PIL images; torchvision's float resize rounded once on
+//   uint8 tensors, never rounded on float tensors (float-intermediate);
+//   OpenCV's fixed point for Ultralytics (ties rounded up). A crop after
+//   the resize folds into the fused kernel, so nothing is stored between
+//   the sampler and the tensor but the rounding the library itself does.
 #pragma once
 
 #include <array>
@@ -63,6 +65,8 @@ struct Recipe {
   std::string method = "bilinear";    // cudaresize's method
   bool antialias = false;
   bool uint8_intermediate = false;  // antialias-intermediate=uint8
+  bool float_intermediate = false;  // float-intermediate=true: the library resizes floats
+  bool round_half_up = false;       // rounding=half-up: OpenCV's fixed-point ties
   int pad_value = 0;                // kLetterbox
   bool letterbox_top_left = false;  // kLetterbox: the image top-left, not centred
 

@@ -1,6 +1,6 @@
 // torchvision weights' eval transform, in our JSON form (torchvision keeps
 // it in code): {"format": "torchvision", "weights": ..., "transforms":
-// "ImageClassification", "input": "uint8" | "pil", "resize_size",
+// "ImageClassification", "input": "uint8" | "pil" | "float", "resize_size",
 // "crop_size", "interpolation", "antialias", "mean", "std"}.
 // ImageClassification: resize (short side, truncated long side), CenterCrop
 // (rounded half to even), to float /255, normalise.
@@ -50,10 +50,11 @@ bool parse_torchvision(JsonObject *root, Recipe *recipe, std::string *error) {
     recipe->antialias = antialias;
     recipe->uint8_intermediate = false;
   } else if (input == "float") {
-    return fail(error,
-                "key 'input': \"float\" resizes floats and crops them unrounded; cudaprep's "
-                "resize-then-crop rounds to 8 bits in between (cudacrop takes no pending "
-                "resize), so it cannot match exactly");
+    // A float tensor (the frame / 255) is resized, cropped and normalised
+    // without rounding: the crop folds into the fused kernel.
+    recipe->antialias = antialias;
+    recipe->uint8_intermediate = false;
+    recipe->float_intermediate = true;
   } else {
     return fail(error, "key 'input': \"" + input + "\" is none of uint8, pil, float");
   }

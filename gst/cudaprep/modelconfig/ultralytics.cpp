@@ -50,7 +50,8 @@ bool parse_ultralytics(JsonObject *root, Recipe *recipe, std::string *error) {
   recipe->letterbox_top_left = !center;  // all padding right and bottom
   recipe->size_rule = SizeRule::kLetterbox;
   recipe->pad_value = pad_value;
-  recipe->method = "bilinear";  // cv2.INTER_LINEAR, OpenCV's sampling
+  recipe->method = "bilinear";   // cv2.INTER_LINEAR, OpenCV's sampling
+  recipe->round_half_up = true;  // its 8-bit fixed point rounds ties up
   recipe->scale = 1.0 / 255.0;
   return keys.check_all_read("the ultralytics-letterbox form", error);
 }
