@@ -43,7 +43,8 @@ owning library, CUDA events on torch's current stream around the call
         the device. A transform that takes no tensor runs on a PIL image on
         the CPU (said in the row).
     torchvision: the weights' transforms() on the uint8 tensor (a PIL image
-        on the CPU where the config's `input` is pil); ends at float32 CHW.
+        on the CPU where the config's `input` is pil, the tensor / 255 where
+        it is float); ends at float32 CHW.
     Ultralytics letterbox: cv2 on the CPU (no device path), timed with
         perf_counter from the frame as a uint8 HWC array in host memory to
         the float32 CHW array x / 255 in host memory; the frame's download
@@ -209,6 +210,11 @@ def _torchvision_side(config, frame, device):
         return LibrarySide(name + " on a PIL image", "cpu", "PIL image, host",
                            "float32 CHW, host", lambda: transforms(image))
     image = _tensor_frame(frame, device)
+    if config.get("input") == "float":
+        image = image.float() / 255.0
+        return LibrarySide(name + " on a float tensor", device,
+                           f"float32 CHW tensor in [0, 1], {device}", f"float32 CHW, {device}",
+                           lambda: transforms(image))
     return LibrarySide(name, device, f"uint8 CHW tensor, {device}", f"float32 CHW, {device}",
                        lambda: transforms(image))
 

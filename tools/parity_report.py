@@ -539,11 +539,12 @@ def config_reference(path, frame):
         import torchvision
         enum_name, member = config["weights"].split(".")
         transforms = getattr(getattr(torchvision.models, enum_name), member).transforms()
+        image = torch.from_numpy(np.ascontiguousarray(frame)).permute(2, 0, 1)
         if config.get("input", "uint8") == "pil":
             from PIL import Image
             image = Image.fromarray(frame)
-        else:
-            image = torch.from_numpy(np.ascontiguousarray(frame)).permute(2, 0, 1)
+        elif config.get("input") == "float":
+            image = image.float() / 255.0
         return transforms(image).double().numpy(), None
     if fmt == "ultralytics-letterbox":
         if config.get("imgsz", 640) != 640:

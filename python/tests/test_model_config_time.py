@@ -63,7 +63,7 @@ class Owners(unittest.TestCase):
         formats = readme_formats()
         paths = mct.model_configs(MODELS)
         self.assertEqual(sorted(os.path.basename(p) for p in paths), sorted(formats))
-        self.assertEqual(len(paths), 15)
+        self.assertEqual(len(paths), 16)
         for path in paths:
             with self.subTest(config=os.path.basename(path)):
                 self.assertEqual(mct.owner_of(mct.load_config(path)),
@@ -124,7 +124,7 @@ class CommandLine(unittest.TestCase):
     def test_defaults(self):
         args = self.parse()
         self.assertEqual(args.size, [(1920, 1080), (3840, 2160)])
-        self.assertEqual(len(args.configs), 15)
+        self.assertEqual(len(args.configs), 16)
         self.assertFalse(args.dry_run)
 
     def test_configs_and_sizes(self):

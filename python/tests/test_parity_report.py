@@ -418,7 +418,8 @@ class ModelConfigReferences(unittest.TestCase):
             import torchvision  # noqa: F401
         except ImportError as error:
             self.skipTest("torchvision is not installed: %s" % error)
-        self._check(["torchvision-resnet50-imagenet1k-v2.json"])
+        self._check(["torchvision-resnet50-imagenet1k-v2.json",
+                     "torchvision-resnet50-imagenet1k-v2-float.json"])
 
     def test_modelinfo_has_no_owning_library(self):
         frame = np.zeros((4, 4, 3), np.uint8)

@@ -158,11 +158,19 @@ const Case kCases[] = {
          " ! " + crop(94, 4, 224, 224) + " ! cudanormalize " + kScale + " " + kImageNet +
          " ! cudatensorize layout=nchw",
      "1x3x224x224"},
+    // The same weights' transforms on a float tensor (the frame / 255):
+    // resized as floats, cropped and normalised with nothing rounded.
+    {"torchvision-resnet50-imagenet1k-v2-float.json", 1920, 1080,
+     "cudaresize method=bilinear antialias=true antialias-intermediate=float "
+     "float-intermediate=true ! " +
+         caps(412, 232) + " ! " + crop(94, 4, 224, 224) + " ! cudanormalize " + kScale + " " +
+         kImageNet + " ! cudatensorize layout=nchw",
+     "1x3x224x224"},
     // Ultralytics LetterBox(640), cv2 INTER_LINEAR (OpenCV's bilinear, no
-    // antialias), centred in 640x640 with 114, / 255.
+    // antialias, 8-bit fixed point: ties up), centred in 640x640 with 114, / 255.
     {"ultralytics-yolov8n-letterbox.json", 0, 0,
-     "cudaresize method=bilinear add-borders=true pad-value=\"<114,114,114>\" ! " + caps(640, 640) +
-         " ! cudanormalize " + kScale +
+     "cudaresize method=bilinear rounding=half-up add-borders=true pad-value=\"<114,114,114>\" ! " +
+         caps(640, 640) + " ! cudanormalize " + kScale +
          " mean=\"<0,0,0>\" std=\"<1,1,1>\" dtype=float32 ! cudatensorize layout=nchw",
      "1x3x640x640"},
     // .modelinfo: dims 1,300,300,3 (NHWC), ranges -1,1: out = in * 2/255 - 1,
@@ -268,9 +276,9 @@ const Refusal kRefusals[] = {
      "c.json", "unknown key 'pretrained_cfg.tint'"},
     {R"({"input_size": [3, 224, 320]})", "c.json", "key 'input_size': a non-square input"},
     // torchvision.
-    {R"({"format": "torchvision", "transforms": "ImageClassification", "input": "float",
+    {R"({"format": "torchvision", "transforms": "ImageClassification", "input": "bgr",
         "resize_size": 256, "crop_size": 224})",
-     "t.json", "key 'input': \"float\""},
+     "t.json", "key 'input': \"bgr\" is none of uint8, pil, float"},
     {R"({"format": "torchvision", "transforms": "ImageClassification",
         "resize_size": 256, "crop_size": 224, "interpolation": "nearest"})",
      "t.json", "key 'interpolation': \"nearest\""},
