@@ -233,7 +233,7 @@ GType gst_cuda_resize_rounding_get_type(void) {
       {GST_CUDA_RESIZE_ROUNDING_HALF_EVEN, "Ties to the even code (float maths, torchvision)",
        "half-even"},
       {GST_CUDA_RESIZE_ROUNDING_HALF_UP,
-       "Ties to the upper code (OpenCV's fixed-point cv::resize of 8-bit images, PIL)", "half-up"},
+       "Ties to the upper code (OpenCV's fixed-point cv::resize of 8-bit images)", "half-up"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))
