@@ -84,6 +84,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import parity_report  # noqa: E402  (frames, sizes, the cudaprep module)
+from cuda_timing import median_cuda_event_ms  # noqa: E402  (torch imported on the first call)
 
 MODELS = os.path.join(ROOT, "tests", "data", "models")
 DEFAULT_SIZES = [(1920, 1080), (3840, 2160)]
@@ -284,25 +285,6 @@ def median_ms_cpu(run, warmup, frames, clock=time.perf_counter):
         start = clock()
         run()
         samples.append((clock() - start) * 1e3)
-    return statistics.median(samples)
-
-
-def median_ms_cuda(run, warmup, frames):
-    """Median milliseconds between CUDA events recorded on torch's current
-    stream around run(), synchronised each frame."""
-    import torch
-    for _ in range(warmup):
-        run()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(frames):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        run()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop))
     return statistics.median(samples)
 
 
@@ -728,7 +710,7 @@ def run_library(path, frame, device, warmup, frames, expected_shape, row, dry_ru
             print("  NOTE: " + note)
             row.notes.append(note)
         if side.device == "cuda" and not dry_run:
-            row.library_ms = median_ms_cuda(side.run, warmup, frames)
+            row.library_ms = median_cuda_event_ms(side.run, warmup, frames)
         else:
             row.library_ms = median_ms_cpu(side.run, warmup, frames)
     except Exception as error:  # the library's own failure is a result, not a crash

@@ -11,16 +11,18 @@ alone on the float NCHW frame (torch's own antialiased resampling, the
 format conversion and normalisation left out).
 """
 import argparse
-import statistics
 
 import torch
 import torch.nn.functional as F
+
+from cuda_timing import median_cuda_event_ms
 
 _parser = argparse.ArgumentParser(description="PyTorch peer of bench_kernels")
 _parser.add_argument("iterations", type=int, nargs="?", default=200)
 _parser.add_argument("--only", default="", help="run the workloads whose name starts with this")
 ARGS = _parser.parse_args()
 ITERATIONS = ARGS.iterations
+WARMUP_ITERATIONS = 20
 DEVICE = torch.device("cuda")
 IMAGENET_MEAN = torch.tensor([0.485, 0.456, 0.406], device=DEVICE).view(1, 3, 1, 1)
 IMAGENET_STD = torch.tensor([0.229, 0.224, 0.225], device=DEVICE).view(1, 3, 1, 1)
@@ -106,19 +108,7 @@ def make_frame(fmt, width, height):
 
 
 def median_us(fn, iterations):
-    for _ in range(20):
-        fn()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(iterations):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop) * 1000.0)
-    return statistics.median(samples)
+    return median_cuda_event_ms(fn, WARMUP_ITERATIONS, iterations) * 1000.0
 
 
 def main():
