@@ -54,13 +54,12 @@ uint8 step, so a level or two is expected. A composition off by more than
 24 levels is not the workload: it is rejected and the next one tried.
 """
 import argparse
+import statistics
 import sys
 import types
 
 import torch
 import torch.nn.functional as F
-
-from cuda_timing import median_cuda_event_ms
 
 try:
     import cvcuda
@@ -337,7 +336,20 @@ def levels_apart(out, ref, levels):
 
 
 def median_us(fn, iterations, warmup=20):
-    return median_cuda_event_ms(fn, warmup, iterations, stream=TORCH_STREAM) * 1000.0
+    with torch.cuda.stream(TORCH_STREAM):
+        for _ in range(warmup):
+            fn()
+        TORCH_STREAM.synchronize()
+        samples = []
+        for _ in range(iterations):
+            start = torch.cuda.Event(enable_timing=True)
+            stop = torch.cuda.Event(enable_timing=True)
+            start.record(TORCH_STREAM)
+            fn()
+            stop.record(TORCH_STREAM)
+            stop.synchronize()
+            samples.append(start.elapsed_time(stop) * 1000.0)
+    return statistics.median(samples)
 
 
 def first_line(error):
