@@ -502,6 +502,9 @@ static void worker_loop(GstCudaPrepSrc *self) {
     if (priv->pending.fault) {
       const Pending pending = priv->pending;
       priv->pending.fault = false;
+      // Taken under the lock that took the fault: another error of the same
+      // failed attempt (a bin may post several) is this fault, not a second.
+      priv->state = GST_CUDA_PREP_SRC_STATE_RECONNECTING;
       lock.unlock();
       handle_fault(self, pending.fault_reason, pending.fault_in_stable_part);
       lock.lock();
