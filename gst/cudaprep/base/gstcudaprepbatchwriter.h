@@ -55,8 +55,8 @@
 // "Cannot write a frame of source N into the tensor: ..." and "Cannot write
 // the batch's items into the tensor: ..." (write_batch), "Could not attach
 // the tensor meta", "Could not attach GStreamer's GstTensorMeta"); a failed
-// acquire gives the pool's flow return (e.g. FLUSHING) without one. A batch that failed to close is
-// released.
+// acquire gives the pool's flow return (e.g. FLUSHING) without one. A
+// batch that failed to close is released.
 //
 // Threads: the element's streaming thread, with its device current
 // (gst_cuda_prep_core_make_current(); drop() makes it current itself).

@@ -37,10 +37,11 @@ namespace cudaprep {
 // on, or an empty string when it can. `src` is any resize() source view (any
 // format of image.h, any offset and pitch: a crop is a view); the output
 // size is the tensor's height x width, in which resize_params.dst_rect
-// lies or which it covers in part (resize.h); the tensor has dtype float32 or float16, non-negative
-// byte strides that are multiples of the element size (NCHW or NHWC, typically contiguous),
-// channel_count(normalize_params.channel_order) channels, and 0 <= batch_index < its batch. Cheap
-// when valid: call it at configure time.
+// lies or which it covers in part (resize.h); the tensor has dtype float32
+// or float16, non-negative byte strides that are multiples of the element
+// size (NCHW or NHWC, typically contiguous),
+// channel_count(normalize_params.channel_order) channels, and 0 <=
+// batch_index < its batch. Cheap when valid: call it at configure time.
 std::string preprocess_params_error(const Image &src, const ResizeParams &resize_params,
                                     const NormalizeParams &normalize_params,
                                     const void *tensor_data, const TensorDesc &desc,
