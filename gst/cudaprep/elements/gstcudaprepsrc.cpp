@@ -7,6 +7,9 @@
 #include <string>
 #include <thread>
 
+#include <gst/rtsp/gstrtsp-enumtypes.h>
+#include <gst/rtsp/gstrtsptransport.h>
+
 #include "base/gstcudaprepcredentials.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_src_debug);
@@ -22,6 +25,16 @@ constexpr guint DEFAULT_RECONNECT_INTERVAL = 1000;
 constexpr guint DEFAULT_RECONNECT_INTERVAL_MAX = 30000;
 constexpr gint DEFAULT_RECONNECT_ATTEMPTS = -1;
 constexpr guint DEFAULT_STALL_TIMEOUT = 5000;
+// Past rtspsrc's UDP-to-TCP fallback (5 s), its jitter buffer and a GPU
+// decoder's first CUDA context.
+constexpr guint DEFAULT_CONNECT_TIMEOUT = 20000;
+// Analytics, not playback: a short jitter buffer that drops what comes late.
+constexpr guint DEFAULT_LATENCY = 200;
+constexpr gboolean DEFAULT_DROP_ON_LATENCY = TRUE;
+constexpr guint DEFAULT_PROTOCOLS =
+    GST_RTSP_LOWER_TRANS_UDP | GST_RTSP_LOWER_TRANS_UDP_MCAST | GST_RTSP_LOWER_TRANS_TCP;
+// Consecutive faults of the chain (not the camera) before they are an ERROR.
+constexpr guint kMaxChainFaults = 3;
 constexpr guint DEFAULT_STATS_INTERVAL = 0;
 constexpr guint DEFAULT_QUEUE_SIZE = 4;
 constexpr guint kMaxQueueSize = 1000;
@@ -38,6 +51,10 @@ struct Settings {
   guint reconnect_interval_max = DEFAULT_RECONNECT_INTERVAL_MAX;
   gint reconnect_attempts = DEFAULT_RECONNECT_ATTEMPTS;
   guint stall_timeout = DEFAULT_STALL_TIMEOUT;
+  guint connect_timeout = DEFAULT_CONNECT_TIMEOUT;
+  guint latency = DEFAULT_LATENCY;
+  bool drop_on_latency = DEFAULT_DROP_ON_LATENCY;
+  guint protocols = DEFAULT_PROTOCOLS;
   guint stats_interval = DEFAULT_STATS_INTERVAL;
   guint queue_size = DEFAULT_QUEUE_SIZE;
   GstCudaPrepSrcOnEos on_eos = DEFAULT_ON_EOS;
@@ -47,9 +64,9 @@ struct Settings {
 struct Pending {
   bool fault = false;
   std::string fault_reason;  // masked
-  bool fault_in_stable_part = false;
-  bool connected = false;  // first frame of a decoder
-  bool ended = false;      // EOS of the source
+  bool chain_fault = false;  // the chain's, not the camera's (handle_fault)
+  bool connected = false;    // first frame of a decoder
+  bool ended = false;        // EOS of the source
 };
 
 }  // namespace
@@ -65,6 +82,10 @@ enum {
   PROP_RECONNECT_INTERVAL_MAX,
   PROP_RECONNECT_ATTEMPTS,
   PROP_STALL_TIMEOUT,
+  PROP_CONNECT_TIMEOUT,
+  PROP_LATENCY,
+  PROP_DROP_ON_LATENCY,
+  PROP_PROTOCOLS,
   PROP_STATS_INTERVAL,
   PROP_QUEUE_SIZE,
   PROP_ON_EOS,
@@ -80,10 +101,12 @@ struct GstCudaPrepSrcPrivate {
   bool live = false;     // the decoder answered NO_PREROLL
   bool playing = false;  // the bin's target is PLAYING
   bool quit = false;
+  bool eos_requested = false;       // the application sent EOS: no reconnect, EOS flows out
   Clock::time_point last_activity;  // decoder built, PLAYING reached, or last frame
   Clock::time_point reconnect_at;
   Clock::time_point next_stats;
-  guint failures = 0;  // consecutive faults without a frame between them
+  guint failures = 0;      // consecutive faults without a frame between them
+  guint chain_faults = 0;  // consecutive faults of the chain without a frame out
   guint64 reconnects = 0;
   guint64 frames_in = 0, frames_out = 0, dropped_queue_full = 0;
   guint64 caps_changes = 0;
@@ -184,15 +207,17 @@ static GstStructure *event_structure(GstCudaPrepSrc *self, const gchar *name) {
 
 // ----------------------------------------------------------- the decoder
 
-// nvcodec's decoders first (their frames stay on the GPU in
-// memory:CUDAMemory, which cudaprep's elements read in place), the rest in
-// decodebin's order.
+// prefer-gpu-decoder: nvcodec's decoders first (their frames stay on the
+// GPU in memory:CUDAMemory, which cudaprep's elements read in place), or
+// last (a CPU decoder wherever one is installed: nvh264dec outranks them);
+// the rest in decodebin's order.
 G_GNUC_BEGIN_IGNORE_DEPRECATIONS
 static GValueArray *on_autoplug_sort(GstElement *, GstPad *, GstCaps *, GValueArray *factories,
                                      GstCudaPrepSrc *self) {
+  bool gpu_first;
   {
     std::lock_guard<std::mutex> guard(self->priv->lock);
-    if (!self->priv->settings.prefer_gpu_decoder) return nullptr;
+    gpu_first = self->priv->settings.prefer_gpu_decoder;
   }
   auto is_nvcodec_decoder = [](const GValue *value) {
     GstElementFactory *factory = GST_ELEMENT_FACTORY(g_value_get_object(value));
@@ -204,23 +229,48 @@ static GValueArray *on_autoplug_sort(GstElement *, GstPad *, GstCaps *, GValueAr
   for (int pass = 0; pass < 2; ++pass)
     for (guint i = 0; i < factories->n_values; ++i) {
       const GValue *value = g_value_array_get_nth(factories, i);
-      if (is_nvcodec_decoder(value) == (pass == 0)) g_value_array_append(sorted, value);
+      if (is_nvcodec_decoder(value) == (gpu_first == (pass == 0)))
+        g_value_array_append(sorted, value);
     }
   return sorted;
 }
 G_GNUC_END_IGNORE_DEPRECATIONS
 
-// Credentials go to the source element's properties, never into its URI.
+static void note_fault_locked(GstCudaPrepSrc *self, const std::string &reason, bool chain_fault);
+
+// Sets `name` on `source` where it has such a property (rtspsrc's, on
+// whatever reads the URI).
+static void set_if_present(GstElement *source, const gchar *name, const GValue *value) {
+  if (g_object_class_find_property(G_OBJECT_GET_CLASS(source), name))
+    g_object_set_property(G_OBJECT(source), name, value);
+}
+
+// The camera's transport settings, and its credentials as the source
+// element's properties, never in its URI.
 static void on_source_setup(GstElement *, GstElement *source, GstCudaPrepSrc *self) {
   std::string user, password;
+  Settings settings;
   {
     std::lock_guard<std::mutex> guard(self->priv->lock);
-    const Settings &settings = self->priv->settings;
-    const GstCudaPrepUriCredentials split =
-        gst_cuda_prep_split_uri_credentials(settings.uri.c_str());
-    user = settings.user_id.empty() ? split.user : settings.user_id;
-    password = settings.user_pw.empty() ? split.password : settings.user_pw;
+    settings = self->priv->settings;
   }
+  GValue value = G_VALUE_INIT;
+  g_value_init(&value, G_TYPE_UINT);
+  g_value_set_uint(&value, settings.latency);
+  set_if_present(source, "latency", &value);
+  g_value_unset(&value);
+  g_value_init(&value, G_TYPE_BOOLEAN);
+  g_value_set_boolean(&value, settings.drop_on_latency);
+  set_if_present(source, "drop-on-latency", &value);
+  g_value_unset(&value);
+  g_value_init(&value, GST_TYPE_RTSP_LOWER_TRANS);
+  g_value_set_flags(&value, settings.protocols);
+  set_if_present(source, "protocols", &value);
+  g_value_unset(&value);
+
+  const GstCudaPrepUriCredentials split = gst_cuda_prep_split_uri_credentials(settings.uri.c_str());
+  user = settings.user_id.empty() ? split.user : settings.user_id;
+  password = settings.user_pw.empty() ? split.password : settings.user_pw;
   if (user.empty() && password.empty()) return;
   GObjectClass *klass = G_OBJECT_GET_CLASS(source);
   if (!g_object_class_find_property(klass, "user-id") ||
@@ -240,19 +290,28 @@ static GstPadProbeReturn drop_everything(GstPad *, GstPadProbeInfo *, gpointer) 
 }
 
 // The decoder's first video pad feeds the stable part; any other stream
-// (audio, a second video) is dropped at its pad.
+// (audio, a second video) is dropped at its pad. Video the chain cannot
+// take is the chain's fault.
 static void on_pad_added(GstElement *, GstPad *pad, GstCudaPrepSrc *self) {
   GstCaps *caps = gst_pad_get_current_caps(pad);
   if (!caps) caps = gst_pad_query_caps(pad, nullptr);
   const gboolean video =
       caps && !gst_caps_is_empty(caps) &&
       g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "video/");
-  if (caps) gst_caps_unref(caps);
   GstPad *sink = gst_element_get_static_pad(self->priv->queue, "sink");
-  const bool linked =
-      video && !gst_pad_is_linked(sink) && gst_pad_link(pad, sink) == GST_PAD_LINK_OK;
+  const bool first_video = video && !gst_pad_is_linked(sink);
+  const GstPadLinkReturn link = first_video ? gst_pad_link(pad, sink) : GST_PAD_LINK_REFUSED;
   gst_object_unref(sink);
-  if (!linked) {
+  if (first_video && link != GST_PAD_LINK_OK) {
+    gchar *text = gst_caps_to_string(caps);
+    const std::string reason = std::string("the chain takes none of the decoder's video (") + text +
+                               "): " + gst_pad_link_get_name(link);
+    g_free(text);
+    std::lock_guard<std::mutex> guard(self->priv->lock);
+    note_fault_locked(self, reason, true);
+  }
+  if (caps) gst_caps_unref(caps);
+  if (link != GST_PAD_LINK_OK) {
     GST_DEBUG_OBJECT(self, "dropping the decoder's stream on %s", GST_PAD_NAME(pad));
     gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_DATA_DOWNSTREAM, drop_everything, nullptr, nullptr);
   }
@@ -294,7 +353,7 @@ static GstStateChangeReturn connect_decoder(GstCudaPrepSrc *self) {
   std::string uri;
   {
     std::lock_guard<std::mutex> guard(priv->lock);
-    if (priv->quit) return GST_STATE_CHANGE_SUCCESS;  // stopping
+    if (priv->quit || priv->eos_requested) return GST_STATE_CHANGE_SUCCESS;  // stopping
     uri = gst_cuda_prep_split_uri_credentials(priv->settings.uri.c_str()).uri;
     priv->state = GST_CUDA_PREP_SRC_STATE_CONNECTING;
     priv->last_activity = Clock::now();
@@ -363,8 +422,6 @@ static void teardown_decoder(GstCudaPrepSrc *self) {
 
 // ------------------------------------------------------------ data probes
 
-static void note_fault_locked(GstCudaPrepSrc *self, const std::string &reason, bool stable_part);
-
 static GstPadProbeReturn on_queue_sink_data(GstPad *, GstPadProbeInfo *info, GstCudaPrepSrc *self) {
   GstCudaPrepSrcPrivate *priv = self->priv;
   std::lock_guard<std::mutex> guard(priv->lock);
@@ -383,7 +440,7 @@ static GstPadProbeReturn on_queue_sink_data(GstPad *, GstPadProbeInfo *info, Gst
   if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
     ++priv->caps_changes;
   } else if (GST_EVENT_TYPE(event) == GST_EVENT_EOS &&
-             priv->state != GST_CUDA_PREP_SRC_STATE_FAILED) {
+             priv->state != GST_CUDA_PREP_SRC_STATE_FAILED && !priv->eos_requested) {
     const GstCudaPrepSrcOnEos on_eos = priv->settings.on_eos;
     if (on_eos == GST_CUDA_PREP_SRC_ON_EOS_RECONNECT ||
         (on_eos == GST_CUDA_PREP_SRC_ON_EOS_AUTO && priv->live)) {
@@ -401,15 +458,16 @@ static GstPadProbeReturn on_queue_sink_data(GstPad *, GstPadProbeInfo *info, Gst
 static GstPadProbeReturn on_src_buffer(GstPad *, GstPadProbeInfo *, GstCudaPrepSrc *self) {
   std::lock_guard<std::mutex> guard(self->priv->lock);
   ++self->priv->frames_out;
+  self->priv->chain_faults = 0;
   return GST_PAD_PROBE_OK;
 }
 
 // ----------------------------------------------------------------- faults
 
 // Records a fault for the worker (priv->lock held); one per decoder.
-static void note_fault_locked(GstCudaPrepSrc *self, const std::string &reason, bool stable_part) {
+static void note_fault_locked(GstCudaPrepSrc *self, const std::string &reason, bool chain_fault) {
   GstCudaPrepSrcPrivate *priv = self->priv;
-  if (priv->quit) return;
+  if (priv->quit || priv->eos_requested) return;
   if (priv->state != GST_CUDA_PREP_SRC_STATE_CONNECTING &&
       priv->state != GST_CUDA_PREP_SRC_STATE_STREAMING) {
     GST_DEBUG_OBJECT(self, "fault while %s, already handled: %s", state_nick(priv->state),
@@ -419,7 +477,7 @@ static void note_fault_locked(GstCudaPrepSrc *self, const std::string &reason, b
   if (priv->pending.fault) return;
   priv->pending.fault = true;
   priv->pending.fault_reason = reason;
-  priv->pending.fault_in_stable_part = stable_part;
+  priv->pending.chain_fault = chain_fault;
   priv->wake.notify_all();
 }
 
@@ -434,18 +492,22 @@ static Milliseconds backoff(const Settings &settings, guint failures) {
 
 // Worker thread: a fault tears the decoder down, then reconnects after the
 // back-off or gives up (EOS on the src pad).
-static void handle_fault(GstCudaPrepSrc *self, const std::string &reason, bool stable_part) {
+static void handle_fault(GstCudaPrepSrc *self, const std::string &reason, bool chain_fault) {
   GstCudaPrepSrcPrivate *priv = self->priv;
-  bool give_up;
-  guint failures;
+  bool give_up, chain_broken = false;
+  guint failures, chain_faults = 0;
   gint attempts;
   Milliseconds delay{0};
   std::string uri;
   {
     std::lock_guard<std::mutex> guard(priv->lock);
     failures = ++priv->failures;
+    if (chain_fault) chain_faults = ++priv->chain_faults;
     attempts = priv->settings.reconnect_attempts;
-    give_up = attempts >= 0 && failures > static_cast<guint>(attempts);
+    // A chain that fails again and again fails whatever the camera sends
+    // (a bad caps filter, a GPU error): reconnecting would hide it for ever.
+    chain_broken = chain_faults > kMaxChainFaults;
+    give_up = chain_broken || (attempts >= 0 && failures > static_cast<guint>(attempts));
     priv->last_error = reason;
     uri = masked_uri(priv);
     if (give_up) {
@@ -457,7 +519,7 @@ static void handle_fault(GstCudaPrepSrc *self, const std::string &reason, bool s
   }
   GST_WARNING_OBJECT(self, "source %s failed: %s", uri.c_str(), reason.c_str());
   teardown_decoder(self);
-  if (stable_part) {
+  if (chain_fault) {
     // The queue or chain stopped on a flow error (and sent EOS): a flush
     // restarts them and clears that EOS downstream, without resetting the
     // pipeline's running time.
@@ -472,6 +534,15 @@ static void handle_fault(GstCudaPrepSrc *self, const std::string &reason, bool s
                     give_up ? static_cast<gint64>(-1) : static_cast<gint64>(delay.count()),
                     nullptr);
   post_element_message(self, fault);
+  if (chain_broken) {
+    GST_ELEMENT_ERROR(
+        self, STREAM, FAILED,
+        ("The chain of source %s failed %u times in a row, each time after a "
+         "reconnect: %s",
+         uri.c_str(), chain_faults, reason.c_str()),
+        ("chain faults are errors after %u restarts; camera faults reconnect", kMaxChainFaults));
+    return;
+  }
   if (give_up) {
     GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
                         ("Source %s failed %u times in a row: giving up (reconnect-attempts=%d); "
@@ -506,7 +577,7 @@ static void worker_loop(GstCudaPrepSrc *self) {
       // failed attempt (a bin may post several) is this fault, not a second.
       priv->state = GST_CUDA_PREP_SRC_STATE_RECONNECTING;
       lock.unlock();
-      handle_fault(self, pending.fault_reason, pending.fault_in_stable_part);
+      handle_fault(self, pending.fault_reason, pending.chain_fault);
       lock.lock();
       continue;
     }
@@ -519,25 +590,27 @@ static void worker_loop(GstCudaPrepSrc *self) {
       lock.lock();
       continue;
     }
-    const bool watching = priv->playing && settings.stall_timeout > 0 &&
-                          (priv->state == GST_CUDA_PREP_SRC_STATE_CONNECTING ||
-                           priv->state == GST_CUDA_PREP_SRC_STATE_STREAMING);
-    const Clock::time_point stall_at = priv->last_activity + Milliseconds(settings.stall_timeout);
+    // Before a connection's first frame: connect-timeout (the server, the
+    // transport's fallback, the jitter buffer, the decoder's start); after
+    // it: stall-timeout.
+    const bool connecting = priv->state == GST_CUDA_PREP_SRC_STATE_CONNECTING;
+    const guint timeout = connecting ? settings.connect_timeout : settings.stall_timeout;
+    const bool watching = priv->playing && timeout > 0 &&
+                          (connecting || priv->state == GST_CUDA_PREP_SRC_STATE_STREAMING);
+    const Clock::time_point stall_at = priv->last_activity + Milliseconds(timeout);
     if (watching && now >= stall_at) {
       // A full queue means downstream is slow, not that the source stalled.
-      const guint stall_timeout = settings.stall_timeout;
-      const bool connecting = priv->state == GST_CUDA_PREP_SRC_STATE_CONNECTING;
       lock.unlock();
-      guint level = 0, size = 0;
+      guint level = 0;
       g_object_get(priv->queue, "current-level-buffers", &level, nullptr);
       lock.lock();
-      size = priv->settings.queue_size;
-      if (level >= size) {
+      if (level >= priv->settings.queue_size) {
         priv->last_activity = Clock::now();
         continue;
       }
-      gchar *reason = g_strdup_printf("no frame for %u ms (stall-timeout)%s", stall_timeout,
-                                      connecting ? " since the decoder was built" : "");
+      gchar *reason =
+          connecting ? g_strdup_printf("no frame %u ms after connecting (connect-timeout)", timeout)
+                     : g_strdup_printf("no frame for %u ms (stall-timeout)", timeout);
       note_fault_locked(self, reason, false);
       g_free(reason);
       continue;
@@ -615,13 +688,17 @@ static void gst_cuda_prep_src_handle_message(GstBin *bin, GstMessage *message) {
       gchar *text = g_strdup_printf("%s: %s%s%s", GST_OBJECT_NAME(from), error->message,
                                     debug ? " | " : "", debug ? debug : "");
       const std::string reason = gst_cuda_prep_mask_credentials(text);
+      // The chain's fault, not the camera's: an error inside it, or a decoder
+      // whose frames the chain does not take (its caps filter, say).
+      const bool chain_fault =
+          in_stable_part(self, from) || (debug != nullptr && strstr(debug, "not-negotiated"));
       g_free(text);
       g_error_free(error);
       g_free(debug);
       GST_INFO_OBJECT(self, "caught an error: %s", reason.c_str());
       {
         std::lock_guard<std::mutex> guard(priv->lock);
-        note_fault_locked(self, reason, in_stable_part(self, from));
+        note_fault_locked(self, reason, chain_fault);
       }
       gst_message_unref(message);
       return;
@@ -755,7 +832,8 @@ static void start_worker(GstCudaPrepSrc *self) {
     std::lock_guard<std::mutex> guard(priv->lock);
     priv->quit = false;
     priv->pending = Pending{};
-    priv->failures = 0;
+    priv->failures = priv->chain_faults = 0;
+    priv->eos_requested = false;
     priv->reconnects = 0;
     priv->frames_in = priv->frames_out = priv->dropped_queue_full = priv->caps_changes = 0;
     priv->last_error.clear();
@@ -850,13 +928,64 @@ static GstStateChangeReturn gst_cuda_prep_src_change_state(GstElement *element,
     default:
       break;
   }
-  // A live source does not preroll: the pipeline must not wait for it.
+  // A live source does not preroll: the pipeline must not wait for it. Only
+  // the transitions to PAUSED say so: the bin's own answer repeats the
+  // locked decoder's last one, and NO_PREROLL on PAUSED -> PLAYING would make
+  // the pipeline complete PLAYING without its async sinks, which then
+  // preroll and wait in PAUSED for ever.
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED ||
       transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED) {
     std::lock_guard<std::mutex> guard(priv->lock);
     if (priv->live) result = GST_STATE_CHANGE_NO_PREROLL;
+  } else if (result == GST_STATE_CHANGE_NO_PREROLL) {
+    result = GST_STATE_CHANGE_SUCCESS;
   }
   return result;
+}
+
+// The application's EOS (gst-launch-1.0 -e on SIGINT; a pipeline's EOS goes
+// to its sources): the source ends instead of treating the decoder's EOS as
+// a fault, and EOS flows through the chain, which drains.
+static gboolean gst_cuda_prep_src_send_event(GstElement *element, GstEvent *event) {
+  if (GST_EVENT_TYPE(event) != GST_EVENT_EOS)
+    return GST_ELEMENT_CLASS(gst_cuda_prep_src_parent_class)->send_event(element, event);
+  GstCudaPrepSrc *self = GST_CUDA_PREP_SRC(element);
+  GstCudaPrepSrcPrivate *priv = self->priv;
+  {
+    std::lock_guard<std::mutex> guard(priv->lock);
+    priv->eos_requested = true;
+    if (priv->state != GST_CUDA_PREP_SRC_STATE_FAILED &&
+        priv->state != GST_CUDA_PREP_SRC_STATE_ENDED) {
+      priv->state = GST_CUDA_PREP_SRC_STATE_ENDED;
+      priv->pending.ended = true;
+      priv->pending.fault = false;
+    }
+    priv->wake.notify_all();
+  }
+  GST_INFO_OBJECT(self, "EOS asked for: the source ends");
+  GstPad *sink = gst_element_get_static_pad(priv->queue, "sink");
+  const gboolean sent = gst_pad_send_event(sink, event);
+  gst_object_unref(sink);
+  return sent;
+}
+
+// Latency while no decoder pad is linked (connecting to a camera, or one
+// that never answers): upstream cannot say, and a failed query would make a
+// downstream aggregator (cudabatch) take the whole pipeline for not live and
+// wait for this source's frames. rtspsrc says it is live (NO_PREROLL) as
+// it starts, before it reaches the server.
+static gboolean on_src_query(GstPad *pad, GstObject *parent, GstQuery *query) {
+  const gboolean answered = gst_pad_query_default(pad, parent, query);
+  if (answered || GST_QUERY_TYPE(query) != GST_QUERY_LATENCY) return answered;
+  GstCudaPrepSrc *self = GST_CUDA_PREP_SRC(parent);
+  gboolean live;
+  {
+    std::lock_guard<std::mutex> guard(self->priv->lock);
+    live = self->priv->live;
+  }
+  GST_DEBUG_OBJECT(self, "no decoder to ask for the latency: live %d, 0", live);
+  gst_query_set_latency(query, live, 0, GST_CLOCK_TIME_NONE);
+  return TRUE;
 }
 
 // ------------------------------------------------------------ properties
@@ -897,6 +1026,18 @@ static void gst_cuda_prep_src_set_property(GObject *object, guint prop_id, const
       break;
     case PROP_STALL_TIMEOUT:
       settings.stall_timeout = g_value_get_uint(value);
+      break;
+    case PROP_CONNECT_TIMEOUT:
+      settings.connect_timeout = g_value_get_uint(value);
+      break;
+    case PROP_LATENCY:
+      settings.latency = g_value_get_uint(value);
+      break;
+    case PROP_DROP_ON_LATENCY:
+      settings.drop_on_latency = g_value_get_boolean(value);
+      break;
+    case PROP_PROTOCOLS:
+      settings.protocols = g_value_get_flags(value);
       break;
     case PROP_STATS_INTERVAL:
       settings.stats_interval = g_value_get_uint(value);
@@ -945,6 +1086,18 @@ static void gst_cuda_prep_src_get_property(GObject *object, guint prop_id, GValu
       break;
     case PROP_STALL_TIMEOUT:
       g_value_set_uint(value, settings.stall_timeout);
+      break;
+    case PROP_CONNECT_TIMEOUT:
+      g_value_set_uint(value, settings.connect_timeout);
+      break;
+    case PROP_LATENCY:
+      g_value_set_uint(value, settings.latency);
+      break;
+    case PROP_DROP_ON_LATENCY:
+      g_value_set_boolean(value, settings.drop_on_latency);
+      break;
+    case PROP_PROTOCOLS:
+      g_value_set_flags(value, settings.protocols);
       break;
     case PROP_STATS_INTERVAL:
       g_value_set_uint(value, settings.stats_interval);
@@ -1034,10 +1187,39 @@ static void gst_cuda_prep_src_class_init(GstCudaPrepSrcClass *klass) {
   g_object_class_install_property(
       gobject_class, PROP_STALL_TIMEOUT,
       g_param_spec_uint("stall-timeout", "Stall timeout",
-                        "Milliseconds without a frame while PLAYING (or since a decoder was "
-                        "built) after which the source counts as failed and reconnects; 0: "
+                        "Milliseconds without a frame while PLAYING, counted from a "
+                        "connection's first decoded frame, after which the source counts as "
+                        "failed and reconnects (before the first frame: connect-timeout); 0: "
                         "never",
                         0, kMaxMilliseconds, DEFAULT_STALL_TIMEOUT, playing_flags));
+  g_object_class_install_property(
+      gobject_class, PROP_CONNECT_TIMEOUT,
+      g_param_spec_uint("connect-timeout", "Connect timeout",
+                        "Milliseconds from building a decoder (connecting) to its first "
+                        "decoded frame while PLAYING, after which the attempt counts as failed "
+                        "and reconnects; covers rtspsrc's UDP-to-TCP fallback, the jitter "
+                        "buffer and a GPU decoder's start; 0: never",
+                        0, kMaxMilliseconds, DEFAULT_CONNECT_TIMEOUT, playing_flags));
+  g_object_class_install_property(
+      gobject_class, PROP_LATENCY,
+      g_param_spec_uint("latency", "Latency",
+                        "RTSP: milliseconds of the jitter buffer (rtspsrc's latency; its own "
+                        "default, 2000, suits playback); used from the next connection",
+                        0, kMaxMilliseconds, DEFAULT_LATENCY, playing_flags));
+  g_object_class_install_property(
+      gobject_class, PROP_DROP_ON_LATENCY,
+      g_param_spec_boolean("drop-on-latency", "Drop on latency",
+                           "RTSP: drop packets that would hold the jitter buffer past latency "
+                           "instead of letting latency grow (rtspsrc's drop-on-latency); used "
+                           "from the next connection",
+                           DEFAULT_DROP_ON_LATENCY, playing_flags));
+  g_object_class_install_property(
+      gobject_class, PROP_PROTOCOLS,
+      g_param_spec_flags("protocols", "Protocols",
+                         "RTSP: lower transports allowed (rtspsrc's protocols): udp, udp-mcast, "
+                         "tcp, http, tls; with UDP and TCP, rtspsrc tries UDP first and falls "
+                         "back to TCP (rtspt:// URIs: TCP only); used from the next connection",
+                         GST_TYPE_RTSP_LOWER_TRANS, DEFAULT_PROTOCOLS, playing_flags));
   g_object_class_install_property(
       gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint("stats-interval", "Statistics interval",
@@ -1074,6 +1256,7 @@ static void gst_cuda_prep_src_class_init(GstCudaPrepSrcClass *klass) {
       "instead of stopping the pipeline",
       "cudaprep developers");
   element_class->change_state = gst_cuda_prep_src_change_state;
+  element_class->send_event = gst_cuda_prep_src_send_event;
   bin_class->handle_message = gst_cuda_prep_src_handle_message;
   gst_type_mark_as_plugin_api(gst_cuda_prep_src_state_get_type(),
                               static_cast<GstPluginAPIFlags>(0));
@@ -1097,6 +1280,7 @@ static void gst_cuda_prep_src_init(GstCudaPrepSrc *self) {
   gst_object_unref(sink);
   priv->src = gst_ghost_pad_new_no_target_from_template(
       "src", gst_element_class_get_pad_template(GST_ELEMENT_GET_CLASS(self), "src"));
+  gst_pad_set_query_function(priv->src, on_src_query);
   gst_element_add_pad(GST_ELEMENT(self), priv->src);
   g_signal_connect(self, "deep-element-added", G_CALLBACK(on_deep_element_added), self);
 }
