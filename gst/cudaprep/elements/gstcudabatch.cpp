@@ -162,6 +162,9 @@ struct GstCudaBatchPrivate {
   };
   std::vector<Origin> origins;
   GstClockTime first_running_time = GST_CLOCK_TIME_NONE;  // of items[0]'s frame
+  // The aggregator's latency (upstream's and latency-budget) as aggregate()
+  // last read it: get_next_time() runs under the lock that reading takes.
+  GstClockTime total_latency = GST_CLOCK_TIME_NONE;
   guint next_pad = 0;   // where the next turn starts, so no source is always first
   guint64 batches = 0;  // batches pushed (object lock)
   GstClockTime next_stats = GST_CLOCK_TIME_NONE;  // when the next stats message is due
@@ -643,16 +646,37 @@ static GstCudaBatchPad *earliest_pad(GstCudaBatch *self, const std::vector<GstCu
   return earliest;
 }
 
-// Whether the waiting batch's oldest frame has waited its latency budget
-// (the aggregator's latency: upstream's and latency-budget).
+// Host time (gst_util_get_timestamp) until the waiting batch is due: its
+// oldest frame's arrival at its pad plus latency-budget, whatever latency
+// upstream reports (an RTSP jitter buffer's 2 s would otherwise hold every
+// partial batch that long). FALSE where no item's arrival is known.
+static gboolean time_to_due(GstCudaBatch *self, GstClockTimeDiff *left) {
+  GstClockTime oldest = GST_CLOCK_TIME_NONE;
+  for (const GstCudaBatchPrivate::Origin &origin : self->priv->origins)
+    if (GST_CLOCK_TIME_IS_VALID(origin.arrival) &&
+        (!GST_CLOCK_TIME_IS_VALID(oldest) || origin.arrival < oldest))
+      oldest = origin.arrival;
+  if (!GST_CLOCK_TIME_IS_VALID(oldest)) return FALSE;
+  guint64 budget = 0;
+  g_object_get(self, "latency", &budget, nullptr);
+  *left = GST_CLOCK_DIFF(gst_util_get_timestamp(), oldest + budget);
+  return TRUE;
+}
+
+// Whether the waiting batch's oldest frame has waited its latency budget;
+// for items of unknown arrival, whether the clock passed their running time
+// plus the aggregator's latency.
 static gboolean oldest_is_due(GstCudaBatch *self) {
   GstCudaBatchPrivate *priv = self->priv;
-  if (priv->items.empty() || !GST_CLOCK_TIME_IS_VALID(priv->first_running_time)) return TRUE;
+  if (priv->items.empty()) return TRUE;
+  GstClockTimeDiff left = 0;
+  if (time_to_due(self, &left)) return left <= 0;
+  if (!GST_CLOCK_TIME_IS_VALID(priv->first_running_time)) return TRUE;
   GstClock *clock = gst_element_get_clock(GST_ELEMENT(self));
   if (clock == nullptr) return TRUE;
   const GstClockTime now = gst_clock_get_time(clock);
   gst_object_unref(clock);
-  const GstClockTime latency = gst_aggregator_get_latency(GST_AGGREGATOR(self));
+  const GstClockTime latency = priv->total_latency;
   const GstClockTime base_time = gst_element_get_base_time(GST_ELEMENT(self));
   return !GST_CLOCK_TIME_IS_VALID(latency) || now >= base_time + priv->first_running_time + latency;
 }
@@ -718,7 +742,8 @@ static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeo
   GstCudaBatchPrivate *priv = self->priv;
   const BatchSettings settings = get_settings(self);
   std::vector<GstCudaBatchPad *> pads = sink_pads(self);
-  const gboolean live = GST_CLOCK_TIME_IS_VALID(gst_aggregator_get_latency(agg));
+  priv->total_latency = gst_aggregator_get_latency(agg);
+  const gboolean live = GST_CLOCK_TIME_IS_VALID(priv->total_latency);
   gboolean all_eos = FALSE;
   GstFlowReturn ret = live ? aggregate_live(self, pads, settings, &all_eos)
                            : aggregate_in_turn(self, pads, settings, timeout, &all_eos);
@@ -737,7 +762,9 @@ static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeo
 // latency-budget included): at once (time 0, long past) while a frame waits
 // on a pad that may still add one to the batch, so that frames join as they
 // arrive and a full batch never waits for a slow source; else when the
-// waiting batch's oldest frame is due; NONE while nothing waits.
+// waiting batch's oldest frame is due (time_to_due(), turned into the
+// running time the aggregator adds its latency to); NONE while nothing
+// waits. Called with the aggregator's source lock held.
 static GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg) {
   auto *self = GST_CUDA_BATCH(agg);
   GstCudaBatchPrivate *priv = self->priv;
@@ -747,7 +774,19 @@ static GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg) {
   const gboolean frame_to_add = priv->has_info && earliest_pad(self, pads, settings) != nullptr;
   unref_pads(&pads);
   if (frame_to_add) return 0;
-  return priv->items.empty() ? GST_CLOCK_TIME_NONE : priv->first_running_time;
+  if (priv->items.empty()) return GST_CLOCK_TIME_NONE;
+  GstClockTimeDiff left = 0;
+  GstClock *clock = gst_element_get_clock(GST_ELEMENT(self));
+  if (clock == nullptr || !GST_CLOCK_TIME_IS_VALID(priv->total_latency) ||
+      !time_to_due(self, &left)) {
+    if (clock) gst_object_unref(clock);
+    return priv->first_running_time;
+  }
+  const GstClockTime now = gst_clock_get_time(clock);
+  gst_object_unref(clock);
+  const GstClockTimeDiff due = GST_CLOCK_DIFF(gst_element_get_base_time(GST_ELEMENT(self)), now) +
+                               left - static_cast<GstClockTimeDiff>(priv->total_latency);
+  return due > 0 ? static_cast<GstClockTime>(due) : 0;
 }
 
 // --- Caps and negotiation -----------------------------------------------------
