@@ -8,7 +8,7 @@
 #include "gstcudaframeupload.h"
 #include "gstcudanormalize.h"
 #include "gstcudapreprocess.h"
-#include "gstcudaprepsrc.h"
+#include "sources/gstcudaprepsrc.h"
 #include "gstcudaresize.h"
 #include "gstcudatensorize.h"
 #include "tracers/gstcudapreptracer.h"
