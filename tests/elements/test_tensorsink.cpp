@@ -193,6 +193,21 @@ std::string start_error(const char *location, bool *started) {
   return error;
 }
 
+// A tensor is taken when it is ready, not on the clock: with sync=true a
+// live batch waited for its running time plus the pipeline's latency (an
+// RTSP jitter buffer's), and the cameras' queues overflowed (issue 32).
+TEST(TensorSink, TakesTensorsWhenReadyNotOnTheClock) {
+  GstElement *sink = gst_element_factory_make("cudatensorsink", nullptr);
+  ASSERT_NE(sink, nullptr);
+  gboolean sync = TRUE;
+  g_object_get(sink, "sync", &sync, nullptr);
+  EXPECT_FALSE(sync);
+  g_object_set(sink, "sync", TRUE, nullptr);
+  g_object_get(sink, "sync", &sync, nullptr);
+  EXPECT_TRUE(sync) << "sync=true paces tensors to the clock when asked";
+  gst_object_unref(sink);
+}
+
 TEST(TensorSink, LocationTakesOneIntegerConversionOrNone) {
   gchar *dir = g_dir_make_tmp("cudatensorsink-XXXXXX", nullptr);
   ASSERT_NE(dir, nullptr);

@@ -685,6 +685,11 @@ static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
 }
 
 static void gst_cuda_tensor_sink_init(GstCudaTensorSink *self) {
+  // An inference sink takes a tensor when it is ready, as appsink is used
+  // for inference: waiting on the clock held each live batch until its
+  // running time plus the pipeline's whole latency (a jitter buffer's), and
+  // the cameras' queues overflowed behind it (issue 32). sync=true paces.
+  gst_base_sink_set_sync(GST_BASE_SINK(self), FALSE);
   self->emit_signals = DEFAULT_EMIT_SIGNALS;
   self->max_buffers = DEFAULT_MAX_BUFFERS;
   self->drop = DEFAULT_DROP;
