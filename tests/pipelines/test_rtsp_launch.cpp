@@ -213,6 +213,26 @@ TEST_F(RtspLaunch, FourMountsOfOneServer) {
   }
 }
 
+// prefer-gpu-decoder both ways: true takes nvh264dec where nvcodec has it
+// (a GPU), false a CPU decoder although nvh264dec outranks it.
+TEST_F(RtspLaunch, PreferGpuDecoderChoosesBothWays) {
+  GstElementFactory *nvh264dec = gst_element_factory_find("nvh264dec");
+  const std::string gpu_decoder = nvh264dec ? "nvh264dec" : "openh264dec";
+  if (nvh264dec) gst_object_unref(nvh264dec);
+  for (bool prefer : {true, false}) {
+    SCOPED_TRACE(prefer ? "prefer-gpu-decoder=true" : "prefer-gpu-decoder=false");
+    Launched launched("cudaprepsrc name=cam uri=" + uri(0) + " prefer-gpu-decoder=" +
+                      (prefer ? "true" : "false") + " ! fakesink name=sink");
+    ASSERT_TRUE(launched.ok());
+    PadCounter &sink = launched.count("sink");
+    ASSERT_TRUE(launched.play());
+    ASSERT_TRUE(BusLog::wait_until([&] { return sink.buffers() >= 3; }, 10000))
+        << launched.errors();
+    EXPECT_EQ(stats_string(launched.element("cam"), "decoder"),
+              prefer ? gpu_decoder : "openh264dec");
+  }
+}
+
 // gst-launch-1.0 -e sends EOS to the pipeline on SIGINT: a live source must
 // end (not take its decoder's EOS for a fault and reconnect), and EOS reach
 // the sink.
