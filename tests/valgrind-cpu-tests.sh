@@ -34,6 +34,7 @@ declare -A suites=(
   [cudaprep_meta]='*'
   [credentials]='*'
   [source]='Source.AFileIsDecoded*:Source.AddAndRemove*:Source.SettingsThat*:SourceProperties.*:Source.FaultsAre*'
+  [rtsp_source]='RtspSource.*'
   [bad_input]='*'
   [memory]='-DevicePool.*'
   [crop]='-CropErrors.ImpossibleCropIsNamed:*CropPixels*:CropOutput.*'

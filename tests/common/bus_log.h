@@ -1,17 +1,21 @@
 // What a pipeline said and what its sinks received, for the source tests:
 // every bus message (taken in a sync handler, so nothing is missed), with
-// the time it came, and a counting probe for a sink pad.
+// the time it came, a counting probe for a sink pad, and a tap on
+// GStreamer's log lines that is safe while other threads log (LogTap).
 #pragma once
 
 #include <gst/gst.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace cudaprep::test {
@@ -168,6 +172,79 @@ class PadCounter {
   std::atomic<bool> eos_{false};
   std::mutex lock_;
   std::vector<int> widths_;
+};
+
+// GStreamer's log lines, handed to `take` (from the thread that logs) while
+// the LogTap lives.
+//
+// Why not gst_debug_add_log_function()/gst_debug_remove_log_function()
+// around a test: GStreamer walks its list of log functions without a lock
+// (gst_debug_log_full_valist), and gst_debug_remove_log_function() frees the
+// removed function's entry at once, so a thread logging at that moment reads
+// freed memory, or calls the function with user data that is going away: an
+// RTSP server's threads (a client's TEARDOWN unpreparing a media) log on
+// after the test's pipeline has stopped, and test_rtsp_source crashed so
+// (SIGSEGV in strstr of a destroyed capture's needle, issue 32). So the list
+// is changed once only, by LogTap::install(), before any other thread logs
+// (a test environment's SetUp, or the first LogTap): GStreamer's default log
+// function is replaced for good by one that hands each line to the LogTap in
+// force, or, with none, on to gst_debug_log_default (on stderr, where the
+// category's threshold still asks for it). A LogTap's destructor waits for
+// the calls already in `take`: declared as its owner's last member, it goes
+// first, before what `take` uses. One LogTap at a time.
+class LogTap {
+ public:
+  using Take = std::function<void(GstDebugCategory *, GstDebugLevel, const gchar *file,
+                                  const gchar *function, gint line, GObject *, GstDebugMessage *)>;
+
+  explicit LogTap(Take take) : take_(std::move(take)) {
+    install();
+    LogTap *none = nullptr;
+    if (!active().compare_exchange_strong(none, this)) {
+      std::fprintf(stderr, "LogTap: only one at a time\n");
+      std::abort();
+    }
+  }
+  ~LogTap() {
+    active().store(nullptr);
+    // A call that read `this` before the store is counted in in_flight().
+    while (in_flight().load() > 0) std::this_thread::yield();
+  }
+  LogTap(const LogTap &) = delete;
+  LogTap &operator=(const LogTap &) = delete;
+
+  // Replaces GStreamer's default log function by the tap's router, once per
+  // process (later calls do nothing). Call before threads log.
+  static void install() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      gst_debug_remove_log_function(gst_debug_log_default);
+      gst_debug_add_log_function(&LogTap::route, nullptr, nullptr);
+    });
+  }
+
+ private:
+  static std::atomic<LogTap *> &active() {
+    static std::atomic<LogTap *> tap{nullptr};
+    return tap;
+  }
+  static std::atomic<int> &in_flight() {
+    static std::atomic<int> calls{0};
+    return calls;
+  }
+  static void route(GstDebugCategory *category, GstDebugLevel level, const gchar *file,
+                    const gchar *function, gint line, GObject *object, GstDebugMessage *message,
+                    gpointer) {
+    ++in_flight();
+    LogTap *tap = active().load();
+    if (tap) tap->take_(category, level, file, function, line, object, message);
+    --in_flight();
+    // (a line that passed its threshold as a tap raised it, now gone, is dropped)
+    if (!tap && level <= gst_debug_category_get_threshold(category))
+      gst_debug_log_default(category, level, file, function, line, object, message, nullptr);
+  }
+
+  Take take_;
 };
 
 // A field of an element's `stats` structure.

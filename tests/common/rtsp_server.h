@@ -7,9 +7,12 @@
 #include <gst/gst.h>
 #include <gst/rtsp-server/rtsp-server.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,14 +25,23 @@ class RtspServer {
   struct Mount {
     int width = 320, height = 240;
     std::string user, password;  // empty: no authentication
+    int fps = 30;
+    // GstRTSPLowerTrans flags the mount offers; 0: the server's default.
+    unsigned protocols = 0;
   };
 
   RtspServer() : context_(g_main_context_new()), loop_(g_main_loop_new(context_, FALSE)) {
-    thread_ = std::thread([this] {
+    // Returns once the thread owns the context: an invoke() before that
+    // would acquire it and run in this thread, and the thread's
+    // push_thread_default (which acquires it too) would fail.
+    std::promise<void> owned;
+    thread_ = std::thread([this, &owned] {
       g_main_context_push_thread_default(context_);
+      owned.set_value();
       g_main_loop_run(loop_);
       g_main_context_pop_thread_default(context_);
     });
+    owned.get_future().wait();
   }
   ~RtspServer() {
     stop();
@@ -42,6 +54,8 @@ class RtspServer {
   RtspServer &operator=(const RtspServer &) = delete;
 
   void set_mount(const std::string &path, const Mount &mount) { mounts_[path] = mount; }
+  // The port the next start() serves (0: a free one); start() then reads it back.
+  void set_port(int port) { port_ = port; }
 
   // Serves the mounts (on the port of the last start, or a free one).
   bool start() {
@@ -56,10 +70,15 @@ class RtspServer {
         const std::string launch =
             "( videotestsrc is-live=true pattern=ball ! video/x-raw,width=" +
             std::to_string(mount.width) + ",height=" + std::to_string(mount.height) +
-            ",framerate=30/1 ! valve name=gate ! x264enc tune=zerolatency "
+            ",framerate=" + std::to_string(mount.fps) +
+            "/1 ! valve name=gate ! x264enc tune=zerolatency "
             "speed-preset=ultrafast key-int-max=10 ! rtph264pay name=pay0 pt=96 "
             "config-interval=-1 )";
         gst_rtsp_media_factory_set_launch(factory, launch.c_str());
+        if (mount.protocols != 0) {
+          gst_rtsp_media_factory_set_protocols(factory,
+                                               static_cast<GstRTSPLowerTrans>(mount.protocols));
+        }
         g_signal_connect(factory, "media-configure", G_CALLBACK(&RtspServer::on_media), this);
         if (!mount.user.empty()) {
           if (!auth) auth = gst_rtsp_auth_new();
@@ -114,6 +133,13 @@ class RtspServer {
       media_.clear();
       return true;
     });
+    // The clients' threads (gst-rtsp-server's thread pool) unprepare and
+    // free their media after the close: waited for, so that no media of
+    // this server still runs (and logs) when the next test starts, or when
+    // gst_deinit() frees what they use at exit.
+    std::unique_lock<std::mutex> lock(live_->lock);
+    if (!live_->gone.wait_for(lock, std::chrono::seconds(10), [&] { return live_->media == 0; }))
+      g_printerr("RTSP server: %d media still alive 10 s after stop()\n", live_->media);
   }
 
   // Stops (true) or restarts (false) the frames of every media served now,
@@ -136,8 +162,27 @@ class RtspServer {
 
  private:
   static void on_media(GstRTSPMediaFactory *, GstRTSPMedia *media, RtspServer *self) {
+    GstElement *element = gst_rtsp_media_get_element(media);
+    {
+      std::lock_guard<std::mutex> guard(self->live_->lock);
+      ++self->live_->media;
+    }
+    // The media's bin goes last, as the media is finalized (after its
+    // unprepare). (The count outlives the server: a media may go after it.)
+    g_object_weak_ref(
+        G_OBJECT(element),
+        [](gpointer data, GObject *) {
+          auto *live = static_cast<std::shared_ptr<Live> *>(data);
+          {
+            std::lock_guard<std::mutex> guard((*live)->lock);
+            --(*live)->media;
+          }
+          (*live)->gone.notify_all();
+          delete live;
+        },
+        new std::shared_ptr<Live>(self->live_));
     std::lock_guard<std::mutex> guard(self->lock_);
-    self->media_.push_back(gst_rtsp_media_get_element(media));
+    self->media_.push_back(element);
   }
 
   // Runs `work` in the server's thread and waits for it.
@@ -167,6 +212,13 @@ class RtspServer {
   std::map<std::string, Mount> mounts_;
   std::mutex lock_;
   std::vector<GstElement *> media_;
+  // The media this server made whose bins are not finalized yet.
+  struct Live {
+    std::mutex lock;
+    std::condition_variable gone;
+    int media = 0;
+  };
+  std::shared_ptr<Live> live_ = std::make_shared<Live>();
 };
 
 }  // namespace cudaprep::test

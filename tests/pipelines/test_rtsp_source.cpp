@@ -11,7 +11,9 @@
 
 #include <array>
 #include <atomic>
+#include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,7 @@ namespace {
 
 using cudaprep::test::BusEntry;
 using cudaprep::test::BusLog;
+using cudaprep::test::LogTap;
 using cudaprep::test::PadCounter;
 using cudaprep::test::RtspServer;
 using cudaprep::test::stats_string;
@@ -98,13 +101,13 @@ class RtspSource : public ::testing::Test {
   }
 };
 
-// Every log line (all categories, LOG level) and bus message of a run.
+// Every log line (all categories, LOG level) of a run, searched for
+// `secrets`. Through a LogTap (common/bus_log.h): the RTSP server's threads
+// log on after the capture's pipeline has stopped, while it goes away.
 class LogCapture {
  public:
-  LogCapture() {
+  explicit LogCapture(const std::vector<std::string> &secrets) : secrets_(secrets) {
     previous_ = gst_debug_get_default_threshold();
-    gst_debug_remove_log_function(gst_debug_log_default);
-    gst_debug_add_log_function(&LogCapture::on_log, this, nullptr);
     gst_debug_set_default_threshold(GST_LEVEL_LOG);
     // (the test's own server prints every RTSP message at LOG, on stdout)
     gst_debug_set_threshold_for_name("rtspclient", GST_LEVEL_DEBUG);
@@ -112,44 +115,50 @@ class LogCapture {
   ~LogCapture() {
     gst_debug_unset_threshold_for_name("rtspclient");
     gst_debug_set_default_threshold(previous_);
-    gst_debug_remove_log_function(&LogCapture::on_log);
-    gst_debug_add_log_function(gst_debug_log_default, nullptr, nullptr);
+    // (tap_, the last member, is destroyed first: no call is left in on_log
+    // when the members it uses go)
   }
-  // Lines holding any of `secrets`, and how many lines were seen.
-  std::vector<std::string> lines_with(const std::vector<std::string> &secrets) {
+  // Lines holding any of the secrets.
+  std::vector<std::string> hits() {
     std::lock_guard<std::mutex> guard(lock_);
-    std::vector<std::string> found;
-    for (const std::string &line : hits_)
-      for (const std::string &secret : secrets)
-        if (line.find(secret) != std::string::npos) found.push_back(line);
-    return found;
+    return hits_;
   }
-  void watch(const std::vector<std::string> &secrets) { secrets_ = secrets; }
   size_t lines() const { return lines_.load(); }
 
  private:
-  static void on_log(GstDebugCategory *category, GstDebugLevel, const gchar *file,
-                     const gchar *function, gint line, GObject *object, GstDebugMessage *message,
-                     gpointer data) {
-    auto *self = static_cast<LogCapture *>(data);
-    ++self->lines_;
+  void on_log(GstDebugCategory *category, GstDebugLevel, const gchar *file, const gchar *function,
+              gint line, GObject *object, GstDebugMessage *message) {
+    ++lines_;
     const gchar *text = gst_debug_message_get(message);
     if (!text) return;
-    for (const std::string &secret : self->secrets_) {
+    for (const std::string &secret : secrets_) {
       if (!strstr(text, secret.c_str())) continue;
-      std::lock_guard<std::mutex> guard(self->lock_);
-      self->hits_.push_back(std::string(gst_debug_category_get_name(category)) + " " + file + ":" +
-                            std::to_string(line) + " " + function + "(" +
-                            (object && GST_IS_OBJECT(object) ? GST_OBJECT_NAME(object) : "") +
-                            "): " + text);
+      std::lock_guard<std::mutex> guard(lock_);
+      hits_.push_back(std::string(gst_debug_category_get_name(category)) + " " + file + ":" +
+                      std::to_string(line) + " " + function + "(" +
+                      (object && GST_IS_OBJECT(object) ? GST_OBJECT_NAME(object) : "") +
+                      "): " + text);
     }
   }
   GstDebugLevel previous_;
-  std::vector<std::string> secrets_;
+  const std::vector<std::string> secrets_;
   std::mutex lock_;
   std::vector<std::string> hits_;
   std::atomic<size_t> lines_{0};
+  LogTap tap_{[this](GstDebugCategory *category, GstDebugLevel level, const gchar *file,
+                     const gchar *function, gint line, GObject *object, GstDebugMessage *message) {
+    on_log(category, level, file, function, line, object, message);
+  }};
 };
+
+// GStreamer's log functions are swapped here, before any test's thread
+// logs, and never again (common/bus_log.h, LogTap).
+class LogTapEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { LogTap::install(); }
+};
+[[maybe_unused]] ::testing::Environment *const log_tap_environment =
+    ::testing::AddGlobalTestEnvironment(new LogTapEnvironment);
 
 // The right credentials open the stream; wrong ones give a fault naming the
 // source with its password masked; neither password, nor the encoded
@@ -164,8 +173,7 @@ TEST_F(RtspSource, CredentialsOpenTheStreamAndAreNeverPrinted) {
                                  user.size() + 1 + password.size());
   const std::vector<std::string> secrets = {password, wrong, basic};
   g_free(basic);
-  LogCapture capture;
-  capture.watch(secrets);
+  LogCapture capture(secrets);
   {
     Cameras cameras(
         {server.uri("/cam", user + ":" + password), server.uri("/cam", user + ":" + wrong)});
@@ -201,7 +209,7 @@ TEST_F(RtspSource, CredentialsOpenTheStreamAndAreNeverPrinted) {
     gst_element_set_state(cameras.pipeline, GST_STATE_NULL);
   }
   EXPECT_GT(capture.lines(), 1000u) << "the log capture saw almost nothing";
-  for (const std::string &line : capture.lines_with(secrets)) ADD_FAILURE() << "logged: " << line;
+  for (const std::string &line : capture.hits()) ADD_FAILURE() << "logged: " << line;
 }
 
 // One server goes away: its camera faults and reconnects with back-off;
