@@ -9,6 +9,12 @@ logs=${1:-.gpu-logs}
 mkdir -p "$logs"
 source .gst-bundle/env.sh
 # (The suites register the elements themselves: no plugin path.)
+# test_docs_commands runs README.md's lines with the bundle's gst-launch-1.0:
+# the docs and the plugin module as staged, and the test data.
+export CUDAPREP_DOCS_DIR=${CUDAPREP_DOCS_DIR:-$PWD/.gpu-stage/docs-root}
+export CUDAPREP_PLUGIN_DIR=${CUDAPREP_PLUGIN_DIR:-$PWD/.gpu-stage/gst}
+export CUDAPREP_TEST_DATA_DIR=${CUDAPREP_TEST_DATA_DIR:-$PWD/.gpu-stage/data}
+export CUDAPREP_RTSP_TEST_SERVER=${CUDAPREP_RTSP_TEST_SERVER:-$PWD/.gpu-stage/tests/rtsp-test-server}
 passed=0 failed=0 skipped=0 failed_suites=()
 for test in .gpu-stage/tests/test_*; do
   name=$(basename "$test")

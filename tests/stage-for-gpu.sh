@@ -6,6 +6,7 @@
 #   tests/stage-for-gpu.sh [BUILD]
 #   # there:  source .gst-bundle/env.sh
 #   #         export CUDAPREP_TEST_DATA_DIR=$PWD/.gpu-stage/data
+#   #         (test_docs_commands: tests/run-gpu-tests.sh sets its variables)
 #   #         .gpu-stage/tests/test_upload_download
 # The test suites register the elements themselves (linked in). The library
 # (libgstcudaprep-1.0.so*, from BUILD/gst-libs/gst/cudaprep/, with its
@@ -29,6 +30,13 @@ if [ -f "$typelib" ]; then cp "$typelib" "$stage/gst/"; fi
 find "$build/tests" -maxdepth 1 -type f -name 'test_*' ! -name '*_opencv' ! -name '*_pil' -executable -exec cp {} "$stage/tests/" \;
 # The plugin's code the element suites share (their run path: $ORIGIN).
 cp "$build"/tests/libgstcudaprep-plugin-for-tests.so "$stage/tests/"
+# test_docs_commands runs README.md's and docs/'s command blocks: it reads
+# them from docs-root/ and runs its live lines against rtsp-test-server,
+# which lies beside it (so that the bundle below takes its libraries too).
+if [ -x "$build/tests/rtsp-test-server" ]; then cp "$build/tests/rtsp-test-server" "$stage/tests/"; fi
+mkdir -p "$stage/docs-root"
+cp "$here/../README.md" "$stage/docs-root/"
+cp -a "$here/../docs" "$stage/docs-root/docs"
 for dir in examples bench; do
   [ -d "$build/$dir" ] && find "$build/$dir" -maxdepth 1 -type f -executable -exec cp {} "$stage/$dir/" \;
 done
