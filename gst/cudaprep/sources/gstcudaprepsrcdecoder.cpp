@@ -247,6 +247,12 @@ GstPadProbeReturn on_queue_sink_data(GstPad *, GstPadProbeInfo *info, GstCudaPre
     ++priv->caps_changes;
   } else if (GST_EVENT_TYPE(event) == GST_EVENT_EOS &&
              priv->state != GST_CUDA_PREP_SRC_STATE_FAILED && !priv->eos_requested) {
+    // The EOS of a decoder already failed and being torn down (a file that
+    // reached its end while the chain's fault was handled) is not the
+    // source's: taken for it, it ended the source instead of the reconnect.
+    if (priv->state != GST_CUDA_PREP_SRC_STATE_CONNECTING &&
+        priv->state != GST_CUDA_PREP_SRC_STATE_STREAMING)
+      return GST_PAD_PROBE_DROP;
     const GstCudaPrepSrcOnEos on_eos = priv->settings.on_eos;
     if (on_eos == GST_CUDA_PREP_SRC_ON_EOS_RECONNECT ||
         (on_eos == GST_CUDA_PREP_SRC_ON_EOS_AUTO && priv->live)) {
