@@ -103,6 +103,9 @@ struct GstCudaPrepSrcPrivate {
   GstPad *src = nullptr;        // the always ghost pad
   GstPad *out_pad = nullptr;    // its target, counting frames out
   gulong out_probe = 0;
+  // handle_fault()'s flush of the stable part runs (priv->lock): the src
+  // pad keeps it inside the bin.
+  bool fault_flush = false;
 };
 
 // --- the worker (gstcudaprepsrcworker.cpp)
@@ -137,8 +140,9 @@ void teardown_decoder(GstCudaPrepSrc *self);
 void set_decoder_state(GstCudaPrepSrc *self, GstState state);
 // The queue's sink pad: frames in, the first of a connection, caps, EOS.
 GstPadProbeReturn on_queue_sink_data(GstPad *, GstPadProbeInfo *info, GstCudaPrepSrc *self);
-// The src pad's target: frames out.
-GstPadProbeReturn on_src_buffer(GstPad *, GstPadProbeInfo *, GstCudaPrepSrc *self);
+// The src pad's target: frames out; the EOS of a queue or chain stopped by
+// a flow error, and the flush that restarts them, stay inside the bin.
+GstPadProbeReturn on_src_data(GstPad *, GstPadProbeInfo *info, GstCudaPrepSrc *self);
 // The queue's overrun: a live source's dropped frame.
 void on_queue_overrun(GstElement *queue, GstCudaPrepSrc *self);
 // Notes the decoder factory for the statistics.

@@ -232,8 +232,11 @@ static gboolean build_stable_part(GstCudaPrepSrc *self) {
     target = gst_element_get_static_pad(priv->queue, "src");
   }
   gst_ghost_pad_set_target(GST_GHOST_PAD(priv->src), target);
-  priv->out_probe = gst_pad_add_probe(target, GST_PAD_PROBE_TYPE_BUFFER,
-                                      (GstPadProbeCallback)on_src_buffer, self, nullptr);
+  priv->out_probe = gst_pad_add_probe(
+      target,
+      static_cast<GstPadProbeType>(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
+                                   GST_PAD_PROBE_TYPE_EVENT_FLUSH),
+      (GstPadProbeCallback)on_src_data, self, nullptr);
   priv->out_pad = target;  // (the reference taken above)
   return TRUE;
 }

@@ -267,11 +267,30 @@ GstPadProbeReturn on_queue_sink_data(GstPad *, GstPadProbeInfo *info, GstCudaPre
   return GST_PAD_PROBE_OK;
 }
 
-GstPadProbeReturn on_src_buffer(GstPad *, GstPadProbeInfo *, GstCudaPrepSrc *self) {
-  std::lock_guard<std::mutex> guard(self->priv->lock);
-  ++self->priv->frames_out;
-  self->priv->chain_faults = 0;
-  return GST_PAD_PROBE_OK;
+GstPadProbeReturn on_src_data(GstPad *, GstPadProbeInfo *info, GstCudaPrepSrc *self) {
+  GstCudaPrepSrcPrivate *priv = self->priv;
+  std::lock_guard<std::mutex> guard(priv->lock);
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    ++priv->frames_out;
+    priv->chain_faults = 0;
+    return GST_PAD_PROBE_OK;
+  }
+  // Downstream, a chain fault is only frames missing: its EOS (the queue's
+  // answer to a flow error) would end this source there, and the flush would
+  // make a sink lose its state, which a pipeline busy changing its own did
+  // not always give back (the sink waited in preroll for ever).
+  switch (GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info))) {
+    case GST_EVENT_FLUSH_START:
+    case GST_EVENT_FLUSH_STOP:
+      return priv->fault_flush ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
+    case GST_EVENT_EOS: {
+      const bool source_ends = priv->state == GST_CUDA_PREP_SRC_STATE_ENDED ||
+                               priv->state == GST_CUDA_PREP_SRC_STATE_FAILED || priv->eos_requested;
+      return source_ends ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP;
+    }
+    default:
+      return GST_PAD_PROBE_OK;
+  }
 }
 
 // Sets the decoder (if any) to `state`.

@@ -107,12 +107,18 @@ static void handle_fault(GstCudaPrepSrc *self, const std::string &reason, bool c
   teardown_decoder(self);
   if (chain_fault) {
     // The queue or chain stopped on a flow error (and sent EOS): a flush
-    // restarts them and clears that EOS downstream, without resetting the
-    // pipeline's running time.
+    // restarts them and clears that EOS, without resetting the running
+    // time; neither leaves the bin (on_src_data()).
+    {
+      std::lock_guard<std::mutex> guard(priv->lock);
+      priv->fault_flush = true;
+    }
     GstPad *sink = gst_element_get_static_pad(priv->queue, "sink");
     gst_pad_send_event(sink, gst_event_new_flush_start());
     gst_pad_send_event(sink, gst_event_new_flush_stop(FALSE));
     gst_object_unref(sink);
+    std::lock_guard<std::mutex> guard(priv->lock);
+    priv->fault_flush = false;
   }
   GstStructure *fault = event_structure(self, "cudaprepsrc-fault");
   gst_structure_set(fault, "reason", G_TYPE_STRING, reason.c_str(), "attempt", G_TYPE_UINT,
