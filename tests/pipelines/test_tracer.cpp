@@ -230,10 +230,12 @@ TEST(Tracer, HostTimePerFrameIsEachElementsOwnAndGpuTimeBesideIt) {
     EXPECT_GE(record[2], record[1]);
   }
   // The slow element's sleep is charged to it alone, not to what follows
-  // nor (through the nesting) to anything upstream.
+  // nor (through the nesting) to anything upstream: charged, it alone would
+  // put another element's mean at 2 ms. (A bound of 1 ms failed on a loaded
+  // 2-core machine, load average 8: a fakesink's own time was 1.2-1.6 ms.)
   for (const char *name : {"caps", "fast", "sink"})
     for (const auto &record : records.at(name))
-      EXPECT_LT(record[1], 1000000u) << name << " was charged another element's time";
+      EXPECT_LT(record[1], 2000000u) << name << " was charged another element's time";
 }
 
 // (Tracers stay hooked for the life of the process: this one runs no
