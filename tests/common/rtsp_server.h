@@ -63,6 +63,14 @@ class RtspServer {
       server_ = gst_rtsp_server_new();
       gst_rtsp_server_set_address(server_, "127.0.0.1");
       gst_rtsp_server_set_service(server_, port_ ? std::to_string(port_).c_str() : "0");
+      // Clients are served in this thread (max-threads 0), not in a thread
+      // of gst-rtsp-server's pool: gst_rtsp_client_close() (stop()) is not
+      // safe from another thread than its client's (it closes the
+      // connection's streams while the client's watch may be reading them:
+      // a SIGSEGV in libgstrtsp as a camera's TEARDOWN met stop()).
+      GstRTSPThreadPool *pool = gst_rtsp_server_get_thread_pool(server_);
+      gst_rtsp_thread_pool_set_max_threads(pool, 0);
+      g_object_unref(pool);
       GstRTSPMountPoints *points = gst_rtsp_server_get_mount_points(server_);
       GstRTSPAuth *auth = nullptr;
       for (const auto &[path, mount] : mounts_) {
@@ -113,17 +121,21 @@ class RtspServer {
     });
   }
 
-  // Closes every client and the listening socket.
+  // Closes every client and the listening socket; returns when the
+  // server's media are gone.
   void stop() {
-    invoke([this] {
+    GList *closed = nullptr;
+    invoke([this, &closed] {
       if (!server_) return true;
-      gst_rtsp_server_client_filter(
-          server_,
-          [](GstRTSPServer *, GstRTSPClient *client, gpointer) {
-            gst_rtsp_client_close(client);
-            return GST_RTSP_FILTER_REMOVE;
-          },
-          nullptr);
+      // Closed in this thread, the clients' own (max-threads 0, start()).
+      // Each is kept (a reference) until the idles its close left behind
+      // have run: a send that fails on a closing client queues
+      // gst-rtsp-server's do_close() in this context with no reference of
+      // its own, which ran on a freed client when the close's unref was the
+      // last (SIGSEGV in gst_rtsp_client_close, under valgrind).
+      closed = gst_rtsp_server_client_filter(server_, nullptr, nullptr);
+      for (GList *client = closed; client; client = client->next)
+        gst_rtsp_client_close(GST_RTSP_CLIENT(client->data));
       g_source_destroy(source_);
       g_source_unref(source_);
       source_ = nullptr;
@@ -133,10 +145,32 @@ class RtspServer {
       media_.clear();
       return true;
     });
-    // The clients' threads (gst-rtsp-server's thread pool) unprepare and
-    // free their media after the close: waited for, so that no media of
-    // this server still runs (and logs) when the next test starts, or when
-    // gst_deinit() frees what they use at exit.
+    if (closed) {
+      // At G_PRIORITY_LOW: after those idles (G_PRIORITY_DEFAULT_IDLE).
+      std::promise<void> released;
+      struct Release {
+        GList *clients;
+        std::promise<void> *done;
+      } release{closed, &released};
+      GSource *idle = g_idle_source_new();
+      g_source_set_priority(idle, G_PRIORITY_LOW);
+      g_source_set_callback(
+          idle,
+          [](gpointer data) -> gboolean {
+            auto *r = static_cast<Release *>(data);
+            g_list_free_full(r->clients, g_object_unref);
+            r->done->set_value();
+            return G_SOURCE_REMOVE;
+          },
+          &release, nullptr);
+      g_source_attach(idle, context_);
+      g_source_unref(idle);
+      released.get_future().wait();
+    }
+    // The media are unprepared and freed as their clients close and go:
+    // waited for, so that no media of this server still runs (and logs)
+    // when the next test starts, or when gst_deinit() frees what they use
+    // at exit.
     std::unique_lock<std::mutex> lock(live_->lock);
     if (!live_->gone.wait_for(lock, std::chrono::seconds(10), [&] { return live_->media == 0; }))
       g_printerr("RTSP server: %d media still alive 10 s after stop()\n", live_->media);
