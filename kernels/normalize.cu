@@ -1,54 +1,27 @@
 #include "cudaprep/normalize.h"
 
+#include "normalize_kernel.cuh"
+#include "runtime/kernel_variants.h"
+#include "runtime/runtime_kernels.h"
 #include "tensor_launch.cuh"
 #include "tensor_ops.cuh"
 
 namespace cudaprep {
 namespace {
 
-// Each thread normalises a run of device::kRunLength pixels of a row: one wide
-// load of their bytes and, per output channel, one wide store (when the
-// views are aligned for them; byte loads and element stores otherwise and
-// for the last, partial run of a row). The channel maps and constants are
-// indexed with compile-time channel numbers only, so they stay in registers
-// and the kernel parameter space (no per-thread stack copy).
 template <typename Out, int kBytesPerPixel, int kChannels>
-__global__ void normalize_kernel(const uint8_t *src, size_t src_pitch_bytes,
-                                 InterleavedChannelMap map, PlanarImage dst,
-                                 device::ChannelNormalization norm, bool wide_loads,
-                                 bool wide_stores) {
-  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * device::kRunLength;
-  if (x >= dst.width) return;
-  const int valid = min(device::kRunLength, dst.width - x);
-  const bool whole_run = valid == device::kRunLength;
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < dst.height; y += gridDim.y * blockDim.y) {
-    const device::PixelRun<kBytesPerPixel> run = device::load_pixel_run<kBytesPerPixel>(
-        src + y * src_pitch_bytes + x * kBytesPerPixel, wide_loads && whole_run, valid);
-    const int64_t dst_offset = y * dst.pitch_bytes + x * sizeof(Out);
-#pragma unroll
-    for (int c = 0; c < kChannels; ++c) {
-      Out values[device::kRunLength];
-#pragma unroll
-      for (int i = 0; i < device::kRunLength; ++i) {
-        values[i] = device::normalized_element<Out>(device::run_byte(run, i, map.source_offset[c]),
-                                                    norm, c);
-      }
-      Out *const out = device::byte_offset<Out>(dst.planes[c], dst_offset);
-      if (wide_stores && whole_run) {
-        device::store_run(out, values);
-      } else {
-#pragma unroll
-        for (int i = 0; i < device::kRunLength; ++i) {
-          if (i < valid) out[i] = values[i];
-        }
-      }
-    }
-  }
+const runtime::KernelRequest &normalize_request() {
+  static const runtime::KernelRequest request{
+      "normalize_kernel.cuh", std::string("cudaprep::normalize_kernel<") +
+                                  element_type_name<Out>() + ", " + std::to_string(kBytesPerPixel) +
+                                  ", " + std::to_string(kChannels) + ">"};
+  return request;
 }
 
 template <typename Out, int kBytesPerPixel, int kChannels>
-void launch_normalize(const Image &src, const PlanarImage &dst, const InterleavedChannelMap &map,
-                      const device::ChannelNormalization &norm, cudaStream_t stream) {
+cudaError_t launch_normalize(const Image &src, const PlanarImage &dst,
+                             const InterleavedChannelMap &map,
+                             const device::ChannelNormalization &norm, cudaStream_t stream) {
   const ImagePlane &plane = src.planes[0];
   const bool wide_loads = is_aligned(plane.data, static_cast<int64_t>(plane.pitch_bytes),
                                      device::pixel_run_alignment(kBytesPerPixel));
@@ -58,28 +31,33 @@ void launch_normalize(const Image &src, const PlanarImage &dst, const Interleave
                                             device::kRunLength * sizeof(Out));
   }
   const LaunchShape shape = launch_shape_2d(dst.width, dst.height, device::kRunLength);
-  normalize_kernel<Out, kBytesPerPixel, kChannels><<<shape.grid, shape.block, 0, stream>>>(
-      plane.data, plane.pitch_bytes, map, dst, norm, wide_loads, wide_stores);
+  const NormalizeArgs args{plane.data, plane.pitch_bytes, map, dst, norm, wide_loads, wide_stores};
+  return runtime::launch_kernel(normalize_request<Out, kBytesPerPixel, kChannels>(), shape, 0,
+                                stream, args);
 }
 
-template <typename Out>
-void launch_normalize(const Image &src, const PlanarImage &dst, const InterleavedChannelMap &map,
-                      const device::ChannelNormalization &norm, cudaStream_t stream) {
-  switch (map.bytes_per_pixel) {
-    case 4:
-      launch_normalize<Out, 4, 3>(src, dst, map, norm, stream);
-      break;
-    case 3:
-      launch_normalize<Out, 3, 3>(src, dst, map, norm, stream);
-      break;
-    default:  // GRAY8: one channel, or its luma in all three
-      if (map.num_channels == 1) {
-        launch_normalize<Out, 1, 1>(src, dst, map, norm, stream);
-      } else {
-        launch_normalize<Out, 1, 3>(src, dst, map, norm, stream);
-      }
-      break;
-  }
+// Calls with_variant(Out{}, bytes per pixel, channels) with the kernel's
+// template arguments as std::integral_constant, for `map` and `dtype`.
+template <class WithVariant>
+cudaError_t with_normalize_variant(const InterleavedChannelMap &map, DataType dtype,
+                                   WithVariant &&with_variant) {
+  return with_float_type(dtype, [&](auto out) {
+    switch (map.bytes_per_pixel) {
+      case 4:
+        return with_variant(out, std::integral_constant<int, 4>(),
+                            std::integral_constant<int, 3>());
+      case 3:
+        return with_variant(out, std::integral_constant<int, 3>(),
+                            std::integral_constant<int, 3>());
+      default:  // GRAY8: one channel, or its luma in all three
+        if (map.num_channels == 1) {
+          return with_variant(out, std::integral_constant<int, 1>(),
+                              std::integral_constant<int, 1>());
+        }
+        return with_variant(out, std::integral_constant<int, 1>(),
+                            std::integral_constant<int, 3>());
+    }
+  });
 }
 
 }  // namespace
@@ -107,12 +85,38 @@ cudaError_t normalize(const Image &src, const PlanarImage &dst, const NormalizeP
   InterleavedChannelMap map;
   interleaved_channel_map(src.format, params.channel_order, &map);
   const device::ChannelNormalization norm = channel_normalization(params);
-  if (dst.dtype == DataType::kFloat32) {
-    launch_normalize<float>(src, dst, map, norm, stream);
-  } else {
-    launch_normalize<__half>(src, dst, map, norm, stream);
+  return with_normalize_variant(map, dst.dtype, [&](auto out, auto bytes, auto channels) {
+    return launch_normalize<decltype(out), decltype(bytes)::value, decltype(channels)::value>(
+        src, dst, map, norm, stream);
+  });
+}
+
+cudaError_t prepare_normalize(PixelFormat src_format, ChannelOrder order, DataType dtype) {
+  InterleavedChannelMap map;
+  if (!interleaved_channel_map(src_format, order, &map) ||
+      (dtype != DataType::kFloat32 && dtype != DataType::kFloat16)) {
+    return cudaErrorInvalidValue;
   }
-  return cudaGetLastError();
+  return with_normalize_variant(map, dtype, [&](auto out, auto bytes, auto channels) {
+    return runtime::prepare_kernel(
+        normalize_request<decltype(out), decltype(bytes)::value, decltype(channels)::value>());
+  });
+}
+
+void runtime::append_normalize_variants(std::vector<KernelRequest> *requests) {
+  for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+    for (const PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kRGB, PixelFormat::kGRAY8}) {
+      for (const ChannelOrder order : {ChannelOrder::kRGB, ChannelOrder::kGray}) {
+        InterleavedChannelMap map;
+        if (!interleaved_channel_map(format, order, &map)) continue;
+        with_normalize_variant(map, dtype, [&](auto out, auto bytes, auto channels) {
+          requests->push_back(normalize_request<decltype(out), decltype(bytes)::value,
+                                                decltype(channels)::value>());
+          return cudaSuccess;
+        });
+      }
+    }
+  }
 }
 
 }  // namespace cudaprep

@@ -11,47 +11,50 @@
 #include <climits>
 #include <cstdint>
 
-#include "preprocess_ops.cuh"
+#include "preprocess_kernel.cuh"
 #include "resize_launch.cuh"
+#include "runtime/kernel_variants.h"
+#include "runtime/runtime_kernels.h"
 #include "tensor_launch.cuh"
 
 namespace cudaprep {
 namespace {
 
-// One thread per tensor pixel of item `batch_index`, the block sampling
-// together through `capacity`'s shared memory.
 template <Interpolation kMethod, bool kAntialiased, class Source, typename Out>
-__global__ void preprocess_kernel(Source src, device::ResizeMapping mapping,
-                                  device::TileCapacity capacity, int width, int height,
-                                  ChannelOrder order, device::ChannelNormalization norm,
-                                  void *tensor, device::TensorStrides strides, int batch_index) {
-  extern __shared__ device::Rgba tile_shared[];
-  device::preprocess_block<kMethod, kAntialiased, Out>(src, mapping, capacity, tile_shared, order,
-                                                       norm, tensor, strides, batch_index, width,
-                                                       height);
+const runtime::KernelRequest &preprocess_request() {
+  static const runtime::KernelRequest request{
+      "preprocess_kernel.cuh", "cudaprep::preprocess_kernel<" +
+                                   sampler_arguments(kMethod, kAntialiased) + ", " +
+                                   reader_name<Source>() + ", " + element_type_name<Out>() + ">"};
+  return request;
 }
 
 template <typename Out, class Source>
-void launch_preprocess(const Source &source, const ResizeParams &resize_params,
-                       const NormalizeParams &normalize_params, void *tensor_data,
-                       const TensorDesc &desc, int batch_index, cudaStream_t stream) {
+cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_params,
+                              const NormalizeParams &normalize_params, void *tensor_data,
+                              const TensorDesc &desc, int batch_index, cudaStream_t stream) {
   const TensorShape shape = tensor_shape(desc);
   const int width = static_cast<int>(shape.width);
   const int height = static_cast<int>(shape.height);
-  const device::ResizeMapping mapping =
-      resize_mapping(source.width, source.height, width, height, resize_params);
-  const device::ChannelNormalization norm = channel_normalization(normalize_params);
-  const device::TensorStrides strides = logical_strides(desc);
-  const ChannelOrder order = normalize_params.channel_order;
+  PreprocessArgs<Source> args;
+  args.src = source;
+  args.mapping = resize_mapping(source.width, source.height, width, height, resize_params);
+  args.capacity = tile_capacity<Source>(args.mapping.axes);
+  args.width = width;
+  args.height = height;
+  args.order = normalize_params.channel_order;
+  args.norm = channel_normalization(normalize_params);
+  args.tensor = tensor_data;
+  args.strides = logical_strides(desc);
+  args.batch_index = batch_index;
   const LaunchShape launch = launch_shape_2d(width, height, 1);
-  const device::TileCapacity capacity = tile_capacity<Source>(mapping.axes);
-  with_sampler(
-      resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
-        preprocess_kernel<decltype(method)::value, decltype(antialiased)::value, Source, Out>
-            <<<launch.grid, launch.block, tile_shared_bytes(capacity), stream>>>(
-                source, mapping, capacity, width, height, order, norm, tensor_data, strides,
-                batch_index);
-      });
+  return with_sampler(resize_params.interpolation, resize_params.antialias,
+                      [&](auto method, auto antialiased) {
+                        return runtime::launch_kernel(
+                            preprocess_request<decltype(method)::value,
+                                               decltype(antialiased)::value, Source, Out>(),
+                            launch, tile_shared_bytes(args.capacity), stream, args);
+                      });
 }
 
 }  // namespace
@@ -97,15 +100,50 @@ cudaError_t preprocess(const Image &src, const ResizeParams &resize_params,
     return cudaErrorInvalidValue;
   }
   return with_oriented_source(src, resize_params, [&](const auto &source) {
-    if (desc.dtype == DataType::kFloat16) {
-      launch_preprocess<__half>(source, resize_params, normalize_params, tensor_data, desc,
-                                batch_index, stream);
-    } else {
-      launch_preprocess<float>(source, resize_params, normalize_params, tensor_data, desc,
-                               batch_index, stream);
-    }
-    return cudaGetLastError();
+    return with_float_type(desc.dtype, [&](auto out) {
+      return launch_preprocess<decltype(out)>(source, resize_params, normalize_params, tensor_data,
+                                              desc, batch_index, stream);
+    });
   });
+}
+
+namespace {
+
+// use(request) for every kernel preprocess() may launch for such frames.
+template <class Use>
+cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &resize_params,
+                                    DataType dtype, Use &&use) {
+  if (dtype != DataType::kFloat32 && dtype != DataType::kFloat16) return cudaErrorInvalidValue;
+  return with_each_possible_source(src_format, resize_params.orientation, [&](const auto &source) {
+    using Source = std::decay_t<decltype(source)>;
+    return with_float_type(dtype, [&](auto out) {
+      return with_sampler(
+          resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
+            return use(preprocess_request<decltype(method)::value, decltype(antialiased)::value,
+                                          Source, decltype(out)>());
+          });
+    });
+  });
+}
+
+}  // namespace
+
+cudaError_t prepare_preprocess(PixelFormat src_format, const ResizeParams &resize_params,
+                               DataType dtype) {
+  return for_preprocess_requests(src_format, resize_params, dtype, runtime::prepare_kernel);
+}
+
+void runtime::append_preprocess_variants(std::vector<KernelRequest> *requests) {
+  for (const PixelFormat format : kEveryResizeSourceFormat) {
+    for (const ResizeParams &params : every_sampler_and_reader_orientation()) {
+      for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+        for_preprocess_requests(format, params, dtype, [&](const KernelRequest &request) {
+          requests->push_back(request);
+          return cudaSuccess;
+        });
+      }
+    }
+  }
 }
 
 }  // namespace cudaprep

@@ -1,7 +1,5 @@
-// The batched fused preprocess kernel: a grid of (tiles x, tiles y, items),
-// each block reading its item's source reader, mapping and constants from
-// the kernel's parameters and running the pixel function of the single-item
-// kernel (device::preprocess_block) on it. The per-item constants are built
+// Launch side of the batched fused preprocess (its kernel:
+// preprocess_batch_kernel.cuh). The per-item constants are built
 // by the same host helpers as preprocess() (resize_mapping,
 // channel_normalization, with_oriented_source), so each item is bit for bit
 // the single-item result.
@@ -13,55 +11,78 @@
 #include <cstdint>
 #include <type_traits>
 #include <unordered_set>
+#include <vector>
 
 #include "cudaprep/preprocess.h"
-#include "preprocess_ops.cuh"
+#include "preprocess_batch_kernel.cuh"
 #include "resize_launch.cuh"
+#include "runtime/kernel_variants.h"
+#include "runtime/runtime_kernels.h"
 #include "tensor_launch.cuh"
 
 namespace cudaprep {
 namespace {
 
-// One item as the kernel reads it.
-struct BatchItem {
-  ResizeSource source;
-  device::ResizeMapping mapping;
-  device::ChannelNormalization norm;
-  int batch_index;
-};
-
-// The launch copies the whole parameter block whatever the count (about
-// 26 KiB for the largest list costs about 7 us of host time per launch on
-// the H100), so
-// small batches take a smaller list.
-template <int kCapacity>
-struct BatchItems {
-  BatchItem items[kCapacity];
-};
-
 // Kernel parameters may take 32764 bytes on sm_70 and later (CUDA 12.1).
-static_assert(sizeof(BatchItems<kMaxPreprocessBatchItems>) + 64 <= 32764,
+static_assert(sizeof(BatchArgs<kMaxPreprocessBatchItems>) <= 32764,
               "the item list must fit the kernel parameters");
 
-// __grid_constant__: items[blockIdx.z] is read in place from the parameter
-// space; without it, indexing the array would copy it per thread.
-// `capacity`: the largest tile any item's blocks need (resize_tile.cuh).
-template <Interpolation kMethod, bool kAntialiased, typename Out, int kCapacity>
-__global__ void preprocess_batch_kernel(const __grid_constant__ BatchItems<kCapacity> batch,
-                                        device::TileCapacity capacity, int width, int height,
-                                        ChannelOrder order, void *tensor,
-                                        device::TensorStrides strides) {
-  extern __shared__ device::Rgba tile_shared[];
-  const BatchItem &item = batch.items[blockIdx.z];
-  item.source.visit([&](const auto &source) {
-    device::preprocess_block<kMethod, kAntialiased, Out>(source, item.mapping, capacity,
-                                                         tile_shared, order, item.norm, tensor,
-                                                         strides, item.batch_index, width, height);
+// Every reader of ResizeSource, spelled for a name expression, in the
+// variant's order (bit i of a reader set is reader i).
+template <class... Sources>
+std::vector<std::string> reader_names_of(const SourceVariant<Sources...> *) {
+  return {reader_name<Sources>()...};
+}
+
+const std::vector<std::string> &reader_names() {
+  static const std::vector<std::string> names =
+      reader_names_of(static_cast<const ResizeSource *>(nullptr));
+  return names;
+}
+
+// The readers items of `format` seen through `orientation` may hold, as a
+// set of ResizeSource indices: what the kernel for them is compiled for,
+// whatever their views' alignment, so that the kernel a format needs is the
+// one prepare_preprocess_batch() compiled.
+uint32_t possible_readers(PixelFormat format, Orientation orientation) {
+  uint32_t readers = 0;
+  with_each_possible_source(format, orientation, [&](const auto &source) {
+    ResizeSource variant;
+    variant.set(source);
+    readers |= 1u << variant.index();
+    return cudaSuccess;
   });
+  return readers;
+}
+
+struct BatchVariant {
+  Interpolation method;
+  bool antialias;
+  DataType dtype;
+  int capacity;
+  uint32_t readers;
+};
+
+runtime::KernelRequest batch_request(const BatchVariant &variant) {
+  std::string name = "cudaprep::preprocess_batch_kernel<" +
+                     sampler_arguments(variant.method, variant.antialias) + ", " +
+                     (variant.dtype == DataType::kFloat16 ? "__half" : "float") + ", " +
+                     std::to_string(variant.capacity);
+  for (size_t i = 0; i < reader_names().size(); ++i) {
+    if (variant.readers & (1u << i)) name += ", " + reader_names()[i];
+  }
+  return {"preprocess_batch_kernel.cuh", name + ">"};
+}
+
+// The smallest item list that holds `count` items.
+int capacity_for(int count) {
+  if (count <= 8) return 8;
+  if (count <= 32) return 32;
+  return kMaxPreprocessBatchItems;
 }
 
 // items[0..count), count <= kCapacity, all validated.
-template <typename Out, int kCapacity>
+template <int kCapacity>
 cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_data,
                          const TensorDesc &desc, cudaStream_t stream) {
   const TensorShape shape = tensor_shape(desc);
@@ -69,12 +90,12 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
   const int height = static_cast<int>(shape.height);
   // Static: tens of KiB are more than a streaming thread's stack should hold, and
   // the launch copies it into the parameters before returning.
-  thread_local BatchItems<kCapacity> batch;
+  thread_local BatchArgs<kCapacity> args;
   device::TileCapacity tile{};
-  bool antialias = false;  // any item: the kernel that may tile
+  BatchVariant variant{items[0].resize_params.interpolation, false, desc.dtype, kCapacity, 0};
   for (int i = 0; i < count; ++i) {
     const PreprocessItem &item = items[i];
-    BatchItem &out = batch.items[i];
+    BatchItem &out = args.items[i];
     const cudaError_t err =
         with_oriented_source(item.src, item.resize_params, [&](const auto &source) {
           out.source.set(source);
@@ -85,29 +106,36 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
           return cudaSuccess;
         });
     if (err != cudaSuccess) return err;
-    antialias = antialias || item.resize_params.antialias;
+    variant.antialias =
+        variant.antialias || item.resize_params.antialias;  // the kernel that may tile
+    variant.readers |= possible_readers(item.src.format, item.resize_params.orientation);
     out.norm = channel_normalization(item.normalize_params);
     out.batch_index = item.batch_index;
   }
+  args.capacity = tile;
+  args.width = width;
+  args.height = height;
+  args.order = items[0].normalize_params.channel_order;
+  args.tensor = tensor_data;
+  args.strides = logical_strides(desc);
   LaunchShape launch = launch_shape_2d(width, height, 1);
   launch.grid.z = static_cast<unsigned>(count);
-  const device::TensorStrides strides = logical_strides(desc);
-  const ChannelOrder order = items[0].normalize_params.channel_order;
-  with_sampler(items[0].resize_params.interpolation, antialias, [&](auto method, auto antialiased) {
-    preprocess_batch_kernel<decltype(method)::value, decltype(antialiased)::value, Out, kCapacity>
-        <<<launch.grid, launch.block, tile_shared_bytes(tile), stream>>>(
-            batch, tile, width, height, order, tensor_data, strides);
-  });
-  return cudaGetLastError();
+  variant.antialias = variant.antialias && (variant.method == Interpolation::kBilinear ||
+                                            variant.method == Interpolation::kBicubic);
+  return runtime::launch_kernel(batch_request(variant), launch, tile_shared_bytes(tile), stream,
+                                args);
 }
 
-// The smallest item list that holds `count` items.
-template <typename Out>
 cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_data,
                          const TensorDesc &desc, cudaStream_t stream) {
-  if (count <= 8) return launch_batch<Out, 8>(items, count, tensor_data, desc, stream);
-  if (count <= 32) return launch_batch<Out, 32>(items, count, tensor_data, desc, stream);
-  return launch_batch<Out, kMaxPreprocessBatchItems>(items, count, tensor_data, desc, stream);
+  switch (capacity_for(count)) {
+    case 8:
+      return launch_batch<8>(items, count, tensor_data, desc, stream);
+    case 32:
+      return launch_batch<32>(items, count, tensor_data, desc, stream);
+    default:
+      return launch_batch<kMaxPreprocessBatchItems>(items, count, tensor_data, desc, stream);
+  }
 }
 
 }  // namespace
@@ -149,13 +177,65 @@ cudaError_t preprocess_batch(const PreprocessItem *items, int count, void *tenso
   }
   for (int first = 0; first < count; first += kMaxPreprocessBatchItems) {
     const int chunk = std::min(count - first, kMaxPreprocessBatchItems);
-    const cudaError_t err =
-        desc.dtype == DataType::kFloat16
-            ? launch_batch<__half>(items + first, chunk, tensor_data, desc, stream)
-            : launch_batch<float>(items + first, chunk, tensor_data, desc, stream);
+    const cudaError_t err = launch_batch(items + first, chunk, tensor_data, desc, stream);
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
+}
+
+namespace {
+
+// use(request) for every kernel preprocess_batch() may launch for such
+// batches.
+template <class Use>
+cudaError_t for_batch_requests(const PixelFormat *formats, int format_count,
+                               const ResizeParams &resize_params, DataType dtype, int max_items,
+                               Use &&use) {
+  if (format_count <= 0 || formats == nullptr || max_items <= 0 ||
+      (dtype != DataType::kFloat32 && dtype != DataType::kFloat16)) {
+    return cudaErrorInvalidValue;
+  }
+  BatchVariant variant{
+      resize_params.interpolation,
+      resize_params.antialias && (resize_params.interpolation == Interpolation::kBilinear ||
+                                  resize_params.interpolation == Interpolation::kBicubic),
+      dtype, 0, 0};
+  for (int i = 0; i < format_count; ++i) {
+    if (!is_resize_source_format(formats[i])) return cudaErrorInvalidValue;
+    variant.readers |= possible_readers(formats[i], resize_params.orientation);
+  }
+  // Partial batches take the smaller lists: every capacity up to the largest.
+  const int largest = capacity_for(std::min(max_items, kMaxPreprocessBatchItems));
+  for (const int capacity : {8, 32, kMaxPreprocessBatchItems}) {
+    if (capacity > largest) break;
+    variant.capacity = capacity;
+    const cudaError_t err = use(batch_request(variant));
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t prepare_preprocess_batch(const PixelFormat *formats, int format_count,
+                                     const ResizeParams &resize_params, DataType dtype,
+                                     int max_items) {
+  return for_batch_requests(formats, format_count, resize_params, dtype, max_items,
+                            runtime::prepare_kernel);
+}
+
+void runtime::append_preprocess_batch_variants(std::vector<KernelRequest> *requests) {
+  for (const PixelFormat format : kEveryResizeSourceFormat) {
+    for (const ResizeParams &params : every_sampler_and_reader_orientation()) {
+      for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+        for_batch_requests(&format, 1, params, dtype, kMaxPreprocessBatchItems,
+                           [&](const KernelRequest &request) {
+                             requests->push_back(request);
+                             return cudaSuccess;
+                           });
+      }
+    }
+  }
 }
 
 }  // namespace cudaprep

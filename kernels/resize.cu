@@ -7,7 +7,10 @@
 
 #include "color_ops.cuh"
 #include "resample_ops.cuh"
+#include "resize_kernel.cuh"
 #include "resize_launch.cuh"
+#include "runtime/kernel_variants.h"
+#include "runtime/runtime_kernels.h"
 #include "store_ops.cuh"
 
 namespace cudaprep {
@@ -16,22 +19,12 @@ namespace {
 using device::DestinationLayout;
 using device::ResizeMapping;
 
-// One thread per destination pixel; the block samples together
-// (device::block_resized_value), tiled through `capacity`'s shared memory.
 template <Interpolation kMethod, bool kAntialiased, class Source>
-__global__ void resize_kernel(Source src, uint8_t *dst, size_t dst_pitch_bytes, int dst_width,
-                              int dst_height, DestinationLayout layout, ResizeMapping mapping,
-                              device::TileCapacity capacity) {
-  extern __shared__ device::Rgba tile_shared[];
-  const device::BlockTile tile = device::this_block_tile();
-  const int x = tile.x + tile.local_x;
-  const int y = tile.y + tile.local_y;
-  const bool outside = x >= dst_width || y >= dst_height;
-  if (!kAntialiased && outside) return;  // only tiling needs the whole block
-  const device::Rgba value =
-      device::block_resized_value<kMethod, kAntialiased>(src, mapping, tile, capacity, tile_shared);
-  if (outside) return;
-  device::store_pixel(dst + y * dst_pitch_bytes, x, value, layout, mapping.round_half_up);
+const runtime::KernelRequest &resize_request() {
+  static const runtime::KernelRequest request{
+      "resize_kernel.cuh", "cudaprep::resize_kernel<" + sampler_arguments(kMethod, kAntialiased) +
+                               ", " + reader_name<Source>() + ">"};
+  return request;
 }
 
 template <class Source>
@@ -42,13 +35,19 @@ cudaError_t launch(const Source &source, const Image &dst, const ResizeParams &p
   const DestinationLayout layout = device::destination_layout(dst.format);
   const LaunchShape shape = launch_shape_2d(dst.width, dst.height, 1);
   const device::TileCapacity capacity = tile_capacity<Source>(mapping.axes);
-  with_sampler(params.interpolation, params.antialias, [&](auto method, auto antialiased) {
-    resize_kernel<decltype(method)::value, decltype(antialiased)::value>
-        <<<shape.grid, shape.block, tile_shared_bytes(capacity), stream>>>(
-            source, dst.planes[0].data, dst.planes[0].pitch_bytes, dst.width, dst.height, layout,
-            mapping, capacity);
+  const ResizeArgs<Source> args{source,
+                                dst.planes[0].data,
+                                dst.planes[0].pitch_bytes,
+                                dst.width,
+                                dst.height,
+                                layout,
+                                mapping,
+                                capacity};
+  return with_sampler(params.interpolation, params.antialias, [&](auto method, auto antialiased) {
+    return runtime::launch_kernel(
+        resize_request<decltype(method)::value, decltype(antialiased)::value, Source>(), shape,
+        tile_shared_bytes(capacity), stream, args);
   });
-  return cudaGetLastError();
 }
 
 }  // namespace
@@ -81,6 +80,36 @@ cudaError_t resize(const Image &src, const Image &dst, const ResizeParams &param
   if (!resize_params_error(src, dst, params).empty()) return cudaErrorInvalidValue;
   return with_oriented_source(
       src, params, [&](const auto &source) { return launch(source, dst, params, stream); });
+}
+
+namespace {
+
+// use(request) for every kernel resize() may launch for such frames.
+template <class Use>
+cudaError_t for_resize_requests(PixelFormat src_format, const ResizeParams &params, Use &&use) {
+  return with_each_possible_source(src_format, params.orientation, [&](const auto &source) {
+    using Source = std::decay_t<decltype(source)>;
+    return with_sampler(params.interpolation, params.antialias, [&](auto method, auto antialiased) {
+      return use(resize_request<decltype(method)::value, decltype(antialiased)::value, Source>());
+    });
+  });
+}
+
+}  // namespace
+
+cudaError_t prepare_resize(PixelFormat src_format, const ResizeParams &params) {
+  return for_resize_requests(src_format, params, runtime::prepare_kernel);
+}
+
+void runtime::append_resize_variants(std::vector<KernelRequest> *requests) {
+  for (const PixelFormat format : kEveryResizeSourceFormat) {
+    for (const ResizeParams &params : every_sampler_and_reader_orientation()) {
+      for_resize_requests(format, params, [&](const KernelRequest &request) {
+        requests->push_back(request);
+        return cudaSuccess;
+      });
+    }
+  }
 }
 
 }  // namespace cudaprep

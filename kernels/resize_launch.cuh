@@ -15,6 +15,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "antialias_ops.cuh"
 #include "color_ops.cuh"
@@ -25,6 +26,7 @@
 #include "resample_ops.cuh"
 #include "resize_tile.cuh"
 #include "source_ops.cuh"
+#include "source_variant.cuh"
 #include "store_ops.cuh"
 
 namespace cudaprep {
@@ -193,99 +195,37 @@ device::InterleavedRgbSource<kPacked32> interleaved_source(const Image &src) {
           layout.alpha_filler ? -1 : layout.alpha_index};
 }
 
-// Calls launch(std::integral_constant<Interpolation, method>()), so that the
-// kernel it launches takes the method as a template argument; nothing for a
-// method the checkers refuse.
+// Returns launch(std::integral_constant<Interpolation, method>()), so that
+// the kernel it launches takes the method as a template argument;
+// cudaErrorInvalidValue for a method the checkers refuse.
 template <class Launch>
-void with_interpolation(Interpolation method, Launch &&launch) {
+cudaError_t with_interpolation(Interpolation method, Launch &&launch) {
   switch (method) {
     case Interpolation::kNearest:
-      launch(std::integral_constant<Interpolation, Interpolation::kNearest>());
-      break;
+      return launch(std::integral_constant<Interpolation, Interpolation::kNearest>());
     case Interpolation::kBilinear:
-      launch(std::integral_constant<Interpolation, Interpolation::kBilinear>());
-      break;
+      return launch(std::integral_constant<Interpolation, Interpolation::kBilinear>());
     case Interpolation::kBicubic:
-      launch(std::integral_constant<Interpolation, Interpolation::kBicubic>());
-      break;
+      return launch(std::integral_constant<Interpolation, Interpolation::kBicubic>());
     case Interpolation::kArea:
-      launch(std::integral_constant<Interpolation, Interpolation::kArea>());
-      break;
+      return launch(std::integral_constant<Interpolation, Interpolation::kArea>());
   }
+  return cudaErrorInvalidValue;
 }
 
 // with_interpolation(), and launch(method, antialiased) with antialiased a
 // std::bool_constant: true only for bilinear and bicubic when `antialias`
 // (the kernels that may tile, see block_resized_value()).
 template <class Launch>
-void with_sampler(Interpolation method, bool antialias, Launch &&launch) {
-  with_interpolation(method, [&](auto kind) {
+cudaError_t with_sampler(Interpolation method, bool antialias, Launch &&launch) {
+  return with_interpolation(method, [&](auto kind) {
     constexpr Interpolation kMethod = decltype(kind)::value;
     if constexpr (kMethod == Interpolation::kBilinear || kMethod == Interpolation::kBicubic) {
-      if (antialias) {
-        launch(kind, std::true_type());
-        return;
-      }
+      if (antialias) return launch(kind, std::true_type());
     }
-    launch(kind, std::false_type());
+    return launch(kind, std::false_type());
   });
 }
-
-// One of the readers with_resize_source() passes, chosen at run time: the
-// batched preprocess keeps one per item in its kernel parameters and
-// dispatches on the item's. A reader added to with_resize_source() must be
-// added to ResizeSource below too, which holds each reader and its
-// OrientedSource (set() refuses others at compile time).
-template <class... Sources>
-class SourceVariant {
- public:
-  template <class Source>
-  void set(const Source &source) {
-    static_assert(index_of<Source, Sources...>() < sizeof...(Sources),
-                  "a reader of with_resize_source() missing from ResizeSource");
-    static_assert(std::is_trivially_copyable_v<Source>);
-    index_ = index_of<Source, Sources...>();
-    std::memcpy(storage_, &source, sizeof(Source));
-  }
-
-  // visit(source) with the reader held, as its own type.
-  template <class Visit>
-  __device__ __forceinline__ void visit(Visit &&visit_source) const {
-    visit_from<0, Sources...>(visit_source);
-  }
-
- private:
-  template <class Wanted, class First, class... Rest>
-  static constexpr int index_of() {
-    if constexpr (std::is_same_v<Wanted, First>) {
-      return 0;
-    } else if constexpr (sizeof...(Rest) == 0) {
-      return 1;
-    } else {
-      return 1 + index_of<Wanted, Rest...>();
-    }
-  }
-
-  template <int kIndex, class First, class... Rest, class Visit>
-  __device__ __forceinline__ void visit_from(Visit &visit_source) const {
-    if (index_ == kIndex) {
-      visit_source(*reinterpret_cast<const First *>(storage_));
-      return;
-    }
-    if constexpr (sizeof...(Rest) > 0) visit_from<kIndex + 1, Rest...>(visit_source);
-  }
-
-  alignas(Sources...) unsigned char storage_[std::max({sizeof(Sources)...})];
-  int index_ = 0;
-};
-
-template <class... Sources>
-using WithOriented = SourceVariant<Sources..., device::OrientedSource<Sources>...>;
-
-using ResizeSource =
-    WithOriented<device::InterleavedRgbSource<true>, device::InterleavedRgbSource<false>,
-                 device::GraySource, device::Nv12Source, device::I420Source, device::Yuy2Source,
-                 device::P01xSource>;
 
 // Calls launch(source) with the reader of `src` (a validated view): the
 // 32-bit reader for 4-byte formats whose view is 4-byte aligned, byte loads
@@ -333,6 +273,29 @@ cudaError_t with_resize_source(const Image &src, const Colorimetry &colorimetry,
   return cudaErrorInvalidValue;
 }
 
+// A reader's type as a kernel's name expression spells it.
+template <class Source>
+struct ReaderName {
+  static std::string get() { return Source::kRuntimeName; }
+};
+template <class Source>
+struct ReaderName<device::OrientedSource<Source>> {
+  static std::string get() {
+    return std::string("cudaprep::device::OrientedSource<") + Source::kRuntimeName + ">";
+  }
+};
+template <class Source>
+std::string reader_name() {
+  return ReaderName<Source>::get();
+}
+
+// A sampler's template arguments (method, antialiased) as a kernel's name
+// expression spells them.
+inline std::string sampler_arguments(Interpolation method, bool antialiased) {
+  return "(cudaprep::Interpolation)" + std::to_string(static_cast<int>(method)) +
+         (antialiased ? ", true" : ", false");
+}
+
 // with_resize_source() for a resample with `params`: the reader of `src`,
 // seen through params.orientation (device::OrientedSource) unless that is
 // the identity, which keeps the plain reader and its kernels.
@@ -342,6 +305,53 @@ cudaError_t with_oriented_source(const Image &src, const ResizeParams &params, L
     if (params.orientation == Orientation::kIdentity) return launch(source);
     return launch(device::oriented(source, params.orientation));
   });
+}
+
+// Calls launch(reader) for every reader with_oriented_source() may pick
+// for frames of `format` seen through `orientation`, whatever their views'
+// alignment: what a launch for such frames may need compiled.
+template <class Launch>
+cudaError_t with_each_possible_source(PixelFormat format, Orientation orientation,
+                                      Launch &&launch) {
+  if (!is_resize_source_format(format)) return cudaErrorInvalidValue;
+  ResizeParams params;
+  params.orientation = orientation;
+  for (const size_t pitch_bytes : {size_t{4}, size_t{1}}) {  // 4-byte aligned or not
+    Image probe;
+    probe.format = format;
+    probe.width = 1;
+    probe.height = 1;
+    for (ImagePlane &plane : probe.planes) plane.pitch_bytes = pitch_bytes;
+    const cudaError_t err = with_oriented_source(probe, params, launch);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
+// Every format a resize reads, every (method, antialias) pair it samples
+// with and the orientations that change its reader (kernel_variants.h).
+constexpr PixelFormat kEveryResizeSourceFormat[] = {
+    PixelFormat::kRGBA, PixelFormat::kBGRA, PixelFormat::kRGBx,  PixelFormat::kBGRx,
+    PixelFormat::kRGB,  PixelFormat::kBGR,  PixelFormat::kGRAY8, PixelFormat::kNV12,
+    PixelFormat::kI420, PixelFormat::kYUY2, PixelFormat::kP010,  PixelFormat::kP012,
+    PixelFormat::kP016};
+inline std::vector<ResizeParams> every_sampler_and_reader_orientation() {
+  std::vector<ResizeParams> every;
+  for (const Orientation orientation : {Orientation::kIdentity, Orientation::kRotate90}) {
+    for (const Interpolation method : {Interpolation::kNearest, Interpolation::kBilinear,
+                                       Interpolation::kBicubic, Interpolation::kArea}) {
+      for (const bool antialias : {false, true}) {
+        if (antialias && method != Interpolation::kBilinear && method != Interpolation::kBicubic)
+          continue;
+        ResizeParams params;
+        params.orientation = orientation;
+        params.interpolation = method;
+        params.antialias = antialias;
+        every.push_back(params);
+      }
+    }
+  }
+  return every;
 }
 
 }  // namespace cudaprep

@@ -26,6 +26,9 @@ __device__ __forceinline__ float load_byte(const uint8_t *address) {
 // aligned, read with one 32-bit load per pixel instead of byte loads.
 template <bool kPacked32>
 struct InterleavedRgbSource {
+  static constexpr const char *kRuntimeName = kPacked32
+                                                  ? "cudaprep::device::InterleavedRgbSource<true>"
+                                                  : "cudaprep::device::InterleavedRgbSource<false>";
   const uint8_t *data;
   size_t pitch_bytes;
   int width;
@@ -50,6 +53,7 @@ struct InterleavedRgbSource {
 };
 
 struct GraySource {
+  static constexpr const char *kRuntimeName = "cudaprep::device::GraySource";
   const uint8_t *data;
   size_t pitch_bytes;
   int width;
@@ -63,6 +67,7 @@ struct GraySource {
 
 // 4:2:0 with interleaved U, V; each chroma sample covers a 2x2 block.
 struct Nv12Source {
+  static constexpr const char *kRuntimeName = "cudaprep::device::Nv12Source";
   const uint8_t *luma;
   size_t luma_pitch_bytes;
   const uint8_t *chroma;
@@ -80,6 +85,7 @@ struct Nv12Source {
 
 // 4:2:0 with separate U and V planes.
 struct I420Source {
+  static constexpr const char *kRuntimeName = "cudaprep::device::I420Source";
   const uint8_t *luma;
   size_t luma_pitch_bytes;
   const uint8_t *u_plane;
@@ -104,6 +110,7 @@ struct I420Source {
 // float): the 8-bit scale with the extra bits kept as a fraction, so the
 // 8-bit matrix constants apply and nothing is rounded to 8 bits.
 struct P01xSource {
+  static constexpr const char *kRuntimeName = "cudaprep::device::P01xSource";
   const uint8_t *luma;
   size_t luma_pitch_bytes;
   const uint8_t *chroma;
@@ -133,6 +140,7 @@ struct is_high_bit_depth_source<P01xSource> : std::true_type {};
 
 // 4:2:2 packed as Y0 U Y1 V per pair of pixels.
 struct Yuy2Source {
+  static constexpr const char *kRuntimeName = "cudaprep::device::Yuy2Source";
   const uint8_t *data;
   size_t pitch_bytes;
   int width;

@@ -4,16 +4,33 @@
 // from them.
 #pragma once
 
+#include <cuda_fp16.h>
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "cudaprep/tensor.h"
 #include "launch.cuh"
 #include "tensor_ops.cuh"
 
 namespace cudaprep {
+
+// A tensor element type as a kernel's name expression spells it.
+template <typename T>
+constexpr const char *element_type_name() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, __half>);
+  return std::is_same_v<T, float> ? "float" : "__half";
+}
+
+// Calls with_type(float or __half) for a float32 or float16 `dtype`.
+template <class WithType>
+auto with_float_type(DataType dtype, WithType &&with_type) {
+  if (dtype == DataType::kFloat16) return with_type(__half{});
+  return with_type(float{});
+}
 
 // Why the scale, means and stds of `params` cannot normalise, or an empty
 // string. Only the channel_count(params.channel_order) channels used are

@@ -2,100 +2,14 @@
 
 #include <cstdint>
 
+#include "runtime/kernel_variants.h"
+#include "runtime/runtime_kernels.h"
 #include "tensor_launch.cuh"
 #include "tensor_ops.cuh"
+#include "tensorize_kernel.cuh"
 
 namespace cudaprep {
 namespace {
-
-// How a run of device::kRunLength pixels of all channels reaches the tensor.
-enum class RunStore {
-  kRows,      // each channel's run is kRunLength contiguous, aligned elements (NCHW)
-  kPixels,    // the run is 3 * kRunLength contiguous, aligned elements (packed NHWC, 3 channels)
-  kElements,  // one element at a time, any strides
-};
-
-// Each thread moves a run of device::kRunLength pixels of a row, every channel:
-// one wide load per channel (when the planes are aligned for it) and wide
-// stores as `store` says; element by element for the last, partial run of a
-// row. Channels are unrolled to compile-time indices so that the source
-// view stays in the kernel parameter space (no per-thread stack copy).
-template <typename In, typename Out>
-__global__ void tensorize_planar_kernel(PlanarImage src, void *tensor,
-                                        device::TensorStrides strides, int batch_index,
-                                        bool wide_loads, RunStore store) {
-  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * device::kRunLength;
-  if (x >= src.width) return;
-  const int valid = min(device::kRunLength, src.width - x);
-  const bool whole_run = valid == device::kRunLength;
-  uint8_t *const item = static_cast<uint8_t *>(tensor) + batch_index * strides.batch;
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < src.height; y += gridDim.y * blockDim.y) {
-    const int64_t src_offset = y * src.pitch_bytes + x * sizeof(In);
-    Out values[kMaxChannels][device::kRunLength];
-#pragma unroll
-    for (int c = 0; c < kMaxChannels; ++c) {
-      if (c >= src.channels) break;
-      const In *const row = device::byte_offset<In>(src.planes[c], src_offset);
-      In loaded[device::kRunLength];
-      if (wide_loads && whole_run) {
-        device::load_run(row, loaded);
-      } else {
-#pragma unroll
-        for (int i = 0; i < device::kRunLength; ++i) loaded[i] = i < valid ? row[i] : In{};
-      }
-#pragma unroll
-      for (int i = 0; i < device::kRunLength; ++i) {
-        values[c][i] = device::from_float<Out>(device::to_float(loaded[i]));
-      }
-    }
-    uint8_t *const tensor_row = item + y * strides.height + x * strides.width;
-    if (whole_run && store == RunStore::kRows) {
-#pragma unroll
-      for (int c = 0; c < kMaxChannels; ++c) {
-        if (c >= src.channels) break;
-        device::store_run(reinterpret_cast<Out *>(tensor_row + c * strides.channel), values[c]);
-      }
-    } else if (whole_run && store == RunStore::kPixels) {
-      // Element e of the 3 * kRunLength is channel e % 3 of pixel e / 3.
-#pragma unroll
-      for (int chunk = 0; chunk < 3; ++chunk) {
-        Out run[device::kRunLength];
-#pragma unroll
-        for (int i = 0; i < device::kRunLength; ++i) {
-          const int e = chunk * device::kRunLength + i;
-          run[i] = values[e % 3][e / 3];
-        }
-        device::store_run(reinterpret_cast<Out *>(tensor_row) + chunk * device::kRunLength, run);
-      }
-    } else {
-#pragma unroll
-      for (int c = 0; c < kMaxChannels; ++c) {
-        if (c >= src.channels) break;
-#pragma unroll
-        for (int i = 0; i < device::kRunLength; ++i) {
-          if (i < valid) {
-            device::store_element(tensor_row, c * strides.channel + i * strides.width,
-                                  values[c][i]);
-          }
-        }
-      }
-    }
-  }
-}
-
-__global__ void tensorize_interleaved_kernel(const uint8_t *src, size_t src_pitch_bytes, int width,
-                                             int height, InterleavedChannelMap map, void *tensor,
-                                             device::TensorStrides strides, int batch_index) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x >= width) return;
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < height; y += gridDim.y * blockDim.y) {
-    const uint8_t *pixel = src + y * src_pitch_bytes + x * map.bytes_per_pixel;
-    for (int c = 0; c < map.num_channels; ++c) {
-      device::store_element(tensor, device::tensor_offset(strides, batch_index, c, y, x),
-                            pixel[map.source_offset[c]]);
-    }
-  }
-}
 
 // The widest way runs of `channels` channels of `Out` can be stored into
 // item `batch_index` of the tensor.
@@ -117,8 +31,22 @@ RunStore run_store(const void *tensor_data, const TensorDesc &desc, int batch_in
 }
 
 template <typename In, typename Out>
-void launch_tensorize_planar(const PlanarImage &src, void *tensor_data, const TensorDesc &desc,
-                             int batch_index, cudaStream_t stream) {
+const runtime::KernelRequest &planar_request() {
+  static const runtime::KernelRequest request{
+      "tensorize_kernel.cuh", std::string("cudaprep::tensorize_planar_kernel<") +
+                                  element_type_name<In>() + ", " + element_type_name<Out>() + ">"};
+  return request;
+}
+
+const runtime::KernelRequest &interleaved_request() {
+  static const runtime::KernelRequest request{"tensorize_kernel.cuh",
+                                              "cudaprep::tensorize_interleaved_kernel"};
+  return request;
+}
+
+template <typename In, typename Out>
+cudaError_t launch_tensorize_planar(const PlanarImage &src, void *tensor_data,
+                                    const TensorDesc &desc, int batch_index, cudaStream_t stream) {
   bool wide_loads = true;
   for (int c = 0; c < src.channels; ++c) {
     wide_loads = wide_loads && is_aligned(src.planes[c], static_cast<int64_t>(src.pitch_bytes),
@@ -126,8 +54,9 @@ void launch_tensorize_planar(const PlanarImage &src, void *tensor_data, const Te
   }
   const RunStore store = run_store<Out>(tensor_data, desc, batch_index, src.channels);
   const LaunchShape shape = launch_shape_2d(src.width, src.height, device::kRunLength);
-  tensorize_planar_kernel<In, Out><<<shape.grid, shape.block, 0, stream>>>(
-      src, tensor_data, logical_strides(desc), batch_index, wide_loads, store);
+  const TensorizePlanarArgs args{src,         tensor_data, logical_strides(desc),
+                                 batch_index, wide_loads,  store};
+  return runtime::launch_kernel(planar_request<In, Out>(), shape, 0, stream, args);
 }
 
 }  // namespace
@@ -147,18 +76,24 @@ cudaError_t tensorize_planar(const PlanarImage &src, void *tensor_data, const Te
   if (!tensorize_planar_error(src, tensor_data, desc, batch_index).empty()) {
     return cudaErrorInvalidValue;
   }
-  const bool src_half = src.dtype == DataType::kFloat16;
-  const bool dst_half = desc.dtype == DataType::kFloat16;
-  if (src_half && dst_half) {
-    launch_tensorize_planar<__half, __half>(src, tensor_data, desc, batch_index, stream);
-  } else if (src_half) {
-    launch_tensorize_planar<__half, float>(src, tensor_data, desc, batch_index, stream);
-  } else if (dst_half) {
-    launch_tensorize_planar<float, __half>(src, tensor_data, desc, batch_index, stream);
-  } else {
-    launch_tensorize_planar<float, float>(src, tensor_data, desc, batch_index, stream);
-  }
-  return cudaGetLastError();
+  return with_float_type(src.dtype, [&](auto in) {
+    return with_float_type(desc.dtype, [&](auto out) {
+      return launch_tensorize_planar<decltype(in), decltype(out)>(src, tensor_data, desc,
+                                                                  batch_index, stream);
+    });
+  });
+}
+
+cudaError_t prepare_tensorize_planar(DataType src_dtype, DataType dtype) {
+  const auto is_float = [](DataType type) {
+    return type == DataType::kFloat32 || type == DataType::kFloat16;
+  };
+  if (!is_float(src_dtype) || !is_float(dtype)) return cudaErrorInvalidValue;
+  return with_float_type(src_dtype, [&](auto in) {
+    return with_float_type(dtype, [&](auto out) {
+      return runtime::prepare_kernel(planar_request<decltype(in), decltype(out)>());
+    });
+  });
 }
 
 std::string tensorize_interleaved_error(const Image &src, ChannelOrder channel_order,
@@ -181,10 +116,28 @@ cudaError_t tensorize_interleaved(const Image &src, ChannelOrder channel_order, 
   InterleavedChannelMap map;
   interleaved_channel_map(src.format, channel_order, &map);
   const LaunchShape shape = launch_shape_2d(src.width, src.height, 1);
-  tensorize_interleaved_kernel<<<shape.grid, shape.block, 0, stream>>>(
-      src.planes[0].data, src.planes[0].pitch_bytes, src.width, src.height, map, tensor_data,
-      logical_strides(desc), batch_index);
-  return cudaGetLastError();
+  const TensorizeInterleavedArgs args{
+      src.planes[0].data, src.planes[0].pitch_bytes, src.width,  src.height, map,
+      tensor_data,        logical_strides(desc),     batch_index};
+  return runtime::launch_kernel(interleaved_request(), shape, 0, stream, args);
+}
+
+cudaError_t prepare_tensorize_interleaved() {
+  return runtime::prepare_kernel(interleaved_request());
+}
+
+void runtime::append_tensorize_variants(std::vector<KernelRequest> *requests) {
+  for (const DataType in : {DataType::kFloat32, DataType::kFloat16}) {
+    for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+      with_float_type(in, [&](auto in_type) {
+        return with_float_type(dtype, [&](auto out_type) {
+          requests->push_back(planar_request<decltype(in_type), decltype(out_type)>());
+          return cudaSuccess;
+        });
+      });
+    }
+  }
+  requests->push_back(interleaved_request());
 }
 
 }  // namespace cudaprep

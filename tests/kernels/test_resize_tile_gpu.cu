@@ -137,13 +137,13 @@ class ResizeTileGpu : public test::GpuStreamTest {
       if (capacity_mode == Capacity::kUnstaged) capacity.columns = 0;
       if (capacity_mode == Capacity::kTooSmall) capacity = TileCapacity{1, 0};
       const LaunchShape shape = launch_shape_2d(width, height, 1);
-      with_interpolation(method, [&](auto kind) {
+      return with_interpolation(method, [&](auto kind) {
         tiled_and_per_pixel<decltype(kind)::value>
             <<<shape.grid, shape.block, tile_shared_bytes(capacity), stream_>>>(
                 source, mapping, capacity, width, height, reinterpret_cast<Rgba *>(tiled),
                 reinterpret_cast<Rgba *>(per_pixel), reinterpret_cast<BlockCounts *>(counts));
+        return cudaGetLastError();
       });
-      return cudaGetLastError();
     };
     // A turned source is tiled in its own (turned) coordinates.
     const cudaError_t err = with_oriented_source(view, params, launch);

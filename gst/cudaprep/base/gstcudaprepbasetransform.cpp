@@ -1,8 +1,13 @@
 #include "gstcudaprepbasetransform.h"
 
+#include <gst/cudaprep/gstcudaprepcuda-private.h>
+
+#include "cudaprep/kernel_runtime.h"
+
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "gstcudaprepkernelwatch.h"
 #include "gstcudaprepnvcodec.h"
 #include "gstcudapreppendingmeta.h"
 #include "gstcudapreptrace.h"
@@ -245,16 +250,21 @@ static gboolean gst_cuda_prep_base_transform_propose_allocation(GstBaseTransform
       (klass->region_read != nullptr && caps != nullptr && gst_video_info_from_caps(&info, caps) &&
        klass->region_read(self, &info, &region)))
     gst_cuda_prep_query_add_region(query, &region);
-  if (klass->accepts_pending != nullptr && klass->accepts_pending(self))
-    gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
+  if (klass->accepts_pending != nullptr && klass->accepts_pending(self)) {
+    // What runs the work: this element, or the downstream it hands it to.
+    GstCudaPrepPendingReader reader;
+    const gboolean known = klass->pending_reader != nullptr
+                               ? klass->pending_reader(self, caps, &reader)
+                               : gst_cuda_prep_query_find_pending_reader(decide_query, &reader);
+    gst_cuda_prep_query_add_pending_meta(query, known ? &reader : nullptr);
+  }
   return TRUE;
 }
 
 // Device frames out: downstream's pool when it is one of device frames on
 // our device, else our own. Other payloads: blocks of the element's size.
 // System memory: the default way.
-static gboolean gst_cuda_prep_base_transform_decide_allocation(GstBaseTransform *trans,
-                                                               GstQuery *query) {
+static gboolean decide_pools(GstBaseTransform *trans, GstQuery *query) {
   auto *self = GST_CUDA_PREP_BASE_TRANSFORM(trans);
   auto *klass = GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(self);
   GstCudaPrepBaseTransformPrivate *priv = get_priv(self);
@@ -284,6 +294,39 @@ static gboolean gst_cuda_prep_base_transform_decide_allocation(GstBaseTransform 
   }
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_base_transform_parent_class)
       ->decide_allocation(trans, query);
+}
+
+// The kernels this element will launch, or the fused one a downstream that
+// runs its work announced, compiled now rather than on the first frame.
+static void prepare_kernels(GstCudaPrepBaseTransform *self, GstQuery *query) {
+  auto *klass = GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(self);
+  if (klass->prepare_kernels == nullptr) return;
+  GstCudaPrepPendingReader reader;
+  const gboolean announced = gst_cuda_prep_query_find_pending_reader(query, &reader);
+  if (gst_cuda_prep_base_transform_downstream_runs_pending(self) && !announced) return;
+  GstCudaPrepScopedDevice device(gst_cuda_prep_base_transform_get_device_id(self));
+  if (device.result() != cudaSuccess) return;  // the first frame reports it
+  const cudaprep::KernelRuntimeStats before = cudaprep::kernel_runtime_stats();
+  const cudaError_t prepared = klass->prepare_kernels(self, announced ? &reader : nullptr);
+  if (prepared != cudaSuccess) {
+    GST_WARNING_OBJECT(self, "kernels not prepared (the first frame tries again): %s %s",
+                       cudaGetErrorName(prepared), cudaprep::kernel_runtime_error().c_str());
+    return;
+  }
+  const cudaprep::KernelRuntimeStats after = cudaprep::kernel_runtime_stats();
+  GST_INFO_OBJECT(self,
+                  "kernels ready%s: %" G_GUINT64_FORMAT " compiled in %.3f s, %" G_GUINT64_FORMAT
+                  " loaded from the cache",
+                  announced ? " (for downstream's fused kernel)" : "",
+                  after.compiled - before.compiled, after.compile_seconds - before.compile_seconds,
+                  after.loaded_from_disk - before.loaded_from_disk);
+}
+
+static gboolean gst_cuda_prep_base_transform_decide_allocation(GstBaseTransform *trans,
+                                                               GstQuery *query) {
+  if (!decide_pools(trans, query)) return FALSE;
+  prepare_kernels(GST_CUDA_PREP_BASE_TRANSFORM(trans), query);
+  return TRUE;
 }
 
 static GstFlowReturn gst_cuda_prep_base_transform_prepare_output_buffer(GstBaseTransform *trans,
@@ -333,8 +376,11 @@ static GstFlowReturn run(GstCudaPrepBaseTransform *self, GstBuffer *inbuf, GstBu
   // element's own work.
   const cudaStream_t stream = gst_cuda_prep_core_get_stream(core);
   priv->gpu_timer->begin(GST_ELEMENT(self), stream);
-  const GstFlowReturn ret =
-      GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(self)->process(self, inbuf, outbuf);
+  GstFlowReturn ret;
+  {
+    const GstCudaPrepKernelWatch watch(GST_ELEMENT(self));
+    ret = GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(self)->process(self, inbuf, outbuf);
+  }
   priv->gpu_timer->end(GST_ELEMENT(self), stream, 1);
   if (ret != GST_FLOW_OK) return ret;
   if (!gst_cuda_prep_core_end_write(core, outbuf) || !gst_cuda_prep_core_end_read(core, inbuf))

@@ -28,6 +28,7 @@
 #include "cudaprep/geometry.h"
 #include "cudaprep/image.h"
 #include "gstcudaprepcore.h"
+#include "gstcudapreppendingmeta.h"
 #include "gstcudaprepregion.h"
 
 G_BEGIN_DECLS
@@ -93,6 +94,21 @@ struct _GstCudaPrepBaseTransformClass {
   // Whether upstream may leave its work to this element in a
   // GstCudaPrepPendingMeta. Optional: no.
   gboolean (*accepts_pending)(GstCudaPrepBaseTransform *self);
+  // With accepts_pending, for the element that runs the pending work
+  // itself: how it launches it for input `caps` (announced upstream, which
+  // compiles the kernel ahead). Optional: elements that hand the work on
+  // announce what their downstream announced.
+  gboolean (*pending_reader)(GstCudaPrepBaseTransform *self, GstCaps *caps,
+                             GstCudaPrepPendingReader *reader);
+
+  // Compiles (cudaprep/kernel_runtime.h) what the element will launch with
+  // the negotiated caps, or with `pending` (not NULL) the fused kernel that
+  // downstream launches with this element's work, so that no frame waits
+  // for a compile. Called, with the element's device current, once the
+  // allocation is decided. A failure is only logged: the first frame
+  // compiles again and reports it. Optional.
+  cudaError_t (*prepare_kernels)(GstCudaPrepBaseTransform *self,
+                                 const GstCudaPrepPendingReader *pending);
 
   // TRUE for elements that hand their input frame on untouched when
   // downstream runs pending work (cudaresize, cudanormalize where it

@@ -9,6 +9,7 @@
 #include "cudaprep/preprocess_batch.h"
 #include "cudaprep/tensorize.h"
 #include "gstcudaprepgsttensor.h"
+#include "gstcudaprepkernelwatch.h"
 #include "gstcudapreppendingmeta.h"
 #include "gstcudaprepview.h"
 
@@ -224,6 +225,7 @@ gboolean GstCudaPrepBatchWriter::write_item(const GstCudaPrepBatchItem &item,
     return FALSE;
   }
   gpu_timer_.begin(element_, stream);
+  const GstCudaPrepKernelWatch watch(element_);
   const cudaError_t launched =
       pending != nullptr ? cudaprep::preprocess(fused.src, fused.resize_params,
                                                 fused.normalize_params, data_, desc_, slot, stream)
@@ -342,6 +344,7 @@ gboolean GstCudaPrepBatchWriter::fill_batch(const GstCudaPrepBatchItem *items, g
                       (nullptr));
     return FALSE;
   }
+  const GstCudaPrepKernelWatch watch(element_);
   return CUDAPREP_CHECK(element_, cudaprep::preprocess_batch(fused.data(), fused_count, data_,
                                                              desc_, stream)) &&
          clear_unfilled(count);

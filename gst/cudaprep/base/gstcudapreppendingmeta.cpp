@@ -71,3 +71,30 @@ GstCudaPrepPendingMeta *gst_buffer_ensure_cuda_prep_pending_meta(GstBuffer *buff
   return reinterpret_cast<GstCudaPrepPendingMeta *>(
       gst_buffer_add_meta(buffer, gst_cuda_prep_pending_meta_get_info(), nullptr));
 }
+
+void gst_cuda_prep_query_add_pending_meta(GstQuery *query, const GstCudaPrepPendingReader *reader) {
+  GstStructure *params = nullptr;
+  if (reader != nullptr) {
+    params = gst_structure_new(
+        "cudaprep-pending-reader", "dtype", G_TYPE_INT, static_cast<gint>(reader->dtype), "batched",
+        G_TYPE_BOOLEAN, reader->batched, "max-items", G_TYPE_INT, reader->max_items, nullptr);
+  }
+  gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, params);
+  if (params != nullptr) gst_structure_free(params);
+}
+
+gboolean gst_cuda_prep_query_find_pending_reader(GstQuery *query,
+                                                 GstCudaPrepPendingReader *reader) {
+  guint index = 0;
+  if (!gst_query_find_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, &index))
+    return FALSE;
+  const GstStructure *params = nullptr;
+  gst_query_parse_nth_allocation_meta(query, index, &params);
+  gint dtype = 0;
+  if (params == nullptr || !gst_structure_get_int(params, "dtype", &dtype) ||
+      !gst_structure_get_boolean(params, "batched", &reader->batched) ||
+      !gst_structure_get_int(params, "max-items", &reader->max_items))
+    return FALSE;
+  reader->dtype = static_cast<cudaprep::DataType>(dtype);
+  return TRUE;
+}

@@ -42,3 +42,20 @@ const GstMetaInfo *gst_cuda_prep_pending_meta_get_info(void);
 // The buffer's pending meta, added (nothing pending) if it has none.
 GstCudaPrepPendingMeta *gst_buffer_ensure_cuda_prep_pending_meta(GstBuffer *buffer);
 GstCudaPrepPendingMeta *gst_buffer_get_cuda_prep_pending_meta(GstBuffer *buffer);
+
+// What the element that runs pending work launches with it, announced as
+// the pending meta's parameters in the allocation query (and passed on by
+// the elements between, which take pending work to hand it on): the
+// element that leaves the work compiles that kernel when it negotiates
+// (cudaprep/kernel_runtime.h), so that no frame waits for the compile.
+typedef struct {
+  cudaprep::DataType dtype;  // the tensor's
+  gboolean batched;          // preprocess_batch() (cudabatch), else preprocess()
+  gint max_items;            // items one batch may hold
+} GstCudaPrepPendingReader;
+
+// Announces in the allocation `query` that this element runs pending work,
+// launched as `reader` says (NULL: not said, nothing is compiled ahead).
+void gst_cuda_prep_query_add_pending_meta(GstQuery *query, const GstCudaPrepPendingReader *reader);
+// Whether `query` holds a pending meta with a reader; fills `reader`.
+gboolean gst_cuda_prep_query_find_pending_reader(GstQuery *query, GstCudaPrepPendingReader *reader);

@@ -77,9 +77,12 @@
 #include <string>
 #include <vector>
 
+#include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include "cudaprep/kernel_runtime.h"
 #include "cudaprep/resize_geometry.h"
+#include "cudaprep/tensorize.h"
 #include "base/gstcudaprepanalytics.h"
 #include "base/gstcudaprepbatchwriter.h"
 #include "base/gstcudaprepcore.h"
@@ -806,6 +809,19 @@ static GstCaps *tensor_caps(const GstCudaPrepPlanarInfo &info, const cudaprep::T
 
 // New caps on a pad: the first pad's set the tensor; every other pad must
 // make the same frame. A change pushes the batch begun under the old caps.
+// The kernel that writes frames without pending work into the tensor,
+// compiled now rather than on the first batch (a chain's fused kernel is
+// its cudaresize's to compile: the pending reader of the allocation query).
+static void prepare_tensorize(GstCudaBatch *self, const GstCudaPrepPlanarInfo &info) {
+  GstCudaPrepScopedDevice device(gst_cuda_prep_core_get_device_id(self->priv->core));
+  const cudaError_t prepared = device.result() == cudaSuccess
+                                   ? cudaprep::prepare_tensorize_planar(info.dtype, info.dtype)
+                                   : device.result();
+  if (prepared != cudaSuccess)
+    GST_WARNING_OBJECT(self, "kernels not prepared (the first batch tries again): %s %s",
+                       cudaGetErrorName(prepared), cudaprep::kernel_runtime_error().c_str());
+}
+
 static gboolean set_pad_caps(GstCudaBatch *self, GstCudaBatchPad *pad, GstCaps *caps) {
   GstCudaBatchPrivate *priv = self->priv;
   GstCudaPrepPlanarInfo info;
@@ -852,6 +868,7 @@ static gboolean set_pad_caps(GstCudaBatch *self, GstCudaBatchPad *pad, GstCaps *
       cudaprep::make_contiguous_tensor_desc(settings.layout, static_cast<int>(settings.batch_size),
                                             info.channels, info.height, info.width, info.dtype);
   priv->has_info = TRUE;
+  prepare_tensorize(self, info);
   // The aggregate thread renegotiates (update_src_caps, then the allocation
   // query) before it takes the next frame.
   gst_pad_mark_reconfigure(GST_AGGREGATOR_SRC_PAD(self));
@@ -909,7 +926,14 @@ static gboolean gst_cuda_batch_sink_query(GstAggregator *agg, GstAggregatorPad *
   switch (GST_QUERY_TYPE(query)) {
     case GST_QUERY_ALLOCATION: {
       if (!gst_cuda_prep_core_propose_pool(self->priv->core, query)) return FALSE;
-      gst_query_add_allocation_meta(query, GST_CUDA_PREP_PENDING_META_API_TYPE, nullptr);
+      // One preprocess_batch() per batch, compiled by the chain's cudaresize
+      // (or cudanormalize) when it negotiates.
+      GstCudaBatchPad *batch_pad = GST_CUDA_BATCH_PAD(pad);
+      GstCudaPrepPendingReader reader;
+      reader.dtype = batch_pad->has_info ? batch_pad->info.dtype : cudaprep::DataType::kFloat32;
+      reader.batched = TRUE;
+      reader.max_items = static_cast<gint>(MAX(get_settings(self).batch_size, 1u));
+      gst_cuda_prep_query_add_pending_meta(query, &reader);
       GstCudaPrepRegion region;
       if (gst_cuda_batch_pad_regions_read(GST_CUDA_BATCH_PAD(pad), &region)) {
         GST_INFO_OBJECT(pad, "the regions read the %dx%d rectangle at (%d,%d)", region.rect.width,

@@ -31,6 +31,8 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include "cudaprep/normalize.h"
+#include "cudaprep/preprocess.h"
+#include "cudaprep/preprocess_batch.h"
 #include "base/gstcudapreppendingmeta.h"
 #include "base/gstcudapreptensorformat.h"
 #include "base/gstcudaprepview.h"
@@ -305,6 +307,25 @@ static gboolean gst_cuda_normalize_accepts_pending(GstCudaPrepBaseTransform *bas
   return gst_cuda_prep_base_transform_ask_downstream_takes_pending(base);
 }
 
+// Its own kernel, or the fused one downstream runs with this element's
+// work (with no resize: when a cudaresize upstream left one, it compiles the
+// kernel that runs both).
+static cudaError_t gst_cuda_normalize_prepare_kernels(GstCudaPrepBaseTransform *base,
+                                                      const GstCudaPrepPendingReader *pending) {
+  GstCudaNormalizePrivate *priv = GST_CUDA_NORMALIZE(base)->priv;
+  const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
+  cudaprep::PixelFormat format;
+  if (in_info == nullptr || !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &format))
+    return cudaErrorInvalidValue;
+  if (pending == nullptr)
+    return cudaprep::prepare_normalize(format, priv->params.channel_order, priv->out_info.dtype);
+  const cudaprep::ResizeParams identity;
+  if (pending->batched)
+    return cudaprep::prepare_preprocess_batch(&format, 1, identity, pending->dtype,
+                                              pending->max_items);
+  return cudaprep::prepare_preprocess(format, identity, pending->dtype);
+}
+
 // Runs its own kernel, or leaves the normalisation (and any pending resize)
 // to downstream's fused kernel: the frame stays the source buffer.
 static GstCudaPrepOutputPlan gst_cuda_normalize_plan_output(GstCudaPrepBaseTransform *base,
@@ -428,6 +449,7 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
   base_class->accepts_pending = gst_cuda_normalize_accepts_pending;
   base_class->hands_input_to_pending = TRUE;
   base_class->pending_keeps_pixels = TRUE;
+  base_class->prepare_kernels = gst_cuda_normalize_prepare_kernels;
   base_class->plan_output = gst_cuda_normalize_plan_output;
   base_class->annotate_output = gst_cuda_normalize_annotate_output;
   base_class->output_block_size = gst_cuda_normalize_output_block_size;

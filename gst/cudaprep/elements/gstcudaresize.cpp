@@ -76,6 +76,8 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include "cudaprep/copy.h"
+#include "cudaprep/preprocess.h"
+#include "cudaprep/preprocess_batch.h"
 #include "cudaprep/resize.h"
 #include "cudaprep/resize_geometry.h"
 #include "base/gstcudaprepnvcodec.h"
@@ -642,6 +644,21 @@ static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps
   return TRUE;
 }
 
+// Its own kernel, or the fused one downstream runs with this resize.
+static cudaError_t gst_cuda_resize_prepare_kernels(GstCudaPrepBaseTransform *base,
+                                                   const GstCudaPrepPendingReader *pending) {
+  const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
+  cudaprep::PixelFormat format;
+  if (in_info == nullptr || !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &format))
+    return cudaErrorInvalidValue;
+  const cudaprep::ResizeParams &params = GST_CUDA_RESIZE(base)->priv->params;
+  if (pending == nullptr) return cudaprep::prepare_resize(format, params);
+  if (pending->batched)
+    return cudaprep::prepare_preprocess_batch(&format, 1, params, pending->dtype,
+                                              pending->max_items);
+  return cudaprep::prepare_preprocess(format, params, pending->dtype);
+}
+
 // The input rows a resize reads, as a pattern worth copying by: period 0
 // when every row may be read or when most are.
 static cudaprep::RowPattern rows_worth_copying(const cudaprep::ResizeParams &params,
@@ -1096,6 +1113,7 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   base_class->region_read = gst_cuda_resize_region_read;
   trans_class->sink_event = gst_cuda_resize_sink_event;
   base_class->hands_input_to_pending = TRUE;
+  base_class->prepare_kernels = gst_cuda_resize_prepare_kernels;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN,

@@ -41,6 +41,7 @@
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include "base/gstcudaprepbatchwriter.h"
 #include "base/gstcudapreptensorformat.h"
+#include "cudaprep/tensorize.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensorize_debug);
 #define GST_CAT_DEFAULT gst_cuda_tensorize_debug
@@ -298,6 +299,24 @@ static gboolean gst_cuda_tensorize_accepts_pending(GstCudaPrepBaseTransform *bas
          priv->planar_info.dtype == priv->desc.dtype;
 }
 
+// The fused kernel runs here, once per frame, in the tensor's dtype.
+static gboolean gst_cuda_tensorize_pending_reader(GstCudaPrepBaseTransform *base, GstCaps *,
+                                                  GstCudaPrepPendingReader *reader) {
+  reader->dtype = GST_CUDA_TENSORIZE(base)->priv->desc.dtype;
+  reader->batched = FALSE;
+  reader->max_items = 1;
+  return TRUE;
+}
+
+// The kernel that packs frames without pending work.
+static cudaError_t gst_cuda_tensorize_prepare_kernels(GstCudaPrepBaseTransform *base,
+                                                      const GstCudaPrepPendingReader *) {
+  GstCudaTensorizePrivate *priv = GST_CUDA_TENSORIZE(base)->priv;
+  if (priv->planar_input)
+    return cudaprep::prepare_tensorize_planar(priv->planar_info.dtype, priv->desc.dtype);
+  return cudaprep::prepare_tensorize_interleaved();
+}
+
 static gsize gst_cuda_tensorize_output_block_size(GstCudaPrepBaseTransform *base) {
   return cudaprep::tensor_span_bytes(GST_CUDA_TENSORIZE(base)->priv->desc);
 }
@@ -550,6 +569,8 @@ static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
   base_class->settings_error = gst_cuda_tensorize_settings_error;
   base_class->set_info = gst_cuda_tensorize_set_info;
   base_class->accepts_pending = gst_cuda_tensorize_accepts_pending;
+  base_class->pending_reader = gst_cuda_tensorize_pending_reader;
+  base_class->prepare_kernels = gst_cuda_tensorize_prepare_kernels;
   base_class->output_block_size = gst_cuda_tensorize_output_block_size;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<GstPluginAPIFlags>(0));

@@ -36,8 +36,16 @@ std::string normalize_error(const Image &src, const PlanarImage &dst,
 
 // Enqueues the normalisation of `src` into `dst` on `stream` and returns
 // without waiting. cudaErrorInvalidValue (nothing launched) when
-// normalize_error() is not empty, otherwise the launch's result.
+// normalize_error() is not empty, otherwise the launch's result (the first
+// launch of a variant compiles it: kernel_runtime.h).
 cudaError_t normalize(const Image &src, const PlanarImage &dst, const NormalizeParams &params,
                       cudaStream_t stream);
+
+// Compiles (or loads from the kernel cache) on the current device what
+// normalize() launches for 8-bit `src_format` frames into `dtype` planes
+// with `order`, so that the first frame does not wait for it.
+// cudaErrorInvalidValue for a combination normalize() refuses; otherwise
+// as kernel_runtime.h's requests.
+cudaError_t prepare_normalize(PixelFormat src_format, ChannelOrder order, DataType dtype);
 
 }  // namespace cudaprep

@@ -55,4 +55,12 @@ cudaError_t preprocess(const Image &src, const ResizeParams &resize_params,
                        const NormalizeParams &normalize_params, void *tensor_data,
                        const TensorDesc &desc, int batch_index, cudaStream_t stream);
 
+// Compiles (or loads from the kernel cache, kernel_runtime.h) on the current
+// device what preprocess() launches for `src_format` frames with
+// `resize_params`'s interpolation, antialias and orientation into a `dtype`
+// tensor, so that the first frame does not wait for it.
+// cudaErrorInvalidValue for a format or dtype preprocess() refuses.
+cudaError_t prepare_preprocess(PixelFormat src_format, const ResizeParams &resize_params,
+                               DataType dtype);
+
 }  // namespace cudaprep

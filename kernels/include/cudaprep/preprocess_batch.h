@@ -54,4 +54,14 @@ std::string preprocess_batch_error(const PreprocessItem *items, int count, const
 cudaError_t preprocess_batch(const PreprocessItem *items, int count, void *tensor_data,
                              const TensorDesc &desc, cudaStream_t stream);
 
+// Compiles (or loads from the kernel cache, kernel_runtime.h) on the current
+// device what preprocess_batch() launches for batches of up to `max_items`
+// items whose sources are of `formats` (any mix of them), with
+// `resize_params`'s interpolation, antialias and orientation, into a
+// `dtype` tensor. A batch holding a format not listed compiles its kernel
+// when it is launched.
+cudaError_t prepare_preprocess_batch(const PixelFormat *formats, int format_count,
+                                     const ResizeParams &resize_params, DataType dtype,
+                                     int max_items);
+
 }  // namespace cudaprep

@@ -186,4 +186,11 @@ std::string resize_params_error(const Image &src, const Image &dst, const Resize
 cudaError_t resize(const Image &src, const Image &dst, const ResizeParams &params,
                    cudaStream_t stream);
 
+// Compiles (or loads from the kernel cache, kernel_runtime.h) on the current
+// device what resize() launches for `src_format` frames with `params`'s
+// interpolation, antialias and orientation, whatever the views' alignment,
+// so that the first frame does not wait for it. cudaErrorInvalidValue for a
+// format resize() cannot read.
+cudaError_t prepare_resize(PixelFormat src_format, const ResizeParams &params);
+
 }  // namespace cudaprep

@@ -43,4 +43,12 @@ std::string tensorize_interleaved_error(const Image &src, ChannelOrder channel_o
 cudaError_t tensorize_interleaved(const Image &src, ChannelOrder channel_order, void *tensor_data,
                                   const TensorDesc &desc, int batch_index, cudaStream_t stream);
 
+// Compile (or load from the kernel cache, kernel_runtime.h) on the current
+// device what tensorize_planar() launches for `src_dtype` planes into a
+// `dtype` tensor, and what tensorize_interleaved() launches, so that the
+// first frame does not wait for it. cudaErrorInvalidValue for dtypes
+// tensorize_planar() refuses.
+cudaError_t prepare_tensorize_planar(DataType src_dtype, DataType dtype);
+cudaError_t prepare_tensorize_interleaved();
+
 }  // namespace cudaprep

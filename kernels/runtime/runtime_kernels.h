@@ -1,0 +1,70 @@
+// Kernels compiled at run time (docs/kernels.md): a kernel is a template
+// instantiation, named by its C++ name expression, in one of the kernel
+// headers (kernels/*_kernel.cuh). The first request for it on a GPU
+// architecture compiles that header with NVRTC for the architecture (or
+// loads the module from the disk cache); later requests find it in memory.
+// Each kernel takes one argument, a struct the host fills (*Args in the
+// kernel headers), so host and device agree on the parameters by
+// construction.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "../launch.cuh"
+
+namespace cudaprep::runtime {
+
+struct KernelRequest {
+  const char *header;           // e.g. "resize_kernel.cuh"
+  std::string name_expression;  // e.g. "cudaprep::resize_kernel<...>"
+};
+
+// The kernel of `request` for the calling thread's current device, as a
+// handle cudaLaunchKernel takes. On failure returns cudaErrorJitCompilerNotFound
+// (no NVRTC), cudaErrorInvalidSource (NVRTC refused the source) or the CUDA
+// error of loading it; kernel_runtime_error() then says why.
+cudaError_t find_kernel(const KernelRequest &request, const void **kernel);
+
+// A module as NVRTC made it for one architecture: a cubin, or PTX for an
+// architecture newer than NVRTC knows (the driver compiles that).
+struct CompiledModule {
+  bool is_ptx = false;
+  std::string lowered_name;  // the kernel's symbol in the image
+  std::vector<char> image;
+};
+
+// `gpu_arch`: compute capability as major * 10 + minor (90 for an H100).
+// Compiles `request` with NVRTC, no GPU needed. Returns "" or why not
+// (NVRTC missing, its log).
+std::string compile_module(const KernelRequest &request, int gpu_arch, CompiledModule *module);
+
+// The key under which the disk cache keeps `request` compiled for
+// `gpu_arch` by the NVRTC loaded (sources hash, NVRTC version,
+// architecture, options, header, name expression); "" without NVRTC.
+std::string module_key(const KernelRequest &request, int gpu_arch);
+
+// find_kernel() for its side effect: the kernel compiled or loaded now.
+inline cudaError_t prepare_kernel(const KernelRequest &request) {
+  const void *kernel = nullptr;
+  return find_kernel(request, &kernel);
+}
+
+template <class Args>
+cudaError_t launch_kernel(const KernelRequest &request, const LaunchShape &shape,
+                          size_t shared_bytes, cudaStream_t stream, const Args &args) {
+  const void *kernel = nullptr;
+  const cudaError_t found = find_kernel(request, &kernel);
+  if (found != cudaSuccess) return found;
+  void *params[] = {const_cast<Args *>(&args)};
+  return cudaLaunchKernel(kernel, shape.grid, shape.block, params, shared_bytes, stream);
+}
+
+// The C++ spelling of a template argument in a name expression.
+inline const char *bool_name(bool value) {
+  return value ? "true" : "false";
+}
+
+}  // namespace cudaprep::runtime
