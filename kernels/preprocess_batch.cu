@@ -41,18 +41,34 @@ const std::vector<std::string> &reader_names() {
 }
 
 // The readers items of `format` seen through `orientation` may hold, as a
-// set of ResizeSource indices: what the kernel for them is compiled for,
-// whatever their views' alignment, so that the kernel a format needs is the
-// one prepare_preprocess_batch() compiled.
+// set of ResizeSource indices, whatever their views' alignment: the kernel
+// for such items is compiled for these, so that it is the one
+// prepare_preprocess_batch() compiled for the format.
 uint32_t possible_readers(PixelFormat format, Orientation orientation) {
-  uint32_t readers = 0;
-  with_each_possible_source(format, orientation, [&](const auto &source) {
-    ResizeSource variant;
-    variant.set(source);
-    readers |= 1u << variant.index();
-    return cudaSuccess;
-  });
-  return readers;
+  constexpr int kFormats = static_cast<int>(PixelFormat::kP016) + 1;
+  constexpr int kOrientations = static_cast<int>(Orientation::kAntiTranspose) + 1;
+  static const auto table = [] {
+    std::vector<uint32_t> readers(kFormats * kOrientations, 0);
+    for (int f = 0; f < kFormats; ++f) {
+      for (int o = 0; o < kOrientations; ++o) {
+        with_each_possible_source(static_cast<PixelFormat>(f), static_cast<Orientation>(o),
+                                  [&](const auto &source) {
+                                    ResizeSource variant;
+                                    variant.set(source);
+                                    readers[f * kOrientations + o] |= 1u << variant.index();
+                                    return cudaSuccess;
+                                  });
+      }
+    }
+    return readers;
+  }();
+  const int f = static_cast<int>(format), o = static_cast<int>(orientation);
+  if (f < 0 || f >= kFormats || o < 0 || o >= kOrientations) return 0;
+  return table[f * kOrientations + o];
+}
+
+uint32_t possible_readers(const PreprocessItem &item) {
+  return possible_readers(item.src.format, item.resize_params.orientation);
 }
 
 struct BatchVariant {
@@ -108,7 +124,7 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
     if (err != cudaSuccess) return err;
     variant.antialias =
         variant.antialias || item.resize_params.antialias;  // the kernel that may tile
-    variant.readers |= possible_readers(item.src.format, item.resize_params.orientation);
+    variant.readers |= possible_readers(item);
     out.norm = channel_normalization(item.normalize_params);
     out.batch_index = item.batch_index;
   }
@@ -126,8 +142,8 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
                                 args);
 }
 
-cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_data,
-                         const TensorDesc &desc, cudaStream_t stream) {
+cudaError_t launch_list(const PreprocessItem *items, int count, void *tensor_data,
+                        const TensorDesc &desc, cudaStream_t stream) {
   switch (capacity_for(count)) {
     case 8:
       return launch_batch<8>(items, count, tensor_data, desc, stream);
@@ -136,6 +152,18 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
     default:
       return launch_batch<kMaxPreprocessBatchItems>(items, count, tensor_data, desc, stream);
   }
+}
+
+// items[0..count) of one reader set, validated: a launch per
+// kMaxPreprocessBatchItems.
+cudaError_t launch_items(const PreprocessItem *items, int count, void *tensor_data,
+                         const TensorDesc &desc, cudaStream_t stream) {
+  for (int first = 0; first < count; first += kMaxPreprocessBatchItems) {
+    const int chunk = std::min(count - first, kMaxPreprocessBatchItems);
+    const cudaError_t err = launch_list(items + first, chunk, tensor_data, desc, stream);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
 }
 
 }  // namespace
@@ -175,9 +203,28 @@ cudaError_t preprocess_batch(const PreprocessItem *items, int count, void *tenso
   if (!preprocess_batch_error(items, count, tensor_data, desc).empty()) {
     return cudaErrorInvalidValue;
   }
-  for (int first = 0; first < count; first += kMaxPreprocessBatchItems) {
-    const int chunk = std::min(count - first, kMaxPreprocessBatchItems);
-    const cudaError_t err = launch_batch(items + first, chunk, tensor_data, desc, stream);
+  if (count == 0) return cudaSuccess;
+  const uint32_t first_readers = possible_readers(items[0]);
+  bool one_format = true;
+  for (int i = 1; i < count && one_format; ++i)
+    one_format = possible_readers(items[i]) == first_readers;
+  if (one_format) return launch_items(items, count, tensor_data, desc, stream);
+  // Formats (or turns) mixed: one set of launches per reader set, each with
+  // a kernel its own chains prepared (item order within a set kept).
+  std::vector<uint32_t> reader_sets;
+  for (int i = 0; i < count; ++i) {
+    const uint32_t readers = possible_readers(items[i]);
+    if (std::find(reader_sets.begin(), reader_sets.end(), readers) == reader_sets.end())
+      reader_sets.push_back(readers);
+  }
+  std::vector<PreprocessItem> group;
+  for (const uint32_t readers : reader_sets) {
+    group.clear();
+    for (int i = 0; i < count; ++i) {
+      if (possible_readers(items[i]) == readers) group.push_back(items[i]);
+    }
+    const cudaError_t err =
+        launch_items(group.data(), static_cast<int>(group.size()), tensor_data, desc, stream);
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
@@ -202,15 +249,17 @@ cudaError_t for_batch_requests(const PixelFormat *formats, int format_count,
       dtype, 0, 0};
   for (int i = 0; i < format_count; ++i) {
     if (!is_resize_source_format(formats[i])) return cudaErrorInvalidValue;
-    variant.readers |= possible_readers(formats[i], resize_params.orientation);
   }
   // Partial batches take the smaller lists: every capacity up to the largest.
   const int largest = capacity_for(std::min(max_items, kMaxPreprocessBatchItems));
-  for (const int capacity : {8, 32, kMaxPreprocessBatchItems}) {
-    if (capacity > largest) break;
-    variant.capacity = capacity;
-    const cudaError_t err = use(batch_request(variant));
-    if (err != cudaSuccess) return err;
+  for (int i = 0; i < format_count; ++i) {
+    variant.readers = possible_readers(formats[i], resize_params.orientation);
+    for (const int capacity : {8, 32, kMaxPreprocessBatchItems}) {
+      if (capacity > largest) break;
+      variant.capacity = capacity;
+      const cudaError_t err = use(batch_request(variant));
+      if (err != cudaSuccess) return err;
+    }
   }
   return cudaSuccess;
 }

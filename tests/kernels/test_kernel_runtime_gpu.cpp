@@ -53,19 +53,33 @@ std::vector<std::string> entries(const std::string &directory) {
   return names;
 }
 
+constexpr const char *kDirectoryVariable = "CUDAPREP_RUNTIME_TEST_DIR";
+
 class KernelRuntimeGpu : public ::testing::Test {
  protected:
+  // A death-test child runs the test again from the start: it takes the
+  // parent's directory from the environment instead of making its own.
   void SetUp() override {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
+    if (const char *parents = std::getenv(kDirectoryVariable)) {
+      directory_ = parents;
+      in_child_ = true;
+      return;
+    }
     char pattern[] = "/tmp/cudaprep-runtime-test-XXXXXX";
     ASSERT_NE(mkdtemp(pattern), nullptr);
     directory_ = pattern;
+    setenv(kDirectoryVariable, pattern, 1);
   }
   void TearDown() override {
+    unsetenv(kDirectoryVariable);
     chmod(directory_.c_str(), 0700);
     const std::string command = "rm -rf '" + directory_ + "'";
     if (std::system(command.c_str()) != 0) std::fprintf(stderr, "left %s\n", directory_.c_str());
   }
+  // In a child every statement before its death test runs again: what
+  // changes the cache is the parent's to do.
+  bool in_child_ = false;
   std::string directory_;
 };
 
@@ -83,14 +97,14 @@ TEST_F(KernelRuntimeGpu, TheNextProcessLoadsTheModuleAndABadEntryIsCompiledAgain
   const std::string path = directory_ + "/" + files[0];
   struct stat info;
   ASSERT_EQ(stat(path.c_str(), &info), 0);
-  ASSERT_EQ(truncate(path.c_str(), info.st_size / 2), 0);
+  if (!in_child_) ASSERT_EQ(truncate(path.c_str(), info.st_size / 2), 0);
   EXPECT_EXIT(prepare_and_report(directory_), ::testing::ExitedWithCode(0),
               "result=cudaSuccess compiled=1 loaded=0");
   EXPECT_EXIT(prepare_and_report(directory_), ::testing::ExitedWithCode(0),
               "result=cudaSuccess compiled=0 loaded=1");
 
   // Another file's bytes under this entry's name: not this key's.
-  {
+  if (!in_child_) {
     std::ofstream other(path, std::ios::binary | std::ios::trunc);
     other << "cudaprep-kernel\n" << std::string(4096, 'x');
   }
@@ -100,7 +114,7 @@ TEST_F(KernelRuntimeGpu, TheNextProcessLoadsTheModuleAndABadEntryIsCompiledAgain
 
 TEST_F(KernelRuntimeGpu, AnUnwritableCacheCostsTimeNotResults) {
   CUDAPREP_REQUIRE_GPU();
-  ASSERT_EQ(chmod(directory_.c_str(), 0500), 0);
+  if (!in_child_) ASSERT_EQ(chmod(directory_.c_str(), 0500), 0);
   if (access(directory_.c_str(), W_OK) == 0) GTEST_SKIP() << "root writes anyway";
   EXPECT_EXIT(prepare_and_report(directory_), ::testing::ExitedWithCode(0),
               "result=cudaSuccess compiled=1 loaded=0");

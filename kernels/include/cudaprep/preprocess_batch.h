@@ -16,7 +16,10 @@
 //
 // Launches: one per kMaxPreprocessBatchItems items (the item list travels
 // in the kernel's parameters, so nothing is copied to the device first and
-// the call allocates nothing); a batch of up to that many is one launch.
+// the call allocates nothing); a batch of up to that many, of one source
+// format, is one launch. Items of several formats (or orientations) are
+// launched format by format, each with the kernel compiled for its format
+// (kernel_runtime.h): what each format's chain prepared.
 #pragma once
 
 #include <cuda_runtime_api.h>
