@@ -4,7 +4,7 @@
 # built against):
 #   gstreamer1.0-cudaprep      the library, the plugin, the typelib, the
 #                              Python module (cudart is linked in statically:
-#                              at run time only the NVIDIA driver is needed)
+#                              at run time the NVIDIA driver and NVRTC, docs/kernels.md)
 #   gstreamer1.0-cudaprep-dev  headers, cudaprep-1.0.pc, the .gir; compiling
 #                              against them needs the CUDA toolkit's headers
 #                              in /usr/local/cuda (not a Debian package)

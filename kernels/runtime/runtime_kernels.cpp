@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -107,9 +109,10 @@ std::string nvrtc_version(const NvrtcApi &api) {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-std::string key_for(const NvrtcApi &api, const Target &target, const KernelRequest &request) {
+std::string key_for(const std::string &version, const Target &target,
+                    const KernelRequest &request) {
   std::string key = "cudaprep kernel module\nsources " + std::string(kKernelSourcesHash) +
-                    "\nnvrtc " + nvrtc_version(api) + "\noptions";
+                    "\nnvrtc " + version + "\noptions";
   for (const std::string &option : compile_options(target)) key += " " + option;
   return key + "\nheader " + request.header + "\nkernel " + request.name_expression + "\n";
 }
@@ -169,31 +172,64 @@ int current_gpu_arch(cudaError_t *err) {
   return major * 10 + minor;
 }
 
-// The disk cache's module, or NVRTC's (stored for the next process), loaded.
+// The packager's precompiled modules (meson -Dprecompile): read only, made
+// by the NVRTC version its manifest names, so that a machine without NVRTC
+// finds them too. $CUDAPREP_PRECOMPILED_KERNEL_DIR, else the installed one.
+std::string precompiled_directory() {
+  if (const char *directory = std::getenv("CUDAPREP_PRECOMPILED_KERNEL_DIR")) return directory;
+#ifdef CUDAPREP_PRECOMPILED_KERNEL_DIR
+  return CUDAPREP_PRECOMPILED_KERNEL_DIR;
+#else
+  return {};
+#endif
+}
+
+std::string read_manifest_version(const std::string &directory) {
+  if (directory.empty()) return {};
+  std::ifstream manifest(directory + "/" + kPrecompiledManifest);
+  std::string version;
+  std::getline(manifest, version);
+  return version;
+}
+
+bool load_entry(const KernelCache &cache, const std::string &key, const void **kernel) {
+  const auto load_start = std::chrono::steady_clock::now();
+  CompiledModule module;
+  std::string load_error;
+  const auto bytes = cache.load(key);
+  if (!bytes || !deserialize(*bytes, &module) ||
+      load_module(module, kernel, &load_error) != cudaSuccess) {
+    return false;  // an entry that passed its checks but does not load is not trusted either
+  }
+  counters().loaded_from_disk++;
+  counters().load_ns += nanoseconds_since(load_start);
+  return true;
+}
+
+// The disk cache's module, or the precompiled one, or NVRTC's (stored for
+// the next process), loaded.
 cudaError_t load_or_compile(const KernelRequest &request, int gpu_arch, const void **kernel,
                             std::string *error) {
   std::string nvrtc_error;
   const NvrtcApi *api = nvrtc_api(&nvrtc_error);
+  const KernelCache cache = current_cache();
+  const KernelCache precompiled(precompiled_directory());
+  const std::string precompiled_version = read_manifest_version(precompiled.directory());
   if (api == nullptr) {
+    // Without NVRTC only the precompiled modules of this very GPU.
+    const Target exact{gpu_arch, false};
+    if (!precompiled_version.empty() &&
+        load_entry(precompiled, key_for(precompiled_version, exact, request), kernel)) {
+      return cudaSuccess;
+    }
     *error = nvrtc_error;
     return cudaErrorJitCompilerNotFound;
   }
   Target target;
   if (!target_for(*api, gpu_arch, &target, error)) return cudaErrorNoKernelImageForDevice;
-  const std::string key = key_for(*api, target, request);
-  const KernelCache cache = current_cache();
-  const auto load_start = std::chrono::steady_clock::now();
+  const std::string key = key_for(nvrtc_version(*api), target, request);
+  if (load_entry(cache, key, kernel) || load_entry(precompiled, key, kernel)) return cudaSuccess;
   CompiledModule module;
-  if (const auto bytes = cache.load(key); bytes && deserialize(*bytes, &module)) {
-    std::string load_error;
-    if (load_module(module, kernel, &load_error) == cudaSuccess) {
-      counters().loaded_from_disk++;
-      counters().load_ns += nanoseconds_since(load_start);
-      return cudaSuccess;
-    }
-    // An entry that passed its checks but does not load is not trusted
-    // either: compiled again and replaced below.
-  }
   const auto compile_start = std::chrono::steady_clock::now();
   *error = compile_module(request, gpu_arch, &module);
   if (!error->empty()) return cudaErrorInvalidSource;
@@ -227,7 +263,29 @@ std::string module_key(const KernelRequest &request, int gpu_arch) {
   const NvrtcApi *api = nvrtc_api(&error);
   Target target;
   if (api == nullptr || !target_for(*api, gpu_arch, &target, &error)) return {};
-  return key_for(*api, target, request);
+  return key_for(nvrtc_version(*api), target, request);
+}
+
+std::string loaded_nvrtc_version() {
+  const NvrtcApi *api = nvrtc_api(nullptr);
+  return api != nullptr ? nvrtc_version(*api) : "";
+}
+
+std::string precompile_into(const KernelRequest &request, int gpu_arch, const KernelCache &cache,
+                            bool *compiled) {
+  *compiled = false;
+  const std::string key = module_key(request, gpu_arch);
+  if (key.empty()) {
+    std::string error;
+    nvrtc_api(&error);
+    return error.empty() ? "NVRTC cannot compile for this architecture" : error;
+  }
+  CompiledModule module;
+  if (const auto bytes = cache.load(key); bytes && deserialize(*bytes, &module)) return {};
+  std::string error = compile_module(request, gpu_arch, &module);
+  if (!error.empty()) return error;
+  *compiled = true;
+  return cache.store(key, serialize(module));
 }
 
 std::string compile_module(const KernelRequest &request, int gpu_arch, CompiledModule *module) {

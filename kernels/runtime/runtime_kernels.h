@@ -41,6 +41,20 @@ struct CompiledModule {
 // (NVRTC missing, its log).
 std::string compile_module(const KernelRequest &request, int gpu_arch, CompiledModule *module);
 
+class KernelCache;
+
+// The file of a precompiled directory that names the NVRTC version its
+// modules were compiled by ("13.0").
+constexpr const char *kPrecompiledManifest = "nvrtc-version";
+
+// The version of the NVRTC loaded ("13.0"), "" without one.
+std::string loaded_nvrtc_version();
+
+// Compiles `request` for `gpu_arch` into `cache` unless an intact entry is
+// there already (`compiled` says which). "" or why not.
+std::string precompile_into(const KernelRequest &request, int gpu_arch, const KernelCache &cache,
+                            bool *compiled);
+
 // The key under which the disk cache keeps `request` compiled for
 // `gpu_arch` by the NVRTC loaded (sources hash, NVRTC version,
 // architecture, options, header, name expression); "" without NVRTC.

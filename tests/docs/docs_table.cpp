@@ -229,6 +229,29 @@ std::vector<Row> make_table() {
                      "run as written; its grep is the check: the output must hold "
                      "cudaprep-gpu-time records")
                      .needs_gpu());
+  // ---- docs/kernels.md
+  rows.push_back(
+      row("kernels_info", "docs/kernels.md", "build/tools/cudaprep-kernels info", Kind::kShell,
+          "the command's report; tools/meson.build builds it, and its usage names "
+          "the subcommand")
+          .claim("tools/meson.build", {"'cudaprep-kernels'"})
+          .claim("tools/cudaprep_kernels.cpp", {"cudaprep-kernels info", "kernel cache: "}));
+  rows.push_back(
+      row("kernels_warm", "docs/kernels.md", "build/tools/cudaprep-kernels warm '", Kind::kShell,
+          "prerolls the README's detector chain once; the kernel_runtime suite "
+          "(GPU) runs that chain and checks that its elements compiled their "
+          "kernels when they negotiated")
+          .claim("tools/cudaprep_kernels.cpp", {"cudaprep-kernels warm", "GST_STATE_PAUSED"})
+          .claim("tests/pipelines/test_kernel_runtime.cpp", {"kernels ready"}));
+  rows.push_back(
+      row("kernels_precompile", "docs/kernels.md",
+          "meson setup build -Dprecompile=75,80,86,89,90,100,120", Kind::kShell,
+          "the packagers' build: the option, the custom target that runs the "
+          "command, and the kernel_compile suite (CPU, CI) that compiles every "
+          "variant for sm_90 and a covering set for sm_75 to sm_120")
+          .claim("meson_options.txt", {"option('precompile'"})
+          .claim("tools/meson.build", {"'precompile', '--arch'"})
+          .claim("tests/kernels/test_kernel_compile.cpp", {"EveryVariantCompilesForSm90"}));
   return rows;
 }
 

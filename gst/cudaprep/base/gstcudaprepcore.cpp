@@ -7,6 +7,7 @@
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudapreppool.h>
 #include "gstcudaprepcontext.h"
+#include "cudaprep/kernel_runtime.h"
 #include "gstcudaprepnvcodec.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_core_debug);
@@ -19,6 +20,7 @@ enum CoreProperty {
   PROP_CUDA_DEVICE_ID,
   PROP_STREAM_PRIORITY,
   PROP_CUDA_STREAM,
+  PROP_KERNEL_CACHE_DIR,
   N_PROPERTIES,
 };
 
@@ -82,6 +84,15 @@ guint gst_cuda_prep_core_install_properties(GObjectClass *klass, guint first_pro
           "destroys it. NULL (default): the element creates its own stream, which is not "
           "exposed",
           flags));
+  g_object_class_install_property(
+      klass, first_prop_id + PROP_KERNEL_CACHE_DIR,
+      g_param_spec_string(
+          "kernel-cache-dir", "Kernel cache directory",
+          "Where the kernels compiled at run time for this GPU are kept between runs "
+          "(docs/kernels.md), for the whole process: every cudaprep element reads and sets the "
+          "same. \"\" keeps none. Until set: $CUDAPREP_KERNEL_CACHE_DIR, else "
+          "$XDG_CACHE_HOME/cudaprep/kernels, else ~/.cache/cudaprep/kernels",
+          nullptr, static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
   return first_prop_id + N_PROPERTIES;
 }
 
@@ -105,6 +116,11 @@ void gst_cuda_prep_core_free(GstCudaPrepCore *core) {
 gboolean gst_cuda_prep_core_set_property(GstCudaPrepCore *core, guint prop_id,
                                          const GValue *value) {
   if (prop_id < core->first_prop_id || prop_id >= core->first_prop_id + N_PROPERTIES) return FALSE;
+  if (prop_id - core->first_prop_id == PROP_KERNEL_CACHE_DIR) {
+    const gchar *directory = g_value_get_string(value);
+    cudaprep::set_kernel_cache_directory(directory != nullptr ? directory : "");
+    return TRUE;
+  }
   GST_OBJECT_LOCK(core->element);
   switch (prop_id - core->first_prop_id) {
     case PROP_DEVICE_ID:
@@ -124,6 +140,10 @@ gboolean gst_cuda_prep_core_set_property(GstCudaPrepCore *core, guint prop_id,
 
 gboolean gst_cuda_prep_core_get_property(GstCudaPrepCore *core, guint prop_id, GValue *value) {
   if (prop_id < core->first_prop_id || prop_id >= core->first_prop_id + N_PROPERTIES) return FALSE;
+  if (prop_id - core->first_prop_id == PROP_KERNEL_CACHE_DIR) {
+    g_value_set_string(value, cudaprep::kernel_cache_directory().c_str());
+    return TRUE;
+  }
   GST_OBJECT_LOCK(core->element);
   switch (prop_id - core->first_prop_id) {
     case PROP_DEVICE_ID:
