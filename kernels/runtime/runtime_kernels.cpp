@@ -18,8 +18,6 @@
 namespace cudaprep::runtime {
 namespace {
 
-thread_local std::string t_error;
-
 struct Counters {
   std::atomic<uint64_t> compiled{0};
   std::atomic<uint64_t> loaded_from_disk{0};
@@ -340,10 +338,6 @@ std::string compile_module(const KernelRequest &request, int gpu_arch, CompiledM
   return {};
 }
 
-void set_thread_error(std::string error) {
-  t_error = std::move(error);
-}
-
 cudaError_t find_kernel(const KernelRequest &request, const void **kernel) {
   cudaError_t err = cudaSuccess;
   const int gpu_arch = current_gpu_arch(&err);
@@ -396,10 +390,6 @@ void set_kernel_cache_directory(const std::string &directory) {
   std::lock_guard<std::mutex> lock(setting.mutex);
   setting.overridden = true;
   setting.directory = directory;
-}
-
-std::string kernel_runtime_error() {
-  return runtime::t_error;
 }
 
 }  // namespace cudaprep

@@ -60,6 +60,10 @@ std::string precompile_into(const KernelRequest &request, int gpu_arch, const Ke
 // architecture, options, header, name expression); "" without NVRTC.
 std::string module_key(const KernelRequest &request, int gpu_arch);
 
+// Records why the calling thread's last kernel request failed
+// (kernel_runtime_error(); runtime_error.cpp).
+void set_thread_error(std::string error);
+
 // find_kernel() for its side effect: the kernel compiled or loaded now.
 inline cudaError_t prepare_kernel(const KernelRequest &request) {
   const void *kernel = nullptr;
