@@ -1,5 +1,6 @@
 #include "nvrtc_library.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -20,6 +21,25 @@ std::vector<std::string> candidate_paths() {
     for (const std::string &name : names) paths.push_back(root + "/lib64/" + name);
   }
   return paths;
+}
+
+// NVRTC opens its builtins library (libnvrtc-builtins.so.MAJOR.MINOR) by
+// name when it compiles: a directory off the loader's path (the toolkit's
+// lib64, a wheel's lib) would not give it. Loaded first from NVRTC's own
+// directory, it is found by that name.
+void preload_builtins(const std::string &nvrtc_path) {
+  const size_t slash = nvrtc_path.rfind('/');
+  if (slash == std::string::npos) return;  // from the loader's path: so is it
+  const std::string directory = nvrtc_path.substr(0, slash);
+  DIR *listing = opendir(directory.c_str());
+  if (listing == nullptr) return;
+  while (const dirent *entry = readdir(listing)) {
+    const std::string name = entry->d_name;
+    if (name.rfind("libnvrtc-builtins.so.", 0) == 0 &&
+        dlopen((directory + "/" + name).c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr)
+      break;
+  }
+  closedir(listing);
 }
 
 template <class Function>
@@ -66,6 +86,7 @@ Loaded load() {
       continue;
     }
     api.path = path;
+    preload_builtins(path);
     loaded.ok = true;
     return loaded;
   }

@@ -97,7 +97,9 @@ TEST_F(KernelRuntimeGpu, TheNextProcessLoadsTheModuleAndABadEntryIsCompiledAgain
   const std::string path = directory_ + "/" + files[0];
   struct stat info;
   ASSERT_EQ(stat(path.c_str(), &info), 0);
-  if (!in_child_) ASSERT_EQ(truncate(path.c_str(), info.st_size / 2), 0);
+  if (!in_child_) {
+    ASSERT_EQ(truncate(path.c_str(), info.st_size / 2), 0);
+  }
   EXPECT_EXIT(prepare_and_report(directory_), ::testing::ExitedWithCode(0),
               "result=cudaSuccess compiled=1 loaded=0");
   EXPECT_EXIT(prepare_and_report(directory_), ::testing::ExitedWithCode(0),
@@ -114,7 +116,9 @@ TEST_F(KernelRuntimeGpu, TheNextProcessLoadsTheModuleAndABadEntryIsCompiledAgain
 
 TEST_F(KernelRuntimeGpu, AnUnwritableCacheCostsTimeNotResults) {
   CUDAPREP_REQUIRE_GPU();
-  if (!in_child_) ASSERT_EQ(chmod(directory_.c_str(), 0500), 0);
+  if (!in_child_) {
+    ASSERT_EQ(chmod(directory_.c_str(), 0500), 0);
+  }
   if (access(directory_.c_str(), W_OK) == 0) GTEST_SKIP() << "root writes anyway";
   EXPECT_EXIT(prepare_and_report(directory_), ::testing::ExitedWithCode(0),
               "result=cudaSuccess compiled=1 loaded=0");
