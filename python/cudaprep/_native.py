@@ -5,9 +5,14 @@ tree's gst-libs/gst/cudaprep/ folder), else the libdir meson installed into
 (_config.py), else the dynamic loader's search path. The plugin is
 registered from CUDAPREP_PLUGIN_DIR (a build tree's gst/cudaprep/, the
 folder of libgstcudaprep.so), else the installed plugin folder.
+
+The kernels are compiled at run time by NVRTC (docs/kernels.md). Where
+neither CUDAPREP_NVRTC_LIBRARY nor the loader finds one, the NVRTC of a
+PyPI wheel (nvidia-cuda-nvrtc, which PyTorch and CuPy install) is used.
 """
 import ctypes
 import os
+import sys
 
 try:
     from . import _config
@@ -103,10 +108,54 @@ def _setup(gst, gobject, prep):
     proto(prep, "gst_cuda_prep_batch_remove_source", ctypes.c_int, vp, vp, ctypes.POINTER(vp))
 
 
+# Where NVIDIA's wheels put NVRTC, below a folder of sys.path: CUDA 13's
+# (one lib folder for the toolkit's wheels), then CUDA 12's.
+_WHEEL_NVRTC = (
+    os.path.join("nvidia", "cu13", "lib", "libnvrtc.so.13"),
+    os.path.join("nvidia", "cuda_nvrtc", "lib", "libnvrtc.so.13"),
+    os.path.join("nvidia", "cuda_nvrtc", "lib", "libnvrtc.so.12"),
+)
+
+
+def wheel_nvrtc(search_path):
+    """The first NVRTC a wheel installed below a folder of `search_path`,
+    or None."""
+    for candidate in _WHEEL_NVRTC:
+        for folder in search_path:
+            path = os.path.join(folder, candidate)
+            if os.path.isfile(path):
+                return path
+    return None
+
+
+def _loader_finds_nvrtc():
+    roots = [os.environ.get("CUDA_HOME"), "/usr/local/cuda"]
+    names = ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"]
+    names += [os.path.join(root, "lib64", name) for root in roots if root for name in names]
+    for name in names:
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+def _use_wheel_nvrtc():
+    """Points the kernel runtime at a wheel's NVRTC when it would find none
+    itself (the C side reads CUDAPREP_NVRTC_LIBRARY at its first compile)."""
+    if os.environ.get("CUDAPREP_NVRTC_LIBRARY") or _loader_finds_nvrtc():
+        return
+    path = wheel_nvrtc(sys.path)
+    if path:
+        os.environ["CUDAPREP_NVRTC_LIBRARY"] = path
+
+
 class _Native:
     """The loaded libraries, initialised once."""
 
     def __init__(self):
+        _use_wheel_nvrtc()
         lib_dir = os.environ.get("CUDAPREP_LIB_DIR") or (_config.libdir if _config else None)
         plugin_dir = os.environ.get("CUDAPREP_PLUGIN_DIR") or (
             _config.plugindir if _config else None)

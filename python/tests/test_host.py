@@ -31,6 +31,26 @@ def padded_rgb(width, height, pitch):
     return data
 
 
+class WheelNvrtc(unittest.TestCase):
+    """The NVRTC of a PyPI wheel, found below a folder of sys.path."""
+
+    def test_a_cuda13_wheel_is_found_before_a_cuda12_one(self):
+        import tempfile
+        from cudaprep import _native
+        with tempfile.TemporaryDirectory() as site, tempfile.TemporaryDirectory() as other:
+            self.assertIsNone(_native.wheel_nvrtc([other, site]))
+            old = os.path.join(site, "nvidia", "cuda_nvrtc", "lib")
+            os.makedirs(old)
+            open(os.path.join(old, "libnvrtc.so.12"), "wb").close()
+            self.assertEqual(_native.wheel_nvrtc([other, site]),
+                             os.path.join(old, "libnvrtc.so.12"))
+            new = os.path.join(other, "nvidia", "cu13", "lib")
+            os.makedirs(new)
+            open(os.path.join(new, "libnvrtc.so.13"), "wb").close()
+            self.assertEqual(_native.wheel_nvrtc([site, other]),
+                             os.path.join(new, "libnvrtc.so.13"))
+
+
 class HostArrayProtocol(unittest.TestCase):
     def test_device_is_cpu(self):
         array = cudaprep.HostArray(bytearray(12), (3, 4), "uint8")
