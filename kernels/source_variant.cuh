@@ -40,6 +40,7 @@ class SourceVariant {
     (visit_if<Readers>(visit_source), ...);
   }
 
+ private:
   template <class Wanted, class First, class... Rest>
   static constexpr int index_of() {
     if constexpr (std::is_same_v<Wanted, First>) {
@@ -51,9 +52,6 @@ class SourceVariant {
     }
   }
 
-  static constexpr int kReaderCount = sizeof...(Sources);
-
- private:
   template <class Reader, class Visit>
   __device__ __forceinline__ void visit_if(Visit &visit_source) const {
     static_assert(index_of<Reader, Sources...>() < sizeof...(Sources),

@@ -26,6 +26,7 @@
 #include "cudaprep/kernel_runtime.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/kernel_variants.h"
+#include "runtime/nvrtc_library.h"
 #include "runtime/runtime_kernels.h"
 
 namespace {
@@ -76,15 +77,11 @@ std::vector<int> local_archs() {
 }
 
 int info() {
+  std::string missing;
+  const cudaprep::runtime::NvrtcApi *nvrtc = cudaprep::runtime::nvrtc_api(&missing);
   const std::string version = cudaprep::runtime::loaded_nvrtc_version();
-  if (version.empty()) {
-    cudaprep::runtime::CompiledModule module;
-    std::printf(
-        "NVRTC: %s\n",
-        cudaprep::runtime::compile_module({"tensorize_kernel.cuh", "x"}, 90, &module).c_str());
-  } else {
-    std::printf("NVRTC: %s\n", version.c_str());
-  }
+  std::printf("NVRTC: %s\n",
+              nvrtc != nullptr ? (version + " (" + nvrtc->path + ")").c_str() : missing.c_str());
   const std::vector<int> archs = local_archs();
   std::printf("GPUs here:");
   for (int arch : archs) std::printf(" sm_%d", arch);
@@ -94,7 +91,7 @@ int info() {
   std::printf("kernel cache: %s (%zu modules, %.1f MB)\n",
               directory.empty() ? "none" : directory.c_str(), entries, bytes / 1e6);
   std::printf("variants: %zu\n", cudaprep::runtime::all_kernel_variants().size());
-  return version.empty() ? 1 : 0;
+  return nvrtc != nullptr ? 0 : 1;
 }
 
 int precompile(int argc, char **argv) {
@@ -195,9 +192,10 @@ int warm(const char *launch) {
   }
   gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_object_unref(pipeline);
+  const size_t after = cache_size(directory).first;
   std::printf("warmed in %.2f s; %s: %zu modules (%zu new)\n",
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-              directory.c_str(), cache_size(directory).first, cache_size(directory).first - before);
+              directory.c_str(), after, after - before);
   return status;
 }
 

@@ -237,6 +237,16 @@ cudaError_t load_or_compile(const KernelRequest &request, int gpu_arch, const vo
   return load_module(module, kernel, error);
 }
 
+// The key under which the disk cache keeps `request` compiled for
+// `gpu_arch` by the NVRTC loaded; "" without NVRTC.
+std::string module_key(const KernelRequest &request, int gpu_arch) {
+  std::string error;
+  const NvrtcApi *api = nvrtc_api(&error);
+  Target target;
+  if (api == nullptr || !target_for(*api, gpu_arch, &target, &error)) return {};
+  return key_for(nvrtc_version(*api), target, request);
+}
+
 struct Slot {
   std::mutex mutex;
   bool done = false;
@@ -255,14 +265,6 @@ std::shared_ptr<Slot> slot_for(const std::string &key) {
 }
 
 }  // namespace
-
-std::string module_key(const KernelRequest &request, int gpu_arch) {
-  std::string error;
-  const NvrtcApi *api = nvrtc_api(&error);
-  Target target;
-  if (api == nullptr || !target_for(*api, gpu_arch, &target, &error)) return {};
-  return key_for(nvrtc_version(*api), target, request);
-}
 
 std::string loaded_nvrtc_version() {
   const NvrtcApi *api = nvrtc_api(nullptr);

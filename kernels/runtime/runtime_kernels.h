@@ -55,11 +55,6 @@ std::string loaded_nvrtc_version();
 std::string precompile_into(const KernelRequest &request, int gpu_arch, const KernelCache &cache,
                             bool *compiled);
 
-// The key under which the disk cache keeps `request` compiled for
-// `gpu_arch` by the NVRTC loaded (sources hash, NVRTC version,
-// architecture, options, header, name expression); "" without NVRTC.
-std::string module_key(const KernelRequest &request, int gpu_arch);
-
 // Records why the calling thread's last kernel request failed
 // (kernel_runtime_error(); runtime_error.cpp).
 void set_thread_error(std::string error);
@@ -78,11 +73,6 @@ cudaError_t launch_kernel(const KernelRequest &request, const LaunchShape &shape
   if (found != cudaSuccess) return found;
   void *params[] = {const_cast<Args *>(&args)};
   return cudaLaunchKernel(kernel, shape.grid, shape.block, params, shared_bytes, stream);
-}
-
-// The C++ spelling of a template argument in a name expression.
-inline const char *bool_name(bool value) {
-  return value ? "true" : "false";
 }
 
 }  // namespace cudaprep::runtime
