@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <unordered_set>
 #include <vector>
 
@@ -79,15 +82,28 @@ struct BatchVariant {
   uint32_t readers;
 };
 
-runtime::KernelRequest batch_request(const BatchVariant &variant) {
-  std::string name = "cudaprep::preprocess_batch_kernel<" +
-                     sampler_arguments(variant.method, variant.antialias) + ", " +
-                     (variant.dtype == DataType::kFloat16 ? "__half" : "float") + ", " +
-                     std::to_string(variant.capacity);
-  for (size_t i = 0; i < reader_names().size(); ++i) {
-    if (variant.readers & (1u << i)) name += ", " + reader_names()[i];
+// The request of `variant`, made once per process (a launch looks it up,
+// without building its name).
+const runtime::KernelRequest &batch_request(const BatchVariant &variant) {
+  const uint64_t key =
+      static_cast<uint64_t>(variant.readers) | static_cast<uint64_t>(variant.capacity) << 32 |
+      static_cast<uint64_t>(variant.method) << 40 | static_cast<uint64_t>(variant.antialias) << 44 |
+      static_cast<uint64_t>(variant.dtype) << 48;
+  static std::mutex mutex;
+  static std::map<uint64_t, std::unique_ptr<runtime::KernelRequest>> requests;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<runtime::KernelRequest> &request = requests[key];
+  if (!request) {
+    std::string name = "cudaprep::preprocess_batch_kernel<" +
+                       sampler_arguments(variant.method, variant.antialias) + ", " +
+                       (variant.dtype == DataType::kFloat16 ? "__half" : "float") + ", " +
+                       std::to_string(variant.capacity);
+    for (size_t i = 0; i < reader_names().size(); ++i) {
+      if (variant.readers & (1u << i)) name += ", " + reader_names()[i];
+    }
+    request = std::make_unique<runtime::KernelRequest>("preprocess_batch_kernel.cuh", name + ">");
   }
-  return {"preprocess_batch_kernel.cuh", name + ">"};
+  return *request;
 }
 
 // The smallest item list that holds `count` items.

@@ -341,6 +341,16 @@ std::string compile_module(const KernelRequest &request, int gpu_arch, CompiledM
 }
 
 cudaError_t find_kernel(const KernelRequest &request, const void **kernel) {
+  int device = -1;
+  const bool cached_device = cudaGetDevice(&device) == cudaSuccess && device >= 0 &&
+                             device < KernelRequest::kCachedDevices;
+  if (cached_device) {
+    if (const void *handle = request.handles[device].load(std::memory_order_acquire)) {
+      counters().found_in_memory.fetch_add(1, std::memory_order_relaxed);
+      *kernel = handle;
+      return cudaSuccess;
+    }
+  }
   cudaError_t err = cudaSuccess;
   const int gpu_arch = current_gpu_arch(&err);
   if (err != cudaSuccess) {
@@ -365,6 +375,7 @@ cudaError_t find_kernel(const KernelRequest &request, const void **kernel) {
     return slot->result;
   }
   *kernel = slot->kernel;
+  if (cached_device) request.handles[device].store(slot->kernel, std::memory_order_release);
   return cudaSuccess;
 }
 

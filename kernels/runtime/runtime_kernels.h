@@ -10,7 +10,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../launch.cuh"
@@ -18,8 +20,21 @@
 namespace cudaprep::runtime {
 
 struct KernelRequest {
+  KernelRequest(const char *header, std::string name_expression)
+      : header(header), name_expression(std::move(name_expression)) {}
+  // A copy names the same kernel and finds its handles anew.
+  KernelRequest(const KernelRequest &other)
+      : header(other.header), name_expression(other.name_expression) {}
+  KernelRequest &operator=(const KernelRequest &) = delete;
+
   const char *header;           // e.g. "resize_kernel.cuh"
   std::string name_expression;  // e.g. "cudaprep::resize_kernel<...>"
+
+  // The handle find_kernel() found on each device (0 to kCachedDevices - 1)
+  // of this request, kept by the launchers' long-lived requests: a launch
+  // after the first costs an atomic load, not a lookup.
+  static constexpr int kCachedDevices = 16;
+  mutable std::atomic<const void *> handles[kCachedDevices] = {};
 };
 
 // The kernel of `request` for the calling thread's current device, as a
