@@ -317,7 +317,9 @@ static cudaError_t gst_cuda_normalize_prepare_kernels(GstCudaPrepBaseTransform *
   cudaprep::PixelFormat format;
   if (in_info == nullptr || !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &format))
     return cudaErrorInvalidValue;
-  if (pending == nullptr)
+  // plan_output() runs this element's own kernel where the fused one would
+  // not compute the same (fusable()), downstream's pending work or not.
+  if (pending == nullptr || !fusable(GST_CUDA_NORMALIZE(base), GST_VIDEO_INFO_FORMAT(in_info)))
     return cudaprep::prepare_normalize(format, priv->params.channel_order, priv->out_info.dtype);
   const cudaprep::ResizeParams identity;
   if (pending->batched)
