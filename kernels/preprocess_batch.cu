@@ -44,9 +44,9 @@ const std::vector<std::string> &reader_names() {
 }
 
 // The readers items of `format` seen through `orientation` may hold, as a
-// set of ResizeSource indices, whatever their views' alignment: the kernel
-// for such items is compiled for these, so that it is the one
-// prepare_preprocess_batch() compiled for the format.
+// set of ResizeSource indices, whatever their views' alignment:
+// prepare_preprocess_batch() compiles a kernel for each, so that the one an
+// item's reader needs is ready (item_reader()).
 uint32_t possible_readers(PixelFormat format, Orientation orientation) {
   constexpr int kFormats = static_cast<int>(PixelFormat::kP016) + 1;
   constexpr int kOrientations = static_cast<int>(Orientation::kAntiTranspose) + 1;
@@ -70,8 +70,19 @@ uint32_t possible_readers(PixelFormat format, Orientation orientation) {
   return table[f * kOrientations + o];
 }
 
-uint32_t possible_readers(const PreprocessItem &item) {
-  return possible_readers(item.src.format, item.resize_params.orientation);
+// The reader with_oriented_source() picks for `item` (a validated view), as
+// a one-reader set: the kernel a batch launches is compiled for its items'
+// one reader, which is faster than one that visits the format's others too
+// (RGBA's byte reader beside its 32-bit one).
+uint32_t item_reader(const PreprocessItem &item) {
+  uint32_t reader = 0;
+  with_oriented_source(item.src, item.resize_params, [&](const auto &source) {
+    ResizeSource variant;
+    variant.set(source);
+    reader = 1u << variant.index();
+    return cudaSuccess;
+  });
+  return reader;
 }
 
 struct BatchVariant {
@@ -79,7 +90,7 @@ struct BatchVariant {
   bool antialias;
   DataType dtype;
   int capacity;
-  uint32_t readers;
+  uint32_t readers;  // the kernel's reader set: one reader
 };
 
 // The request of `variant`, made once per process (a launch looks it up,
@@ -141,7 +152,7 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
     if (err != cudaSuccess) return err;
     variant.antialias =
         variant.antialias || item.resize_params.antialias;  // the kernel that may tile
-    variant.readers |= possible_readers(item);
+    variant.readers |= 1u << out.source.index();
     out.norm = channel_normalization(item.normalize_params);
     out.batch_index = item.batch_index;
   }
@@ -171,7 +182,7 @@ cudaError_t launch_list(const PreprocessItem *items, int count, void *tensor_dat
   }
 }
 
-// items[0..count) of one reader set, validated: a launch per
+// items[0..count) of one reader, validated: a launch per
 // kMaxPreprocessBatchItems.
 cudaError_t launch_items(const PreprocessItem *items, int count, void *tensor_data,
                          const TensorDesc &desc, cudaStream_t stream) {
@@ -221,24 +232,23 @@ cudaError_t preprocess_batch(const PreprocessItem *items, int count, void *tenso
     return cudaErrorInvalidValue;
   }
   if (count == 0) return cudaSuccess;
-  const uint32_t first_readers = possible_readers(items[0]);
-  bool one_format = true;
-  for (int i = 1; i < count && one_format; ++i)
-    one_format = possible_readers(items[i]) == first_readers;
-  if (one_format) return launch_items(items, count, tensor_data, desc, stream);
-  // Formats (or turns) mixed: one set of launches per reader set, each with
-  // a kernel its own chains prepared (item order within a set kept).
-  std::vector<uint32_t> reader_sets;
+  const uint32_t first_reader = item_reader(items[0]);
+  bool one_reader = true;
+  for (int i = 1; i < count && one_reader; ++i) one_reader = item_reader(items[i]) == first_reader;
+  if (one_reader) return launch_items(items, count, tensor_data, desc, stream);
+  // Formats, turns or alignments mixed: one set of launches per reader, each
+  // with a kernel its own chains prepared (item order within a set kept).
+  std::vector<uint32_t> readers;
   for (int i = 0; i < count; ++i) {
-    const uint32_t readers = possible_readers(items[i]);
-    if (std::find(reader_sets.begin(), reader_sets.end(), readers) == reader_sets.end())
-      reader_sets.push_back(readers);
+    const uint32_t reader = item_reader(items[i]);
+    if (std::find(readers.begin(), readers.end(), reader) == readers.end())
+      readers.push_back(reader);
   }
   std::vector<PreprocessItem> group;
-  for (const uint32_t readers : reader_sets) {
+  for (const uint32_t reader : readers) {
     group.clear();
     for (int i = 0; i < count; ++i) {
-      if (possible_readers(items[i]) == readers) group.push_back(items[i]);
+      if (item_reader(items[i]) == reader) group.push_back(items[i]);
     }
     const cudaError_t err =
         launch_items(group.data(), static_cast<int>(group.size()), tensor_data, desc, stream);
@@ -270,12 +280,16 @@ cudaError_t for_batch_requests(const PixelFormat *formats, int format_count,
   // Partial batches take the smaller lists: every capacity up to the largest.
   const int largest = capacity_for(std::min(max_items, kMaxPreprocessBatchItems));
   for (int i = 0; i < format_count; ++i) {
-    variant.readers = possible_readers(formats[i], resize_params.orientation);
-    for (const int capacity : {8, 32, kMaxPreprocessBatchItems}) {
-      if (capacity > largest) break;
-      variant.capacity = capacity;
-      const cudaError_t err = use(batch_request(variant));
-      if (err != cudaSuccess) return err;
+    const uint32_t possible = possible_readers(formats[i], resize_params.orientation);
+    for (uint32_t reader = 1; reader != 0 && reader <= possible; reader <<= 1) {
+      if ((possible & reader) == 0) continue;
+      variant.readers = reader;
+      for (const int capacity : {8, 32, kMaxPreprocessBatchItems}) {
+        if (capacity > largest) break;
+        variant.capacity = capacity;
+        const cudaError_t err = use(batch_request(variant));
+        if (err != cudaSuccess) return err;
+      }
     }
   }
   return cudaSuccess;
