@@ -236,13 +236,16 @@ std::vector<Row> make_table() {
           "the subcommand")
           .claim("tools/meson.build", {"'cudaprep-kernels'"})
           .claim("tools/cudaprep_kernels.cpp", {"cudaprep-kernels info", "kernel cache: "}));
-  rows.push_back(
-      row("kernels_warm", "docs/kernels.md", "build/tools/cudaprep-kernels warm '", Kind::kShell,
-          "prerolls the README's detector chain once; the kernel_runtime suite "
-          "(GPU) runs that chain and checks that its elements compiled their "
-          "kernels when they negotiated")
-          .claim("tools/cudaprep_kernels.cpp", {"cudaprep-kernels warm", "GST_STATE_PAUSED"})
-          .claim("tests/pipelines/test_kernel_runtime.cpp", {"kernels ready"}));
+  rows.push_back(row("kernels_warm", "docs/kernels.md", "build/tools/cudaprep-kernels warm '",
+                     Kind::kShell,
+                     "brings the README's detector chain up once through the library's "
+                     "call (kernels_tool_warm runs the command on a plain pipeline); the "
+                     "kernel_runtime suite (GPU) runs that chain and checks that its "
+                     "elements compiled their kernels when they negotiated")
+                     .claim("tools/cudaprep_kernels.cpp",
+                            {"cudaprep-kernels warm", "gst_cuda_prep_warm_kernels(launch"})
+                     .claim("tools/meson.build", {"'kernels_tool_warm'"})
+                     .claim("tests/pipelines/test_kernel_runtime.cpp", {"kernels ready"}));
   rows.push_back(
       row("kernels_precompile", "docs/kernels.md",
           "meson setup build -Dprecompile=75,80,86,89,90,100,120", Kind::kShell,
