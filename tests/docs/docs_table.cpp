@@ -247,6 +247,24 @@ std::vector<Row> make_table() {
                      .claim("tools/meson.build", {"'kernels_tool_warm'"})
                      .claim("tests/pipelines/test_kernel_runtime.cpp", {"kernels ready"}));
   rows.push_back(
+      row("kernels_warm_c", "docs/kernels.md",
+          "GError *error = NULL; if (!gst_cuda_prep_warm_kernels(", Kind::kFragment,
+          "the library call the command wraps; the warm_kernels suite calls it on plain "
+          "pipelines (CPU: parse errors, live sources, element errors, EOS, timeouts) and, "
+          "on a GPU, on a cudaprep chain into an empty cache, twice")
+          .claim("gst-libs/gst/cudaprep/gstcudaprepwarm.cpp",
+                 {"GST_STATE_PAUSED", "GST_STATE_CHANGE_NO_PREROLL"})
+          .claim("tests/pipelines/test_warm_kernels.cpp",
+                 {"gst_cuda_prep_warm_kernels(", "WarmKernelsGpu", "no answer in 1 s"}));
+  rows.push_back(
+      row("kernels_warm_python", "docs/kernels.md", "import cudaprep cudaprep.warm_kernels(",
+          Kind::kPython,
+          "python/tests/test_warm.py (meson's python_warm) runs this chain with a GPU, "
+          "and plain pipelines and the failures without one")
+          .claim("python/tests/test_warm.py",
+                 {"warm_kernels(", "cudanormalize ! cudatensorize ! fakesink", "RuntimeError"})
+          .claim("python/cudaprep/_warm.py", {"gst_cuda_prep_warm_kernels"}));
+  rows.push_back(
       row("kernels_precompile", "docs/kernels.md",
           "meson setup build -Dprecompile=75,80,86,89,90,100,120", Kind::kShell,
           "the packagers' build: the option, the custom target that runs the "
