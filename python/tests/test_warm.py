@@ -39,8 +39,8 @@ class WarmKernels(unittest.TestCase):
             cudaprep.warm_kernels("videotestsrc ! nosuchelementwarm ! fakesink")
 
     def test_an_elements_error(self):
-        with self.assertRaisesRegex(RuntimeError, "filesrc0: .*/nonexistent/warm.mp4"):
-            cudaprep.warm_kernels("filesrc location=/nonexistent/warm.mp4 ! fakesink")
+        with self.assertRaisesRegex(RuntimeError, "reader: .*/nonexistent/warm.mp4"):
+            cudaprep.warm_kernels("filesrc name=reader location=/nonexistent/warm.mp4 ! fakesink")
 
     def test_no_answer_in_time(self):
         with self.assertRaisesRegex(RuntimeError, "no answer in 1 s"):

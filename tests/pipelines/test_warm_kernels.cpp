@@ -137,10 +137,11 @@ TEST(WarmKernels, ALivePipelineComesUpByPlaying) {
 }
 
 TEST(WarmKernels, AnElementsErrorCarriesItsMessage) {
-  const Warmed warmed = warm("filesrc location=/nonexistent/cudaprep-warm.mp4 ! fakesink", 10);
+  const Warmed warmed =
+      warm("filesrc name=reader location=/nonexistent/cudaprep-warm.mp4 ! fakesink", 10);
   EXPECT_FALSE(warmed.ok);
   EXPECT_EQ(warmed.domain, GST_RESOURCE_ERROR);
-  EXPECT_TRUE(contains(warmed.message, "filesrc0")) << warmed.message;
+  EXPECT_TRUE(contains(warmed.message, "reader: ")) << warmed.message;
   EXPECT_TRUE(contains(warmed.message, "/nonexistent/cudaprep-warm.mp4")) << warmed.message;
 }
 

@@ -227,10 +227,21 @@ gboolean wait_for_sinks(GstBus *bus, Sinks *sinks, guint seconds, GError **error
       gst_message_unref(message);
       return FALSE;
     }
-    // EOS comes only from a playing pipeline whose every sink had EOS: the
-    // probes have recorded which of them had nothing before it.
     GST_LOG("%s from %s", GST_MESSAGE_TYPE_NAME(message), GST_MESSAGE_SRC_NAME(message));
     gst_message_unref(message);
+    // EOS comes from a playing pipeline whose every sink had EOS: the probes
+    // have already said which of them had nothing before it; a pad they
+    // never heard of would otherwise keep us waiting for nothing.
+    if (type == GST_MESSAGE_EOS) {
+      g_mutex_lock(&sinks->lock);
+      const gboolean all = sinks->waiting == 0 || sinks->starved != nullptr;
+      g_mutex_unlock(&sinks->lock);
+      if (!all) {
+        g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+                    "the pipeline ended before every sink had a buffer");
+        return FALSE;
+      }
+    }
   }
 }
 
