@@ -43,6 +43,7 @@ declare -A suites=(
   [tensorsink]='TensorSink.*'
   [tensor_elements]='-*TensorOutput*:TensorElementsGpu.*'
   [batch_stats]='BatchStatsCpu.*'
+  [warm_kernels]='WarmKernels.*'
 )
 
 failed=()

@@ -4,7 +4,7 @@
 //   cudaprep-kernels precompile [--arch LIST] [--dir DIR]
 //                                               every variant, ahead of time
 //   cudaprep-kernels warm 'LAUNCH LINE'         a pipeline's kernels, by
-//                                               prerolling it once
+//                                               bringing it up once
 #include <cuda_runtime_api.h>
 #include <dirent.h>
 #include <gst/gst.h>
@@ -22,6 +22,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <gst/cudaprep/gstcudaprepwarm.h>
 
 #include "cudaprep/kernel_runtime.h"
 #include "runtime/kernel_cache.h"
@@ -159,44 +161,24 @@ int precompile(int argc, char **argv) {
   return failures == 0 ? 0 : 1;
 }
 
-// Prerolls the pipeline (its elements negotiate, and compile their kernels
-// as they do), then stops it.
+// Brings the pipeline up once (gst_cuda_prep_warm_kernels: its elements
+// compile their kernels as they negotiate), and says what the cache gained.
 int warm(const char *launch) {
-  GError *error = nullptr;
-  GstElement *pipeline = gst_parse_launch(launch, &error);
-  if (pipeline == nullptr || error != nullptr) {
-    std::fprintf(stderr, "cannot build the pipeline: %s\n", error ? error->message : "?");
-    return 1;
-  }
   const std::string directory = cudaprep::kernel_cache_directory();
   const size_t before = cache_size(directory).first;
   const auto start = std::chrono::steady_clock::now();
-  int status = 0;
-  if (gst_element_set_state(pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE) {
-    status = 1;
-  } else {
-    GstBus *bus = gst_element_get_bus(pipeline);
-    GstMessage *message = gst_bus_timed_pop_filtered(
-        bus, 120 * GST_SECOND,
-        static_cast<GstMessageType>(GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-    if (message == nullptr || GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
-      GError *bus_error = nullptr;
-      if (message != nullptr) gst_message_parse_error(message, &bus_error, nullptr);
-      std::fprintf(stderr, "the pipeline did not preroll: %s\n",
-                   bus_error ? bus_error->message : "no answer in 120 s");
-      if (bus_error != nullptr) g_error_free(bus_error);
-      status = 1;
-    }
-    if (message != nullptr) gst_message_unref(message);
-    gst_object_unref(bus);
+  GError *error = nullptr;
+  const gboolean warmed = gst_cuda_prep_warm_kernels(launch, 0, &error);
+  if (!warmed) {
+    std::fprintf(stderr, "cudaprep-kernels warm: %s\n", error ? error->message : "?");
+    g_clear_error(&error);
   }
-  gst_element_set_state(pipeline, GST_STATE_NULL);
-  gst_object_unref(pipeline);
   const size_t after = cache_size(directory).first;
-  std::printf("warmed in %.2f s; %s: %zu modules (%zu new)\n",
+  std::printf("%s in %.2f s; %s: %zu modules (%zu new)\n", warmed ? "warmed" : "gave up",
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-              directory.c_str(), after, after - before);
-  return status;
+              directory.empty() ? "no disk cache" : directory.c_str(), after,
+              after >= before ? after - before : 0);
+  return warmed ? 0 : 1;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ from ._pipeline import Pipeline, TensorSink
 from ._preprocessing import Preprocessing, preprocessing_for
 from ._sources import Source, add_source
 from ._tensor import Geometry, HostArray, Item, Tensor
+from ._warm import warm_kernels
 from ._native import native
 
 
@@ -28,4 +29,4 @@ def allocation_count():
 
 __all__ = ["DLDeviceType", "Geometry", "HostArray", "Item", "Pipeline", "Preprocessing",
            "Source", "Tensor", "TensorSink", "add_source", "allocation_count",
-           "preprocessing_for"]
+           "preprocessing_for", "warm_kernels"]

@@ -106,6 +106,9 @@ def _setup(gst, gobject, prep):
           ctypes.POINTER(vp))
     proto(prep, "gst_cuda_prep_batch_add_source", vp, vp, vp, ctypes.POINTER(vp))
     proto(prep, "gst_cuda_prep_batch_remove_source", ctypes.c_int, vp, vp, ctypes.POINTER(vp))
+    # A pipeline's kernels compiled ahead of time (gstcudaprepwarm.h).
+    proto(prep, "gst_cuda_prep_warm_kernels", ctypes.c_int, ctypes.c_char_p, ctypes.c_uint,
+          ctypes.POINTER(vp))
 
 
 # Where NVIDIA's wheels put NVRTC, below a folder of sys.path: CUDA 13's

@@ -32,6 +32,7 @@ class Typelib(unittest.TestCase):
         tensor_methods = {m.get_name() for m in GstCudaPrep.Tensor.__info__.get_methods()}
         for name in ("get_dims", "get_strides", "get_item", "get_data_address", "box_to_source"):
             self.assertIn(name, tensor_methods)
+        self.assertTrue(callable(GstCudaPrep.warm_kernels))
         self.assertEqual(GstCudaPrep.TensorDataType.FLOAT32, 11)
         self.assertEqual(GstCudaPrep.TensorImageLayout.NHWC, 1)
         self.assertEqual(int(GstCudaPrep.DLPackFlags.VERSIONED), 1)

@@ -1,6 +1,7 @@
 /* The installed public API from C (gcc -std=c11) and, included by
- * public_api_cpp.cpp, from C++: the metas, the geometry, the sink's pull
- * and the DLPack structs. Needs no GPU. Exits non-zero naming what failed. */
+ * public_api_cpp.cpp, from C++: the metas, the geometry, the sink's pull,
+ * sources, a pipeline's kernels warmed and the DLPack structs. Needs no
+ * GPU. Exits non-zero naming what failed. */
 #include <gst/cudaprep/cudaprep.h>
 #include <math.h>
 #include <string.h>
@@ -72,6 +73,15 @@ int main(int argc, char **argv) {
   CHECK(error != NULL && strstr(error->message, "is in no bin") != NULL);
   g_clear_error(&error);
   gst_object_unref(lonely);
+
+  /* A pipeline brought up once for its kernels (gstcudaprepwarm.h): plain
+   * elements come up and compile nothing; a line that does not parse says
+   * why. */
+  CHECK(gst_cuda_prep_warm_kernels("videotestsrc num-buffers=1 ! fakesink", 10, &error));
+  CHECK(error == NULL);
+  CHECK(!gst_cuda_prep_warm_kernels("videotestsrc ! nosuchelementwarm", 10, &error));
+  CHECK(error != NULL && strstr(error->message, "nosuchelementwarm") != NULL);
+  g_clear_error(&error);
 
   /* DLPack 1.0's layout: version first, the DLTensor last. */
   CHECK(offsetof(GstCudaPrepDLManagedTensorVersioned, version) == 0);

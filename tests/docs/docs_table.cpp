@@ -236,13 +236,34 @@ std::vector<Row> make_table() {
           "the subcommand")
           .claim("tools/meson.build", {"'cudaprep-kernels'"})
           .claim("tools/cudaprep_kernels.cpp", {"cudaprep-kernels info", "kernel cache: "}));
+  rows.push_back(row("kernels_warm", "docs/kernels.md", "build/tools/cudaprep-kernels warm '",
+                     Kind::kShell,
+                     "brings the README's detector chain up once through the library's "
+                     "call (kernels_tool_warm runs the command on a plain pipeline); the "
+                     "kernel_runtime suite (GPU) runs that chain and checks that its "
+                     "elements compiled their kernels when they negotiated")
+                     .claim("tools/cudaprep_kernels.cpp",
+                            {"cudaprep-kernels warm", "gst_cuda_prep_warm_kernels(launch"})
+                     .claim("tools/meson.build", {"'kernels_tool_warm'"})
+                     .claim("tests/pipelines/test_kernel_runtime.cpp", {"kernels ready"}));
   rows.push_back(
-      row("kernels_warm", "docs/kernels.md", "build/tools/cudaprep-kernels warm '", Kind::kShell,
-          "prerolls the README's detector chain once; the kernel_runtime suite "
-          "(GPU) runs that chain and checks that its elements compiled their "
-          "kernels when they negotiated")
-          .claim("tools/cudaprep_kernels.cpp", {"cudaprep-kernels warm", "GST_STATE_PAUSED"})
-          .claim("tests/pipelines/test_kernel_runtime.cpp", {"kernels ready"}));
+      row("kernels_warm_c", "docs/kernels.md",
+          "GError *error = NULL; if (!gst_cuda_prep_warm_kernels(", Kind::kFragment,
+          "the library call the command wraps; the warm_kernels suite calls it on plain "
+          "pipelines (CPU: parse errors, live sources, element errors, EOS, timeouts) and, "
+          "on a GPU, on a cudaprep chain into an empty cache, twice")
+          .claim("gst-libs/gst/cudaprep/gstcudaprepwarm.cpp",
+                 {"GST_STATE_PAUSED", "GST_STATE_CHANGE_NO_PREROLL"})
+          .claim("tests/pipelines/test_warm_kernels.cpp",
+                 {"gst_cuda_prep_warm_kernels(", "WarmKernelsGpu", "no answer in 1 s"}));
+  rows.push_back(
+      row("kernels_warm_python", "docs/kernels.md", "import cudaprep cudaprep.warm_kernels(",
+          Kind::kPython,
+          "python/tests/test_warm.py (meson's python_warm) runs this chain with a GPU, "
+          "and plain pipelines and the failures without one")
+          .claim("python/tests/test_warm.py",
+                 {"warm_kernels(", "cudanormalize ! cudatensorize ! fakesink", "RuntimeError"})
+          .claim("python/cudaprep/_warm.py", {"gst_cuda_prep_warm_kernels"}));
   rows.push_back(
       row("kernels_precompile", "docs/kernels.md",
           "meson setup build -Dprecompile=75,80,86,89,90,100,120", Kind::kShell,
