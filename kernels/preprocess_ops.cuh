@@ -71,7 +71,7 @@ __device__ __forceinline__ void preprocess_block(const Source &src, const Resize
   const int x = tile.x + tile.local_x;
   const int y = tile.y + tile.local_y;
   const bool outside = x >= width || y >= height;
-  if (!samples_as_block<kMethod, kAntialiased, Source>() && outside) return;
+  if (!kAntialiased && outside) return;  // only tiling needs the whole block
   const Rgba value =
       block_resized_value<kMethod, kAntialiased>(src, mapping, tile, capacity, shared);
   if (outside) return;

@@ -33,7 +33,7 @@ __global__ void resize_kernel(const __grid_constant__ ResizeArgs<Source> args) {
   const int x = tile.x + tile.local_x;
   const int y = tile.y + tile.local_y;
   const bool outside = x >= args.dst_width || y >= args.dst_height;
-  if (!device::samples_as_block<kMethod, kAntialiased, Source>() && outside) return;
+  if (!kAntialiased && outside) return;  // only tiling needs the whole block
   const device::Rgba value = device::block_resized_value<kMethod, kAntialiased>(
       args.src, args.mapping, tile, args.capacity, tile_shared);
   if (outside) return;

@@ -76,69 +76,31 @@ inline int tile_footprint_bound(const device::AntialiasAxis &axis, int extent) {
 // fit beside the rows.
 inline device::TileCapacity merged_tile_capacity(const device::TileCapacity &a,
                                                  const device::TileCapacity &b) {
-  device::TileCapacity merged{std::max(a.rows, b.rows), std::max(a.columns, b.columns),
-                              a.row_sums || b.row_sums};
-  const int row_sum_columns = merged.row_sums ? static_cast<int>(kBlockWidth) : 0;
-  if (merged.rows * (row_sum_columns + merged.columns) * sizeof(device::Rgba) > kTileSharedBytes) {
+  device::TileCapacity merged{std::max(a.rows, b.rows), std::max(a.columns, b.columns)};
+  if (merged.rows * (kBlockWidth + merged.columns) * sizeof(device::Rgba) > kTileSharedBytes) {
     merged.columns = 0;
   }
   return merged;
 }
 
-// The most source pixels a plain sampler's taps of `extent` consecutive
-// output pixels span along one axis, `scale` source pixels per output
-// pixel apart (float rounding of the positions included).
-inline int plain_footprint_bound(Interpolation method, double scale, int extent) {
-  const int taps = method == Interpolation::kBicubic ? 4 : 2;
-  if (method == Interpolation::kArea) return static_cast<int>(std::ceil(extent * scale)) + 2;
-  return static_cast<int>(std::ceil((extent - 1) * scale)) + taps + 1;
-}
-
-// The staged footprint of a plain sampler of a YUV reader, when staging
-// converts fewer source pixels than the per-pixel sampler does (one
-// conversion per tap: 4 bilinear, 16 bicubic, the span for area);
-// otherwise none (a bilinear shrink by more than 2 converts less per pixel).
+// What a block of the tiled antialiased sampler (resize_tile.cuh) needs for
+// `axes`, read by `Source`: rows of row sums and, for readers that convert
+// at every load, the staged footprint's columns. Zero rows: not
+// antialiased, or no footprint fits; the kernel samples per pixel.
 template <class Source>
-device::TileCapacity plain_tile_capacity(const device::ResampleAxes &axes, Interpolation method) {
-  if (!device::converts_on_load<Source>::value || method == Interpolation::kNearest) return {};
-  const double scale_x = static_cast<double>(axes.src_width) / axes.rect_width;
-  const double scale_y = static_cast<double>(axes.src_height) / axes.rect_height;
-  const int columns = plain_footprint_bound(method, scale_x, kBlockWidth);
-  const int rows = plain_footprint_bound(method, scale_y, kBlockHeight);
-  const double taps_per_pixel = method == Interpolation::kBicubic ? 16.0
-                                : method == Interpolation::kBilinear
-                                    ? 4.0
-                                    : (std::ceil(scale_x) + 1) * (std::ceil(scale_y) + 1);
-  const bool converts_less =
-      static_cast<double>(rows) * columns < taps_per_pixel * kBlockWidth * kBlockHeight;
-  if (!converts_less ||
-      static_cast<size_t>(rows) * columns * sizeof(device::Rgba) > kTileSharedBytes) {
-    return {};
-  }
-  return {rows, columns, false};
-}
-
-// What a block of `method` reading `Source` needs for `axes`: antialiased,
-// the tiled sampler's rows of row sums (resize_tile.cuh) and, for readers
-// that convert at every load, the staged footprint's columns; plain, the
-// staged footprint (plain_tile_capacity()). Nothing: the kernel samples per
-// pixel.
-template <class Source>
-device::TileCapacity tile_capacity(const device::ResampleAxes &axes, Interpolation method) {
-  if (!axes.antialias) return plain_tile_capacity<Source>(axes, method);
+device::TileCapacity tile_capacity(const device::ResampleAxes &axes) {
   const int rows = tile_footprint_bound(axes.antialias_y, kBlockHeight);
   const int max_rows = static_cast<int>(kTileSharedBytes / (kBlockWidth * sizeof(device::Rgba)));
-  if (rows > max_rows) return {};
+  if (!axes.antialias || rows > max_rows) return {};
   const int columns = device::converts_on_load<Source>::value
                           ? tile_footprint_bound(axes.antialias_x, kBlockWidth)
                           : 0;
-  return merged_tile_capacity({}, {rows, columns, true});
+  return merged_tile_capacity({}, {rows, columns});
 }
 
 // The dynamic shared memory a launch reserves per block for `capacity`.
 inline size_t tile_shared_bytes(const device::TileCapacity &capacity) {
-  const size_t row_sum_columns = capacity.row_sums ? kBlockWidth : 0;
-  return static_cast<size_t>(capacity.rows) * (row_sum_columns + capacity.columns) *
+  return static_cast<size_t>(capacity.rows) * (kBlockWidth + capacity.columns) *
          sizeof(device::Rgba);
 }
 

@@ -15,13 +15,9 @@
 // converted once per source pixel of the tile's footprint (staged into
 // shared memory) when it fits, instead of once per tap.
 //
-// The plain (not antialiased) bilinear, bicubic and area samplers of YUV
-// readers are staged the same way when the launch reserves room: the
-// block's footprint converted once per source pixel, then each output pixel
-// sampled from shared memory with the per-pixel sampler itself (so again
-// the same bits). Plain bicubic with row sums (tiled) ran slower at the 2x
-// shrink of W2 in a measured version (bench/RESULTS.md), so only the
-// conversion is shared; RGB and gray readers, and nearest, stay per pixel.
+// Plain bicubic ran tiled too in a measured version and was slower at the
+// 2x shrink of W2 (bench/RESULTS.md): it stays per pixel, as do bilinear,
+// nearest and area.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,16 +32,14 @@
 
 namespace cudaprep::device {
 
-// What the launch reserved per block, in shared memory: when `row_sums`,
-// the antialiased row sums for up to `rows` source rows of the tile's
-// columns; when `columns` > 0, the converted source footprint (rows x
-// columns pixels) of a staged reader. A block whose footprint is larger
-// falls back to the per-pixel sampler (same bits, slower), so the capacity
-// is a matter of speed only.
+// What the launch reserved per block, in shared memory: row sums for up to
+// `rows` source rows of the tile's columns and, when `columns` > 0, the
+// converted source footprint (rows x columns pixels) of a staged reader.
+// A block whose footprint is larger falls back to the per-pixel sampler
+// (same bits, slower), so the capacity is a matter of speed only.
 struct TileCapacity {
   int rows = 0;
   int columns = 0;
-  bool row_sums = false;
 };
 
 // The destination pixels of one block and this thread's place among them.
@@ -82,13 +76,11 @@ template <typename Source>
 struct converts_on_load<OrientedSource<Source>> : converts_on_load<Source> {};
 
 // A source's converted pixels in shared memory: rows x columns from
-// (first_column, first_row), read with the source's own coordinates (width
-// and height are the source's, which the samplers clamp to).
+// (first_column, first_row), read with the source's own coordinates.
 struct StagedSource {
   const Rgba *pixels;
   int first_column, first_row;
   int columns;
-  int width, height;
 
   __device__ __forceinline__ Rgba load(int x, int y) const {
     return pixels[(y - first_row) * columns + (x - first_column)];
@@ -151,91 +143,6 @@ __device__ __forceinline__ bool stages(const TileFootprint &footprint,
   return converts_on_load<Source>::value && footprint.columns <= capacity.columns;
 }
 
-// The source pixels the plain samplers read for rectangle column/row d
-// along one axis, clamped as they clamp.
-struct TapRange {
-  int low, high;
-  __device__ __forceinline__ int lowest() const { return low; }
-  __device__ __forceinline__ int highest() const { return high; }
-};
-
-template <Interpolation kMethod>
-__device__ __forceinline__ TapRange plain_tap_range(float position, int size) {
-  const int floor_index = static_cast<int>(floorf(position));
-  constexpr int kBefore = kMethod == Interpolation::kBicubic ? 1 : 0;
-  constexpr int kAfter = kMethod == Interpolation::kBicubic ? 2 : 1;
-  return {clamp_index(floor_index - kBefore, size), clamp_index(floor_index + kAfter, size)};
-}
-
-__device__ __forceinline__ TapRange area_tap_range(int d, int src_size, int dst_size) {
-  const AreaSpan span = area_span(d, src_size, dst_size);
-  return {span.first, span.last};
-}
-
-template <Interpolation kMethod>
-struct PlainAxisTaps {
-  __device__ __forceinline__ static TapRange x(int d, const ResampleAxes &axes) {
-    if constexpr (kMethod == Interpolation::kArea) {
-      return area_tap_range(d, axes.src_width, axes.rect_width);
-    } else {
-      return plain_tap_range<kMethod>(sample_position_x(d, axes), axes.src_width);
-    }
-  }
-  __device__ __forceinline__ static TapRange y(int d, const ResampleAxes &axes) {
-    if constexpr (kMethod == Interpolation::kArea) {
-      return area_tap_range(d, axes.src_height, axes.rect_height);
-    } else {
-      return plain_tap_range<kMethod>(sample_position_y(d, axes), axes.src_height);
-    }
-  }
-};
-
-// Whether a kernel of kMethod reading Source may stage a plain sampler's
-// footprint: then its whole block samples together, also the threads whose
-// pixel lies outside the destination.
-template <Interpolation kMethod, class Source>
-__device__ __host__ constexpr bool stages_plain() {
-  return converts_on_load<Source>::value && kMethod != Interpolation::kNearest;
-}
-
-// Whether a block with `footprint` stages it for a plain sampler.
-__device__ __forceinline__ bool fits_staged(const TileFootprint &footprint,
-                                            const TileCapacity &capacity) {
-  return footprint.rows <= capacity.rows && footprint.columns <= capacity.columns;
-}
-
-// Converts the footprint's source pixels into `pixels` (rows x columns),
-// the block's threads together.
-template <class Source>
-__device__ __forceinline__ StagedSource stage_footprint(const Source &src,
-                                                        const TileFootprint &footprint,
-                                                        const BlockTile &tile, Rgba *pixels) {
-  const int columns = footprint.columns;
-  for (int r = tile.local_y; r < footprint.rows; r += tile.height) {
-    for (int c = tile.local_x; c < columns; c += tile.width) {
-      pixels[r * columns + c] = src.load(footprint.first_column + c, footprint.first_row + r);
-    }
-  }
-  __syncthreads();
-  return {pixels, footprint.first_column, footprint.first_row, columns, src.width, src.height};
-}
-
-// The plain sampler of this thread's pixel from the staged footprint when
-// it fits, else per pixel. Every thread of the block calls it.
-template <Interpolation kMethod, class Source>
-__device__ __forceinline__ Rgba staged_plain_value(const Source &src, const ResizeMapping &mapping,
-                                                   const BlockTile &tile,
-                                                   const TileCapacity &capacity, Rgba *shared) {
-  const int x = tile.x + tile.local_x;
-  const int y = tile.y + tile.local_y;
-  const TileFootprint footprint = tile_footprint<PlainAxisTaps<kMethod>>(mapping, tile);
-  if (footprint.empty() || !fits_staged(footprint, capacity)) {
-    return resized_value<kMethod>(src, x, y, mapping);
-  }
-  const StagedSource staged = stage_footprint(src, footprint, tile, shared);
-  return resized_value<kMethod>(staged, x, y, mapping);
-}
-
 // The tiled antialiased sampler. Every thread of the block calls it (it
 // synchronises the block); returns the value of this thread's destination
 // pixel, the pad outside the rectangle.
@@ -268,7 +175,15 @@ __device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
     }
   };
   if (stages<Source>(footprint, capacity)) {
-    horizontal_pass(stage_footprint(src, footprint, tile, shared + capacity.rows * tile.width));
+    Rgba *pixels = shared + capacity.rows * tile.width;
+    const int columns = footprint.columns;
+    for (int r = tile.local_y; r < rows; r += tile.height) {
+      for (int c = tile.local_x; c < columns; c += tile.width) {
+        pixels[r * columns + c] = src.load(footprint.first_column + c, first_row + r);
+      }
+    }
+    __syncthreads();
+    horizontal_pass(StagedSource{pixels, footprint.first_column, first_row, columns});
   } else {
     horizontal_pass(src);
   }
@@ -280,34 +195,20 @@ __device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
   return antialias_result(sum, Taps::x(rect_x, axes), taps_y, axes.uint8_intermediate);
 }
 
-// Whether every thread of a kernel's block must call block_resized_value()
-// (it may synchronise the block), also those whose pixel lies outside the
-// destination.
-template <Interpolation kMethod, bool kAntialiased, class Source>
-__device__ __host__ constexpr bool samples_as_block() {
-  return kAntialiased || stages_plain<kMethod, Source>();
-}
-
 // resized_value() of this thread's destination pixel, computed by the whole
-// block: tiled when antialiased and the launch reserved shared memory,
-// staged when a plain sampler of a YUV reader has room, per pixel
-// otherwise. kAntialiased: the kernel may meet antialiased mappings (a
-// compile-time choice, so that kernels that never do carry none of the
-// tiled code and its registers). Every thread of the block calls it when
-// samples_as_block() (their value is unused outside the destination).
+// block: tiled when antialiased and the launch reserved shared memory, per
+// pixel otherwise. kAntialiased: the kernel may meet antialiased mappings
+// (a compile-time choice, so that kernels that never do carry none of the
+// tiled code and its registers). Every thread of the block calls it, also
+// those whose pixel lies outside the destination (their value is unused).
 template <Interpolation kMethod, bool kAntialiased, class Source>
 __device__ __forceinline__ Rgba block_resized_value(const Source &src, const ResizeMapping &mapping,
                                                     const BlockTile &tile,
                                                     const TileCapacity &capacity, Rgba *shared) {
   if constexpr (kAntialiased &&
                 (kMethod == Interpolation::kBicubic || kMethod == Interpolation::kBilinear)) {
-    if (capacity.row_sums && mapping.axes.antialias) {
+    if (capacity.rows > 0 && mapping.axes.antialias) {
       return tiled_antialiased_value<kMethod>(src, mapping, tile, capacity, shared);
-    }
-  }
-  if constexpr (stages_plain<kMethod, Source>()) {
-    if (capacity.columns > 0 && !mapping.axes.antialias) {
-      return staged_plain_value<kMethod>(src, mapping, tile, capacity, shared);
     }
   }
   return resized_value<kMethod>(src, tile.x + tile.local_x, tile.y + tile.local_y, mapping);

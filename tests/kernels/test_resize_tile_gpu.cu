@@ -1,19 +1,16 @@
-// The tiled and staged samplers (kernels/resize_tile.cuh: antialiased
-// bilinear and bicubic through shared memory, and the plain bilinear,
-// bicubic and area samplers of YUV readers from a staged footprint) against
-// the per-pixel samplers they replace: one kernel computes both for every
+// The tiled antialiased samplers (kernels/resize_tile.cuh: antialiased
+// bilinear and bicubic through shared memory) against the per-pixel sampler
+// of antialias_ops.cuh that they replace: one kernel computes both for every
 // destination pixel, and the float bits must be equal, not close.
 // test_resize_gpu and test_preprocess_gpu check the samplers' values against
-// the CPU references; this suite proves the tiling and staging changed no
-// bit. Cases: every reader (32-bit and byte interleaved, gray, NV12, I420,
-// YUY2, P010) x antialiased bilinear / bicubic (either intermediate between
-// the passes: float, or rounded to 8 bits as PIL keeps it) and plain
-// bilinear / bicubic / area x shrinks, enlargements, mixed axes, crops and
-// letterbox rectangles, each with the launch's own capacity (YUV readers
-// staged), without staging, and with a capacity too small for most blocks
-// (they fall back to the per-pixel sampler). The kernel also counts the
-// blocks that ran tiled and staged, so a case cannot pass by never taking
-// the path it is meant to.
+// the CPU references; this suite proves the tiling changed no bit.
+// Cases: every reader (32-bit and byte interleaved, gray, NV12, I420, YUY2,
+// P010) x antialiased bilinear / bicubic x shrinks, enlargements, mixed
+// axes, crops and letterbox rectangles, each with either intermediate
+// between the passes (float, or rounded to 8 bits as PIL keeps it), each with the launch's own
+// capacity (YUV readers staged), without staging, and with a capacity of one row (blocks that span
+// more fall back to the per-pixel sampler). The kernel also counts the blocks that ran tiled and
+// staged, so a case cannot pass by never taking the path it is meant to.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -44,25 +41,13 @@ template <Interpolation kMethod, class Source>
 __device__ void count_block(const device::ResizeMapping &mapping, const device::BlockTile &tile,
                             const TileCapacity &capacity, BlockCounts *counts) {
   if (tile.local_x != 0 || tile.local_y != 0) return;
-  if (mapping.axes.antialias) {
-    const device::TileFootprint footprint =
-        device::tile_footprint<device::AntialiasAxisTaps<kMethod>>(mapping, tile);
-    if (footprint.empty()) return;
-    atomicAdd(&counts->blocks, 1);
-    if (capacity.row_sums && device::fits_tile(footprint, capacity)) {
-      atomicAdd(&counts->tiled, 1);
-      if (device::stages<Source>(footprint, capacity)) atomicAdd(&counts->staged, 1);
-    }
-    return;
-  }
   const device::TileFootprint footprint =
-      device::tile_footprint<device::PlainAxisTaps<kMethod>>(mapping, tile);
+      device::tile_footprint<device::AntialiasAxisTaps<kMethod>>(mapping, tile);
   if (footprint.empty()) return;
   atomicAdd(&counts->blocks, 1);
-  if (device::stages_plain<kMethod, Source>() && capacity.columns > 0 &&
-      device::fits_staged(footprint, capacity)) {
+  if (capacity.rows > 0 && device::fits_tile(footprint, capacity)) {
     atomicAdd(&counts->tiled, 1);
-    atomicAdd(&counts->staged, 1);
+    if (device::stages<Source>(footprint, capacity)) atomicAdd(&counts->staged, 1);
   }
 }
 
@@ -114,13 +99,12 @@ bool is_yuv(PixelFormat format) {
 class ResizeTileGpu : public test::GpuStreamTest {
  protected:
   // Runs one case on `view` and checks bits and block counts.
-  // Plain (not antialiased) samplers: `intermediate` is kFloat.
-  void run_case(const Image &view, const Geometry &geometry, Interpolation method, bool antialias,
+  void run_case(const Image &view, const Geometry &geometry, Interpolation method,
                 AntialiasIntermediate intermediate, Capacity capacity_mode,
                 Orientation orientation = Orientation::kIdentity) {
     ResizeParams params;
     params.interpolation = method;
-    params.antialias = antialias;
+    params.antialias = true;
     params.antialias_intermediate = intermediate;
     params.orientation = orientation;
     params.dst_rect = geometry.rect;
@@ -132,11 +116,9 @@ class ResizeTileGpu : public test::GpuStreamTest {
     const std::string which =
         std::string(pixel_format_name(view.format)) + " " + std::to_string(view.width) + "x" +
         std::to_string(view.height) + " -> " + std::to_string(width) + "x" +
-        std::to_string(height) + " " + interpolation_name(method) +
-        (antialias ? std::string(" antialiased, ") + antialias_intermediate_name(intermediate) +
-                         " intermediate"
-                   : std::string(" plain")) +
-        ", capacity " + capacity_name(capacity_mode) + ", " + orientation_name(orientation);
+        std::to_string(height) + " " + interpolation_name(method) + " antialiased, " +
+        antialias_intermediate_name(intermediate) + " intermediate, capacity " +
+        capacity_name(capacity_mode) + ", " + orientation_name(orientation);
     DeviceAllocations allocations;
     const size_t pixels = static_cast<size_t>(width) * height;
     uint8_t *tiled = nullptr, *per_pixel = nullptr, *counts = nullptr;
@@ -151,11 +133,9 @@ class ResizeTileGpu : public test::GpuStreamTest {
       using Source = std::decay_t<decltype(source)>;
       const device::ResizeMapping mapping =
           resize_mapping(source.width, source.height, width, height, params);
-      capacity = tile_capacity<Source>(mapping.axes, method);
+      capacity = tile_capacity<Source>(mapping.axes);
       if (capacity_mode == Capacity::kUnstaged) capacity.columns = 0;
-      if (capacity_mode == Capacity::kTooSmall) {
-        capacity = antialias ? TileCapacity{1, 0, true} : TileCapacity{2, 2, false};
-      }
+      if (capacity_mode == Capacity::kTooSmall) capacity = TileCapacity{1, 0};
       const LaunchShape shape = launch_shape_2d(width, height, 1);
       return with_interpolation(method, [&](auto kind) {
         tiled_and_per_pixel<decltype(kind)::value>
@@ -187,11 +167,10 @@ class ResizeTileGpu : public test::GpuStreamTest {
                              << "): tiled " << tiled_values[first].x << " per pixel "
                              << per_pixel_values[first].x;
     ASSERT_GT(block_counts.blocks, 0) << which;
-    const bool tiles = antialias ? capacity.row_sums : capacity.columns > 0;
     if (capacity_mode == Capacity::kTooSmall) {
-      // Blocks whose taps span a single source row (or 2x2 pixels) still fit.
+      // Blocks whose taps span a single source row still fit.
       EXPECT_LT(block_counts.tiled, block_counts.blocks) << which;
-    } else if (tiles) {
+    } else if (capacity.rows > 0) {
       // The bound holds every block's footprint: all ran tiled.
       EXPECT_EQ(block_counts.blocks, block_counts.tiled) << which;
     }
@@ -203,27 +182,10 @@ class ResizeTileGpu : public test::GpuStreamTest {
     ++cases_;
     tiled_blocks_ += block_counts.tiled;
     staged_blocks_ += block_counts.staged;
-    if (!antialias) plain_staged_blocks_ += block_counts.staged;
-  }
-
-  // Every sampler of a case: antialiased with either intermediate, plain.
-  void run_samplers(const Image &view, const Geometry &geometry, Capacity capacity,
-                    Orientation orientation = Orientation::kIdentity) {
-    for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
-      for (const AntialiasIntermediate intermediate : kIntermediates) {
-        run_case(view, geometry, method, true, intermediate, capacity, orientation);
-        if (HasFatalFailure()) return;
-      }
-    }
-    for (const Interpolation method :
-         {Interpolation::kBilinear, Interpolation::kBicubic, Interpolation::kArea}) {
-      run_case(view, geometry, method, false, AntialiasIntermediate::kFloat, capacity, orientation);
-      if (HasFatalFailure()) return;
-    }
   }
 
   int cases_ = 0;
-  long long tiled_blocks_ = 0, staged_blocks_ = 0, plain_staged_blocks_ = 0;
+  long long tiled_blocks_ = 0, staged_blocks_ = 0;
 };
 
 TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
@@ -257,10 +219,14 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       if (HasFatalFailure()) return;
       const Image view = sub_image(frame, geometry.crop_x, geometry.crop_y, geometry.src_width,
                                    geometry.src_height);
-      for (const Capacity capacity :
-           {Capacity::kLaunch, Capacity::kUnstaged, Capacity::kTooSmall}) {
-        run_samplers(view, geometry, capacity);
-        if (HasFatalFailure()) return;
+      for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+        for (const AntialiasIntermediate intermediate : kIntermediates) {
+          for (const Capacity capacity :
+               {Capacity::kLaunch, Capacity::kUnstaged, Capacity::kTooSmall}) {
+            run_case(view, geometry, method, intermediate, capacity);
+            if (HasFatalFailure()) return;
+          }
+        }
       }
     }
   }
@@ -273,8 +239,13 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       make_random_frame(format, 644, 364, 0, seed++, &allocations, &frame);
       if (HasFatalFailure()) return;
       const Image view = sub_image(frame, 4, 4, 636, 356);
-      run_samplers(view, Geometry{636, 356, 4, 4, 150, 227, {}}, Capacity::kLaunch, orientation);
-      if (HasFatalFailure()) return;
+      for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+        for (const AntialiasIntermediate intermediate : kIntermediates) {
+          run_case(view, Geometry{636, 356, 4, 4, 150, 227, {}}, method, intermediate,
+                   Capacity::kLaunch, orientation);
+          if (HasFatalFailure()) return;
+        }
+      }
     }
   }
   // 4K NV12 to 256 lines (35 x 35 antialiased bicubic taps): the largest
@@ -285,16 +256,14 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
   if (HasFatalFailure()) return;
   for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
     for (const AntialiasIntermediate intermediate : kIntermediates) {
-      run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}}, method, true, intermediate,
+      run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}}, method, intermediate,
                Capacity::kLaunch);
       if (HasFatalFailure()) return;
     }
   }
-  std::printf(
-      "[ tiled == per pixel ] %d cases, %lld blocks tiled, %lld of them staged (%lld plain)\n",
-      cases_, tiled_blocks_, staged_blocks_, plain_staged_blocks_);
-  EXPECT_GT(staged_blocks_, plain_staged_blocks_);
-  EXPECT_GT(plain_staged_blocks_, 0);
+  std::printf("[ tiled == per pixel ] %d cases, %lld blocks tiled, %lld of them staged\n", cases_,
+              tiled_blocks_, staged_blocks_);
+  EXPECT_GT(staged_blocks_, 0);
 }
 
 }  // namespace
