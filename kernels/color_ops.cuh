@@ -60,14 +60,29 @@ CUDAPREP_HD YuvToRgbMatrix yuv_to_rgb_matrix(Colorimetry colorimetry, int bits =
   return matrix;
 }
 
+// yuv_to_rgb() in its steps, so that a reader can scale a chroma sample
+// once for the several pixels that share it (4:2:0) and still compute
+// every pixel's bits as yuv_to_rgb() does.
+struct ScaledChroma {
+  float cb, cr;
+};
+
+__device__ __forceinline__ ScaledChroma scaled_chroma(float u, float v, const YuvToRgbMatrix &m) {
+  return {__fmul_rn(u - 128.0f, m.chroma_gain), __fmul_rn(v - 128.0f, m.chroma_gain)};
+}
+
+__device__ __forceinline__ Rgba scaled_yuv_to_rgb(float y, const ScaledChroma &chroma,
+                                                  const YuvToRgbMatrix &m) {
+  const float luma = __fmul_rn(y - m.y_offset, m.y_gain);
+  return make_float4(
+      clamp_channel(__fmaf_rn(m.r_from_v, chroma.cr, luma)),
+      clamp_channel(__fmaf_rn(m.g_from_v, chroma.cr, __fmaf_rn(m.g_from_u, chroma.cb, luma))),
+      clamp_channel(__fmaf_rn(m.b_from_u, chroma.cb, luma)), 255.0f);
+}
+
 // Clamped so that resampling sees what a uint8 RGB image would hold.
 __device__ __forceinline__ Rgba yuv_to_rgb(float y, float u, float v, const YuvToRgbMatrix &m) {
-  const float luma = __fmul_rn(y - m.y_offset, m.y_gain);
-  const float cb = __fmul_rn(u - 128.0f, m.chroma_gain);
-  const float cr = __fmul_rn(v - 128.0f, m.chroma_gain);
-  return make_float4(clamp_channel(__fmaf_rn(m.r_from_v, cr, luma)),
-                     clamp_channel(__fmaf_rn(m.g_from_v, cr, __fmaf_rn(m.g_from_u, cb, luma))),
-                     clamp_channel(__fmaf_rn(m.b_from_u, cb, luma)), 255.0f);
+  return scaled_yuv_to_rgb(y, scaled_chroma(u, v, m), m);
 }
 
 // cv::cvtColor(COLOR_RGB2GRAY) weights.

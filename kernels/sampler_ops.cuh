@@ -2,12 +2,14 @@
 // bicubic and area, each the weighted sum of a source's loads that gives
 // one output pixel, and the coordinates they sample at: d is the output
 // pixel of an axis resized from src_size to dst_size. Any type with width,
-// height and load(x, y) (source_ops.cuh, orientation_ops.cuh) is a source.
+// height and load(x, y) (source_ops.cuh, orientation_ops.cuh) is a source;
+// a row of taps is read through load_taps() (4:2:0 readers share chroma).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "color_ops.cuh"
+#include "source_ops.cuh"
 
 namespace cudaprep::device {
 
@@ -60,12 +62,15 @@ __device__ __forceinline__ Rgba sample_bilinear(const Source &src, float sx, flo
   const float floor_y = floorf(sy);
   const float tx = sx - floor_x;
   const float ty = sy - floor_y;
-  const int x0 = clamp_index(static_cast<int>(floor_x), src.width);
-  const int x1 = clamp_index(static_cast<int>(floor_x) + 1, src.width);
+  const int columns[2] = {clamp_index(static_cast<int>(floor_x), src.width),
+                          clamp_index(static_cast<int>(floor_x) + 1, src.width)};
   const int y0 = clamp_index(static_cast<int>(floor_y), src.height);
   const int y1 = clamp_index(static_cast<int>(floor_y) + 1, src.height);
-  const Rgba top = add_weighted(weighted(1.0f - tx, src.load(x0, y0)), tx, src.load(x1, y0));
-  const Rgba bottom = add_weighted(weighted(1.0f - tx, src.load(x0, y1)), tx, src.load(x1, y1));
+  Rgba top_taps[2], bottom_taps[2];
+  load_taps(src, columns, y0, top_taps);
+  load_taps(src, columns, y1, bottom_taps);
+  const Rgba top = add_weighted(weighted(1.0f - tx, top_taps[0]), tx, top_taps[1]);
+  const Rgba bottom = add_weighted(weighted(1.0f - tx, bottom_taps[0]), tx, bottom_taps[1]);
   return add_weighted(weighted(1.0f - ty, top), ty, bottom);
 }
 
@@ -98,9 +103,11 @@ __device__ __forceinline__ Rgba sample_bicubic(const Source &src, float sx, floa
   Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   for (int tap_y = 0; tap_y < 4; ++tap_y) {
     const int row = clamp_index(static_cast<int>(floor_y) - 1 + tap_y, src.height);
+    Rgba taps[4];
+    load_taps(src, columns, row, taps);
     Rgba row_sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int tap_x = 0; tap_x < 4; ++tap_x) {
-      row_sum = add_weighted(row_sum, weights_x[tap_x], src.load(columns[tap_x], row));
+      row_sum = add_weighted(row_sum, weights_x[tap_x], taps[tap_x]);
     }
     sum = add_weighted(sum, weights_y[tap_y], row_sum);
   }

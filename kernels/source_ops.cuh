@@ -81,6 +81,15 @@ struct Nv12Source {
     return yuv_to_rgb(load_byte(luma + y * luma_pitch_bytes + x), load_byte(uv), load_byte(uv + 1),
                       matrix);
   }
+
+  // Row y's chroma sample `pair` (column pair * 2) and luma sample x, for load_taps().
+  __device__ __forceinline__ ScaledChroma chroma_at(int pair, int y) const {
+    const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + pair * 2;
+    return scaled_chroma(load_byte(uv), load_byte(uv + 1), matrix);
+  }
+  __device__ __forceinline__ float luma_at(int x, int y) const {
+    return load_byte(luma + y * luma_pitch_bytes + x);
+  }
 };
 
 // 4:2:0 with separate U and V planes.
@@ -102,6 +111,15 @@ struct I420Source {
     return yuv_to_rgb(load_byte(luma + y * luma_pitch_bytes + x),
                       load_byte(u_plane + chroma_y * u_pitch_bytes + chroma_x),
                       load_byte(v_plane + chroma_y * v_pitch_bytes + chroma_x), matrix);
+  }
+
+  __device__ __forceinline__ ScaledChroma chroma_at(int pair, int y) const {
+    const int chroma_y = y / 2;
+    return scaled_chroma(load_byte(u_plane + chroma_y * u_pitch_bytes + pair),
+                         load_byte(v_plane + chroma_y * v_pitch_bytes + pair), matrix);
+  }
+  __device__ __forceinline__ float luma_at(int x, int y) const {
+    return load_byte(luma + y * luma_pitch_bytes + x);
   }
 };
 
@@ -129,6 +147,14 @@ struct P01xSource {
     return yuv_to_rgb(load_sample(luma + y * luma_pitch_bytes + 2 * x), load_sample(uv),
                       load_sample(uv + 2), matrix);
   }
+
+  __device__ __forceinline__ ScaledChroma chroma_at(int pair, int y) const {
+    const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + pair * 4;
+    return scaled_chroma(load_sample(uv), load_sample(uv + 2), matrix);
+  }
+  __device__ __forceinline__ float luma_at(int x, int y) const {
+    return load_sample(luma + y * luma_pitch_bytes + 2 * x);
+  }
 };
 
 // Sources whose samples carry more than 8 bits: the fused preprocess keeps
@@ -153,5 +179,56 @@ struct Yuy2Source {
                       matrix);
   }
 };
+
+// The pixels of row y at `columns`, as the samplers read a row of taps:
+// pixels[k] = src.load(columns[k], y). The 4:2:0 readers below do it with
+// each chroma sample loaded and scaled once for the taps that share it
+// (half as many as taps, plus one), the same bits as load().
+template <int N, class Source>
+__device__ __forceinline__ void load_taps(const Source &src, const int (&columns)[N], int y,
+                                          Rgba (&pixels)[N]) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) pixels[k] = src.load(columns[k], y);
+}
+
+// columns: non-decreasing and at most one apart (a sampler's clamped taps),
+// so they read the chroma pairs columns[0] / 2 .. columns[N - 1] / 2, at
+// most N / 2 + 1 of them.
+template <int N, class Source420>
+__device__ __forceinline__ void load_420_taps(const Source420 &src, const int (&columns)[N], int y,
+                                              Rgba (&pixels)[N]) {
+  constexpr int kPairs = N / 2 + 1;
+  const int first_pair = columns[0] / 2;
+  const int last_pair = columns[N - 1] / 2;
+  ScaledChroma chroma[kPairs];
+#pragma unroll
+  for (int p = 0; p < kPairs; ++p) chroma[p] = src.chroma_at(min(first_pair + p, last_pair), y);
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int pair = columns[k] / 2 - first_pair;
+    ScaledChroma shared = chroma[0];
+#pragma unroll
+    for (int p = 1; p < kPairs; ++p) {
+      if (pair == p) shared = chroma[p];
+    }
+    pixels[k] = scaled_yuv_to_rgb(src.luma_at(columns[k], y), shared, src.matrix);
+  }
+}
+
+template <int N>
+__device__ __forceinline__ void load_taps(const Nv12Source &src, const int (&columns)[N], int y,
+                                          Rgba (&pixels)[N]) {
+  load_420_taps(src, columns, y, pixels);
+}
+template <int N>
+__device__ __forceinline__ void load_taps(const I420Source &src, const int (&columns)[N], int y,
+                                          Rgba (&pixels)[N]) {
+  load_420_taps(src, columns, y, pixels);
+}
+template <int N>
+__device__ __forceinline__ void load_taps(const P01xSource &src, const int (&columns)[N], int y,
+                                          Rgba (&pixels)[N]) {
+  load_420_taps(src, columns, y, pixels);
+}
 
 }  // namespace cudaprep::device
