@@ -1,12 +1,13 @@
 // A sampling profiler of host CPU time, for the GPU machine (no perf there):
 // LD_PRELOAD it into a benchmark and every HOST_PROFILE_US microseconds of
 // the process's CPU time (ITIMER_PROF, any thread) one call stack is kept;
-// at exit the stacks and /proc/self/maps go to $HOST_PROFILE_OUT, which
+// at exit the stacks and /proc/self/maps go to $HOST_PROFILE_OUT.PID, which
 // bench/host_profile/report.py symbolises against the unstripped build.
 //   HOST_PROFILE_OUT=/tmp/p.txt LD_PRELOAD=libhost_profile.so bench_pipeline ...
 #include <execinfo.h>
 #include <signal.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -28,13 +29,20 @@ void on_prof(int) {
 }
 
 void write_profile() {
-  const char *path = getenv("HOST_PROFILE_OUT");
+  // One file per process (a wrapper such as timeout takes the preload too).
+  char path[4096];
+  std::snprintf(path, sizeof path, "%s.%d", getenv("HOST_PROFILE_OUT"), static_cast<int>(getpid()));
   itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_PROF, &off, nullptr);
   FILE *out = std::fopen(path, "w");
   if (out == nullptr) return;
   int count = next_slot.load();
   if (count > kSlots) count = kSlots;
+  if (count == 0) {
+    std::fclose(out);
+    std::remove(path);
+    return;
+  }
   fprintf(out, "samples %d interval_us %s\n", count, getenv("HOST_PROFILE_US"));
   for (int i = 0; i < count; ++i) {
     for (int d = 0; d < depths[i]; ++d)
