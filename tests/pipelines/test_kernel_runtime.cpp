@@ -15,33 +15,14 @@
 
 #include "common/bus_log.h"
 #include "common/cuda_test.h"
+#include "common/kernel_cache_environment.h"
 
 namespace {
 
 using cudaprep::test::LogTap;
 
-// A kernel cache of this process's own (cold at the start), and the log
-// function swapped before any thread logs (common/bus_log.h).
-class KernelRuntimeEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    LogTap::install();
-    char pattern[] = "/tmp/cudaprep-kernel-cache-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    directory_ = pattern;
-    setenv("CUDAPREP_KERNEL_CACHE_DIR", directory_.c_str(), 1);
-  }
-  void TearDown() override {
-    const std::string command = "rm -rf '" + directory_ + "'";
-    if (std::system(command.c_str()) != 0)
-      std::fprintf(stderr, "could not remove %s\n", directory_.c_str());
-  }
-
- private:
-  std::string directory_;
-};
 [[maybe_unused]] ::testing::Environment *const kernel_runtime_environment =
-    ::testing::AddGlobalTestEnvironment(new KernelRuntimeEnvironment);
+    ::testing::AddGlobalTestEnvironment(new cudaprep::test::OwnKernelCacheEnvironment);
 
 // The elements' lines about kernels: "kernels ready" when they negotiated,
 // the watch's warning when a frame compiled one.

@@ -19,35 +19,14 @@
 
 #include "common/bus_log.h"
 #include "common/cuda_test.h"
+#include "common/kernel_cache_environment.h"
 
 namespace {
 
 using cudaprep::test::LogTap;
 
-// A kernel cache of this process's own, empty at the start, set before any
-// element reads where the cache is; the log function swapped before any
-// thread logs (common/bus_log.h).
-class WarmEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    LogTap::install();
-    char pattern[] = "/tmp/cudaprep-warm-cache-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    directory_ = pattern;
-    setenv("CUDAPREP_KERNEL_CACHE_DIR", directory_.c_str(), 1);
-  }
-  void TearDown() override {
-    const std::string command = "rm -rf '" + directory_ + "'";
-    if (std::system(command.c_str()) != 0)
-      std::fprintf(stderr, "could not remove %s\n", directory_.c_str());
-  }
-  static const std::string &directory() { return directory_; }
-
- private:
-  static inline std::string directory_;
-};
 [[maybe_unused]] ::testing::Environment *const warm_environment =
-    ::testing::AddGlobalTestEnvironment(new WarmEnvironment);
+    ::testing::AddGlobalTestEnvironment(new cudaprep::test::OwnKernelCacheEnvironment);
 
 // The lines of one debug category at up to `level`, while it lives.
 class CategoryLog {
@@ -212,7 +191,7 @@ TEST(WarmKernelsGpu, FillsAnEmptyCacheThenCompilesNothingTheSecondTime) {
       "cudaframeupload ! cudaresize ! "
       "video/x-raw(memory:CUDAPitched),width=64,height=64,format=RGB ! cudanormalize ! "
       "cudatensorize ! fakesink";
-  const std::string &directory = WarmEnvironment::directory();
+  const std::string &directory = cudaprep::test::OwnKernelCacheEnvironment::directory();
   ASSERT_EQ(module_count(directory), 0u) << directory << " is not empty";
   {
     CategoryLog log("cudaprepbasetransform", GST_LEVEL_INFO);
