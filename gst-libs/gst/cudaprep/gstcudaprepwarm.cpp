@@ -203,6 +203,16 @@ gboolean wait_for_sinks(GstBus *bus, Sinks *sinks, guint seconds, GError **error
     gchar *starved = g_strdup(sinks->starved);
     g_mutex_unlock(&sinks->lock);
     if (starved != nullptr) {
+      // An element that failed posts its error before the EOS that starved
+      // the sink (basesrc on a flow error, e.g. not-negotiated): its words
+      // say more than the EOS.
+      GstMessage *failure = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+      if (failure != nullptr) {
+        set_error_from_message(failure, error);
+        gst_message_unref(failure);
+        g_free(starved);
+        return FALSE;
+      }
       g_set_error(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
                   "%s had end-of-stream before any buffer: nothing upstream of it negotiated "
                   "(give the source at least one frame)",
