@@ -2,7 +2,7 @@
 
 #include <gst/cudaprep/gstcudatensorsink.h>
 
-#include "gstcudabatch.h"
+#include "elements/cudabatch/gstcudabatch.h"
 #include "gstcudacrop.h"
 #include "gstcudaframedownload.h"
 #include "gstcudaframeupload.h"

@@ -68,8 +68,8 @@
  *       cudaresize ! "video/x-raw(memory:CUDAPitched),width=224,height=224,format=RGB" ! \
  *       cudanormalize ! b.sink_0
  */
-#include "gstcudabatch.h"
-#include "gstcudabatchpad.h"
+#include "elements/cudabatch/gstcudabatch.h"
+#include "elements/cudabatch/gstcudabatchpad.h"
 
 #include <gst/video/video.h>
 

@@ -13,7 +13,7 @@
 #include "cudaprep/resize.h"
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudapreptensorformat.h"
-#include "gstcudabatchstats.h"
+#include "elements/cudabatch/gstcudabatchstats.h"
 
 G_BEGIN_DECLS
 
