@@ -9,7 +9,7 @@
 #include "gstcudanormalize.h"
 #include "gstcudapreprocess.h"
 #include "sources/gstcudaprepsrc.h"
-#include "gstcudaresize.h"
+#include "elements/cudaresize/gstcudaresize.h"
 #include "gstcudatensorize.h"
 #include "tracers/gstcudapreptracer.h"
 

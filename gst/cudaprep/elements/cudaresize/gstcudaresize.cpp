@@ -64,7 +64,7 @@
  *       cudaresize method=bicubic short-side=518 multiple-of=14 !
  *       "video/x-raw(memory:CUDAPitched),format=RGB" ! cudaframedownload ! fakesink
  */
-#include "gstcudaresize.h"
+#include "elements/cudaresize/gstcudaresize.h"
 
 #include <gst/video/video.h>
 
