@@ -64,7 +64,9 @@
  *       cudaresize method=bicubic short-side=518 multiple-of=14 !
  *       "video/x-raw(memory:CUDAPitched),format=RGB" ! cudaframedownload ! fakesink
  */
-#include "elements/cudaresize/gstcudaresize.h"
+#include "elements/cudaresize/gstcudaresize-private.h"
+#include "elements/cudaresize/gstcudaresizecaps.h"
+#include "elements/cudaresize/gstcudaresizeparams.h"
 
 #include <gst/video/video.h>
 
@@ -87,6 +89,8 @@
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
 #define GST_CAT_DEFAULT gst_cuda_resize_debug
 
+using namespace cudaprep::cudaresize;
+
 enum {
   PROP_0,
   PROP_METHOD,
@@ -102,54 +106,7 @@ enum {
   PROP_ROUNDING,
 };
 
-#define DEFAULT_METHOD GST_CUDA_RESIZE_METHOD_BILINEAR
-#define DEFAULT_ADD_BORDERS FALSE
-#define DEFAULT_LETTERBOX_ALIGN GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER
-#define DEFAULT_ANTIALIAS_INTERMEDIATE GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT
-#define DEFAULT_ROUNDING GST_CUDA_RESIZE_ROUNDING_HALF_EVEN
-// Black, as videoscale's add-borders; YOLO models want <114,114,114>.
-#define DEFAULT_PAD_LEVEL 0
-#define DEFAULT_PAD_VALUE_COUNT 3
-constexpr guint kMaxPadValues = 4;
-
 #define OUTPUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8 }"
-
-struct ResizeSettings {
-  GstCudaResizeMethod method = DEFAULT_METHOD;
-  gboolean add_borders = DEFAULT_ADD_BORDERS;
-  // As given: 1 value grey, 2 grey + alpha, 3 R,G,B, 4 R,G,B,A.
-  std::vector<gint> pad_values = std::vector<gint>(DEFAULT_PAD_VALUE_COUNT, DEFAULT_PAD_LEVEL);
-  GstCudaResizeLetterboxAlign letterbox_align = DEFAULT_LETTERBOX_ALIGN;
-  gint short_side = 0;   // 0: output size from caps
-  gint multiple_of = 0;  // 0: 1
-  gboolean antialias = FALSE;
-  GstCudaResizeAntialiasIntermediate antialias_intermediate = DEFAULT_ANTIALIAS_INTERMEDIATE;
-  gboolean float_intermediate = FALSE;
-  GstCudaResizeRounding rounding = DEFAULT_ROUNDING;
-  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
-  // What the stream's image-orientation tags ask for (video-direction=auto):
-  // the latest stream-scope tag's, else the latest global one's.
-  GstVideoOrientationMethod stream_tag_direction = GST_VIDEO_ORIENTATION_AUTO;  // AUTO: none
-  GstVideoOrientationMethod global_tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
-  bool uses_size_rule() const { return short_side > 0; }
-  // The direction applied; valid (checked by settings_error) directions only.
-  cudaprep::Orientation orientation() const {
-    GstVideoOrientationMethod applied = direction;
-    if (applied == GST_VIDEO_ORIENTATION_AUTO)
-      applied = stream_tag_direction != GST_VIDEO_ORIENTATION_AUTO ? stream_tag_direction
-                                                                   : global_tag_direction;
-    return static_cast<cudaprep::Orientation>(applied);
-  }
-  bool swaps_size() const { return cudaprep::swaps_axes(orientation()); }
-};
-
-// GstVideoOrientationMethod and cudaprep::Orientation share their values.
-static_assert(static_cast<int>(cudaprep::Orientation::kRotate90) == GST_VIDEO_ORIENTATION_90R &&
-              static_cast<int>(cudaprep::Orientation::kRotate270) == GST_VIDEO_ORIENTATION_90L &&
-              static_cast<int>(cudaprep::Orientation::kFlipVertical) ==
-                  GST_VIDEO_ORIENTATION_VERT &&
-              static_cast<int>(cudaprep::Orientation::kAntiTranspose) ==
-                  GST_VIDEO_ORIENTATION_UR_LL);
 
 struct GstCudaResizePrivate {
   ResizeSettings settings;  // object lock
@@ -258,308 +215,28 @@ static ResizeSettings get_settings(GstCudaResize *self) {
   return settings;
 }
 
-static cudaprep::Interpolation interpolation_of(GstCudaResizeMethod method) {
-  switch (method) {
-    case GST_CUDA_RESIZE_METHOD_NEAREST:
-      return cudaprep::Interpolation::kNearest;
-    case GST_CUDA_RESIZE_METHOD_BICUBIC:
-      return cudaprep::Interpolation::kBicubic;
-    case GST_CUDA_RESIZE_METHOD_AREA:
-      return cudaprep::Interpolation::kArea;
-    case GST_CUDA_RESIZE_METHOD_BILINEAR:
-      break;
-  }
-  return cudaprep::Interpolation::kBilinear;
-}
-
-// The pad value as R, G, B, A from the 1 to 4 values given.
-static void pad_rgba(const ResizeSettings &settings, uint8_t rgba[4]) {
-  const std::vector<gint> &values = settings.pad_values;
-  const bool grey = values.size() <= 2;
-  rgba[0] = static_cast<uint8_t>(values[0]);
-  rgba[1] = static_cast<uint8_t>(grey ? values[0] : values[1]);
-  rgba[2] = static_cast<uint8_t>(grey ? values[0] : values[2]);
-  const guint alpha_index = grey ? 1 : 3;
-  rgba[3] = values.size() > alpha_index ? static_cast<uint8_t>(values[alpha_index]) : 255;
-}
-
-// Why the settings cannot work, naming the property and value; empty if
-// they can.
-static std::string settings_error(const ResizeSettings &settings) {
-  if (settings.direction == GST_VIDEO_ORIENTATION_CUSTOM)
-    return "video-direction=custom is not supported by cudaresize: it flips and rotates by "
-           "identity, 90r, 180, 90l, horiz, vert, ul-lr or ur-ll only";
-  if (settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8 &&
-      !settings.antialias)
-    return "antialias-intermediate=uint8 needs antialias=true: it is the 8-bit step between the "
-           "antialiased passes";
-  const size_t count = settings.pad_values.size();
-  if (count < 1 || count > kMaxPadValues)
-    return "pad-value takes 1 to 4 values (<grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>), not " +
-           std::to_string(count);
-  for (size_t i = 0; i < count; ++i) {
-    if (settings.pad_values[i] < 0 || settings.pad_values[i] > 255)
-      return "pad-value[" + std::to_string(i) + "]=" + std::to_string(settings.pad_values[i]) +
-             " is outside 0..255";
-  }
-  return {};
-}
-
 static gchar *gst_cuda_resize_settings_error(GstCudaPrepBaseTransform *base) {
   const std::string error = settings_error(get_settings(GST_CUDA_RESIZE(base)));
   return error.empty() ? nullptr : g_strdup(error.c_str());
 }
-
-// The output size the short-side rule derives from a width x height input,
-// oriented first (90r of 1920x1080 is a 1080x1920 image to size).
-static bool rule_output_size(const ResizeSettings &settings, gint width, gint height,
-                             gint *out_width, gint *out_height, std::string *reason) {
-  return cudaprep::short_side_multiple_size(
-      settings.swaps_size() ? height : width, settings.swaps_size() ? width : height,
-      settings.short_side, MAX(settings.multiple_of, 1), out_width, out_height, reason);
-}
-
-// How the input's YUV codes map to RGB. Unknown matrix or range parts take
-// GStreamer's default for this format and size; the matrix's Kr and Kb come
-// from GStreamer (gst_video_color_matrix_get_Kr_Kb: BT.601, BT.709,
-// BT.2020, SMPTE 240M, FCC); a matrix without them is refused rather than
-// converted wrongly.
-static bool input_colorimetry(const GstVideoInfo *info, cudaprep::Colorimetry *colorimetry,
-                              std::string *reason) {
-  *colorimetry = cudaprep::Colorimetry{};
-  if (!GST_VIDEO_INFO_IS_YUV(info)) return true;
-  GstVideoInfo default_info;
-  gst_video_info_set_format(&default_info, GST_VIDEO_INFO_FORMAT(info), GST_VIDEO_INFO_WIDTH(info),
-                            GST_VIDEO_INFO_HEIGHT(info));
-  GstVideoColorimetry given = info->colorimetry;
-  if (given.matrix == GST_VIDEO_COLOR_MATRIX_UNKNOWN)
-    given.matrix = default_info.colorimetry.matrix;
-  if (given.range == GST_VIDEO_COLOR_RANGE_UNKNOWN) given.range = default_info.colorimetry.range;
-  gdouble kr = 0.0, kb = 0.0;
-  if (!gst_video_color_matrix_get_Kr_Kb(given.matrix, &kr, &kb)) {
-    gchar *name = gst_video_colorimetry_to_string(&given);
-    *reason = std::string("input colorimetry ") + (name != nullptr ? name : "(unnamed)") +
-              " has no YUV colour matrix cudaresize can convert; YUV input needs one with "
-              "luma coefficients (BT.601, BT.709, BT.2020, SMPTE 240M), full or limited range";
-    g_free(name);
-    return false;
-  }
-  colorimetry->matrix = cudaprep::ColorMatrix{static_cast<float>(kr), static_cast<float>(kb)};
-  colorimetry->range = given.range == GST_VIDEO_COLOR_RANGE_0_255 ? cudaprep::ColorRange::kFull
-                                                                  : cudaprep::ColorRange::kLimited;
-  return true;
-}
-
-// A plane-less stand-in of a negotiated frame for resize_params_error(),
-// which checks formats, sizes and pitches and never reads pixels.
-static cudaprep::Image frame_shape(const GstVideoInfo *info) {
-  static uint8_t placeholder;
-  cudaprep::Image image;
-  gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &image.format);
-  image.width = GST_VIDEO_INFO_WIDTH(info);
-  image.height = GST_VIDEO_INFO_HEIGHT(info);
-  for (int plane = 0; plane < cudaprep::format_info(image.format).num_planes; ++plane) {
-    image.planes[plane].data = &placeholder;
-    image.planes[plane].pitch_bytes = cudaprep::plane_row_bytes(image.format, plane, image.width);
-  }
-  return image;
-}
-
-static cudaprep::LetterboxOptions letterbox_options(const ResizeSettings &settings) {
-  cudaprep::LetterboxOptions options;
-  options.align = settings.letterbox_align == GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT
-                      ? cudaprep::LetterboxAlign::kTopLeft
-                      : cudaprep::LetterboxAlign::kCenter;
-  return options;
-}
-
-// The kernel parameters for the current settings and negotiated frames.
-static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in_info,
-                          const GstVideoInfo *out_info, const cudaprep::Colorimetry &colorimetry,
-                          cudaprep::ResizeParams *params, std::string *reason) {
-  const gint in_width = GST_VIDEO_INFO_WIDTH(in_info), in_height = GST_VIDEO_INFO_HEIGHT(in_info);
-  const gint out_width = GST_VIDEO_INFO_WIDTH(out_info),
-             out_height = GST_VIDEO_INFO_HEIGHT(out_info);
-  *reason = settings_error(settings);
-  if (!reason->empty()) return false;
-  params->interpolation = interpolation_of(settings.method);
-  params->antialias = settings.antialias;
-  params->antialias_intermediate =
-      settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8
-          ? cudaprep::AntialiasIntermediate::kUint8
-          : cudaprep::AntialiasIntermediate::kFloat;
-  params->round_half_up = settings.rounding == GST_CUDA_RESIZE_ROUNDING_HALF_UP;
-  params->orientation = settings.orientation();
-  params->source_colorimetry = colorimetry;
-  pad_rgba(settings, params->pad_value);
-  params->dst_rect = cudaprep::PixelRect{0, 0, out_width, out_height};
-  if (settings.add_borders) {
-    // The oriented input is what keeps its aspect ratio.
-    if (!cudaprep::letterbox_rect(settings.swaps_size() ? in_height : in_width,
-                                  settings.swaps_size() ? in_width : in_height, out_width,
-                                  out_height, letterbox_options(settings), &params->dst_rect,
-                                  reason))
-      return false;
-  }
-  // The float intermediate is the fused kernel's; resize() itself refuses it,
-  // so it is checked off (params may hold the last call's value).
-  params->float_intermediate = false;
-  *reason = cudaprep::resize_params_error(frame_shape(in_info), frame_shape(out_info), *params);
-  params->float_intermediate = settings.float_intermediate;
-  return reason->empty();
-}
-
-// Exchanges the structure's width and height, where it has both.
-static void swap_size(GstStructure *structure) {
-  const GValue *width = gst_structure_get_value(structure, "width");
-  const GValue *height = gst_structure_get_value(structure, "height");
-  if (width == nullptr || height == nullptr) return;
-  GValue old_width = G_VALUE_INIT;
-  g_value_init(&old_width, G_VALUE_TYPE(width));
-  g_value_copy(width, &old_width);
-  gst_structure_set_value(structure, "width", height);
-  gst_structure_take_value(structure, "height", &old_width);
-}
-
-// Replaces the structure's width and height by `width` and `height` (int or
-// range values).
-static void set_size(GstStructure *structure, const GValue *width, const GValue *height) {
-  gst_structure_set_value(structure, "width", width);
-  gst_structure_set_value(structure, "height", height);
-}
-
-// Output pixels are labelled square (a missing field already means 1/1, and
-// leaving it missing keeps equal caps equal for passthrough); inputs may
-// have any pixel-aspect-ratio.
-static void label_pixel_aspect_ratio(GstStructure *structure, GstPadDirection direction) {
-  if (direction == GST_PAD_SRC)
-    gst_structure_remove_field(structure, "pixel-aspect-ratio");
-  else if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
-    gst_structure_set(structure, "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1, nullptr);
-}
-
-static const GValue *template_formats(GstStaticPadTemplate *templ) {
-  // Static caps live for the process; the field outlives this call.
-  GstCaps *caps = gst_static_caps_get(&templ->static_caps);
-  const GValue *formats = gst_structure_get_value(gst_caps_get_structure(caps, 0), "format");
-  gst_caps_unref(caps);
-  return formats;
-}
-
-// Each structure gives two on the other side: first the same format (when
-// possible there) and, without a size rule, the same size (width and height
-// exchanged by a direction that turns by 90 degrees), so that fixation and
-// passthrough prefer "no change"; then every format of the other side at
-// any size. With a size rule the output gets the rule's size instead.
+// The caps on the other side (transform_caps(): the same format and size
+// first, then any), filtered.
 static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                                GstCaps *caps, GstCaps *filter) {
   auto *self = GST_CUDA_RESIZE(trans);
   const ResizeSettings settings = get_settings(self);
   const GValue *other_formats =
       template_formats(direction == GST_PAD_SINK ? &src_template : &sink_template);
-  GstCaps *result = gst_caps_new_empty();
-  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    const GstStructure *given = gst_caps_get_structure(caps, i);
-    GstCapsFeatures *features = gst_caps_get_features(caps, i);
-
-    GValue width = G_VALUE_INIT, height = G_VALUE_INIT;
-    gint given_width = 0, given_height = 0, rule_width = 0, rule_height = 0;
-    std::string reason;
-    const bool rule_sizes_output = settings.uses_size_rule() && direction == GST_PAD_SINK;
-    // An impossible rule offers any size, so that the caps reach sink_event,
-    // which names the reason (offering nothing gives a bare not-negotiated).
-    if (rule_sizes_output && gst_structure_get_int(given, "width", &given_width) &&
-        gst_structure_get_int(given, "height", &given_height) &&
-        rule_output_size(settings, given_width, given_height, &rule_width, &rule_height, &reason)) {
-      g_value_init(&width, G_TYPE_INT);
-      g_value_set_int(&width, rule_width);
-      g_value_init(&height, G_TYPE_INT);
-      g_value_set_int(&height, rule_height);
-    } else {
-      g_value_init(&width, GST_TYPE_INT_RANGE);
-      gst_value_set_int_range(&width, 1, G_MAXINT);
-      g_value_init(&height, GST_TYPE_INT_RANGE);
-      gst_value_set_int_range(&height, 1, G_MAXINT);
-    }
-
-    GValue same_formats = G_VALUE_INIT;
-    const GValue *given_formats = gst_structure_get_value(given, "format");
-    if (given_formats != nullptr &&
-        gst_value_intersect(&same_formats, given_formats, other_formats)) {
-      GstStructure *same = gst_structure_copy(given);
-      gst_structure_take_value(same, "format", &same_formats);
-      if (settings.uses_size_rule())
-        set_size(same, &width, &height);
-      else if (settings.swaps_size())
-        swap_size(same);
-      label_pixel_aspect_ratio(same, direction);
-      gst_caps_append_structure_full(result, same, gst_caps_features_copy(features));
-    }
-
-    GstStructure *any = gst_structure_copy(given);
-    gst_structure_set_value(any, "format", other_formats);
-    // Colorimetry and chroma siting describe the given format only.
-    gst_structure_remove_fields(any, "colorimetry", "chroma-site", nullptr);
-    set_size(any, &width, &height);
-    label_pixel_aspect_ratio(any, direction);
-    gst_caps_append_structure_full(result, any, gst_caps_features_copy(features));
-    g_value_unset(&width);
-    g_value_unset(&height);
-  }
+  GstCaps *result = transform_caps(settings, direction, caps, other_formats);
   return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
-// Whether `structure`'s `field` (absent: any) allows `value` (absent:
-// anything). gst_value_can_intersect() only compares types.
-static bool allows(const GstStructure *structure, const char *field, const GValue *value) {
-  const GValue *allowed = gst_structure_get_value(structure, field);
-  return value == nullptr || allowed == nullptr || gst_value_intersect(nullptr, allowed, value);
-}
-
-// Keeps what can be kept: the first structure that allows the given format
-// (and, for a direction turning by 90 degrees, the turned size: the base
-// class puts the untransformed caps first), that format, the given size
-// where the other side leaves it open.
+// Keeps what can be kept (fixate_caps()).
 static GstCaps *gst_cuda_resize_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
                                             GstCaps *caps, GstCaps *othercaps) {
   auto *self = GST_CUDA_RESIZE(trans);
   if (gst_caps_is_empty(othercaps)) return othercaps;
-  const GstStructure *given = gst_caps_get_structure(caps, 0);
-  const GValue *given_format = gst_structure_get_value(given, "format");
-  // The given size as the other side sees it: turned by a 90 degree direction.
-  const bool swapped = get_settings(self).swaps_size();
-  const GValue *turned_width = gst_structure_get_value(given, swapped ? "height" : "width");
-  const GValue *turned_height = gst_structure_get_value(given, swapped ? "width" : "height");
-  guint chosen = 0;
-  bool found = false;
-  for (int pass = swapped ? 0 : 1; pass < 2 && !found; ++pass) {
-    for (guint i = 0; i < gst_caps_get_size(othercaps); ++i) {
-      const GstStructure *candidate = gst_caps_get_structure(othercaps, i);
-      if (allows(candidate, "format", given_format) &&
-          (pass == 1 || (allows(candidate, "width", turned_width) &&
-                         allows(candidate, "height", turned_height)))) {
-        chosen = i;
-        found = true;
-        break;
-      }
-    }
-  }
-  GstStructure *structure = gst_structure_copy(gst_caps_get_structure(othercaps, chosen));
-  GstCaps *result = gst_caps_new_empty();
-  gst_caps_append_structure_full(result, structure,
-                                 gst_caps_features_copy(gst_caps_get_features(othercaps, chosen)));
-  gst_caps_unref(othercaps);
-
-  const gchar *format = gst_structure_get_string(given, "format");
-  if (format != nullptr) gst_structure_fixate_field_string(structure, "format", format);
-  gint width = 0, height = 0;
-  if (gst_structure_get_int(given, swapped ? "height" : "width", &width))
-    gst_structure_fixate_field_nearest_int(structure, "width", width);
-  if (gst_structure_get_int(given, swapped ? "width" : "height", &height))
-    gst_structure_fixate_field_nearest_int(structure, "height", height);
-  if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
-    gst_structure_fixate_field_nearest_fraction(structure, "pixel-aspect-ratio", 1, 1);
-  result = gst_caps_fixate(result);
+  GstCaps *result = fixate_caps(get_settings(self).swaps_size(), caps, othercaps);
   GST_DEBUG_OBJECT(self, "fixated %s caps to %" GST_PTR_FORMAT,
                    direction == GST_PAD_SINK ? "output" : "input", result);
   return result;
