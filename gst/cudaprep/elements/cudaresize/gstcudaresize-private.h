@@ -1,7 +1,9 @@
 // cudaresize's settings, shared by its files: the element
-// (gstcudaresize.cpp: properties, negotiation, the plan per frame, the
-// region it reads), its caps maths (gstcudaresizecaps.h) and the kernel
-// parameters its settings make (gstcudaresizeparams.h). Not installed.
+// (gstcudaresize.cpp: negotiation, the plan per frame, the region it reads,
+// tags and property changes), its properties (gstcudaresizeproperties.cpp:
+// their enum types and specs), its caps maths (gstcudaresizecaps.h) and the
+// kernel parameters its settings make (gstcudaresizeparams.h). Not
+// installed.
 #pragma once
 
 #include <gst/gst.h>
@@ -59,3 +61,29 @@ static_assert(static_cast<int>(cudaprep::Orientation::kRotate90) == GST_VIDEO_OR
                   GST_VIDEO_ORIENTATION_VERT &&
               static_cast<int>(cudaprep::Orientation::kAntiTranspose) ==
                   GST_VIDEO_ORIENTATION_UR_LL);
+
+// The element's properties (gstcudaresizeproperties.cpp installs them).
+enum {
+  PROP_0,
+  PROP_METHOD,
+  PROP_ADD_BORDERS,
+  PROP_PAD_VALUE,
+  PROP_LETTERBOX_ALIGN,
+  PROP_SHORT_SIDE,
+  PROP_MULTIPLE_OF,
+  PROP_ANTIALIAS,
+  PROP_ANTIALIAS_INTERMEDIATE,
+  PROP_FLOAT_INTERMEDIATE,
+  PROP_VIDEO_DIRECTION,
+  PROP_ROUNDING,
+};
+
+namespace cudaprep::cudaresize {
+
+// Installs cudaresize's properties on its class: their names, blurbs,
+// ranges and defaults (ResizeSettings' values), with GstVideoDirection's
+// video-direction. The properties' enum types (gstcudaresize.h) are
+// registered in the same file.
+void install_properties(GObjectClass *gobject_class);
+
+}  // namespace cudaprep::cudaresize
