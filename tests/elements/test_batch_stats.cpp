@@ -27,7 +27,7 @@
 #include <gst/cudaprep/gstcudaprepmeta.h>
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
-#include "elements/gstcudabatchstats.h"
+#include "elements/cudabatch/gstcudabatchstats.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // gst_cuda_prep_mask_credentials() and gst_cuda_prep_split_uri_credentials()
-// (base/gstcudaprepcredentials.h): what cudaprepsrc prints of a URI, and
+// (sources/gstcudaprepcredentials.h): what cudaprepsrc prints of a URI, and
 // what it hands its children. The expected strings follow the definition in
 // the header: user:***@ (or ***@ for a user information without ':'), and
 // the values of secret query parameters masked; everything else unchanged.
@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "base/gstcudaprepcredentials.h"
+#include "sources/gstcudaprepcredentials.h"
 
 namespace {
 

@@ -2,14 +2,14 @@
 
 #include <gst/cudaprep/gstcudatensorsink.h>
 
-#include "gstcudabatch.h"
+#include "elements/cudabatch/gstcudabatch.h"
 #include "gstcudacrop.h"
 #include "gstcudaframedownload.h"
 #include "gstcudaframeupload.h"
 #include "gstcudanormalize.h"
 #include "gstcudapreprocess.h"
 #include "sources/gstcudaprepsrc.h"
-#include "gstcudaresize.h"
+#include "elements/cudaresize/gstcudaresize.h"
 #include "gstcudatensorize.h"
 #include "tracers/gstcudapreptracer.h"
 

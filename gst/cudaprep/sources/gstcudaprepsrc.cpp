@@ -6,7 +6,7 @@
 
 #include <gst/rtsp/gstrtsp-enumtypes.h>
 
-#include "base/gstcudaprepcredentials.h"
+#include "sources/gstcudaprepcredentials.h"
 #include "sources/gstcudaprepsrc-private.h"
 
 GST_DEBUG_CATEGORY(gst_cuda_prep_src_debug);

@@ -9,7 +9,7 @@
 // frame for `stall-timeout` while PLAYING is treated the same. EOS of a
 // file ends only this src pad; EOS of a live source (rtspsrc's answer to a
 // server that closes) is a fault too, unless `on-eos` says otherwise. Credentials in `uri` never
-// reach a log, message or statistic (base/gstcudaprepcredentials.h).
+// reach a log, message or statistic (sources/gstcudaprepcredentials.h).
 #pragma once
 
 #include <gst/gst.h>

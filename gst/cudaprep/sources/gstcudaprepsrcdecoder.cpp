@@ -6,7 +6,7 @@
 
 #include <gst/rtsp/gstrtsp-enumtypes.h>
 
-#include "base/gstcudaprepcredentials.h"
+#include "sources/gstcudaprepcredentials.h"
 #include "sources/gstcudaprepsrc-private.h"
 
 #define GST_CAT_DEFAULT gst_cuda_prep_src_debug

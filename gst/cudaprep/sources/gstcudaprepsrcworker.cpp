@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "base/gstcudaprepcredentials.h"
+#include "sources/gstcudaprepcredentials.h"
 #include "sources/gstcudaprepsrc-private.h"
 
 #define GST_CAT_DEFAULT gst_cuda_prep_src_debug

@@ -1,4 +1,4 @@
-#include "gstcudabatchstats.h"
+#include "elements/cudabatch/gstcudabatchstats.h"
 
 #include <algorithm>
 #include <cmath>

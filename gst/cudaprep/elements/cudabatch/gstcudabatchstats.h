@@ -3,7 +3,7 @@
 // from the frame's arrival at the pad (its chain function, host monotonic
 // time) to their batch leaving cudabatch (handed to
 // gst_aggregator_finish_buffer, its kernels enqueued), as percentiles over
-// the last `window` items. Part of cudabatch (gstcudabatch.cpp).
+// the last `window` items. Part of cudabatch (elements/cudabatch/).
 #pragma once
 
 #include <gst/gst.h>

@@ -1,7 +1,7 @@
 // cudabatch's request sink pads (sink_N), one source each: their
 // properties (region-source, regions, roi-type, min-confidence), the snapshot of them the
 // streaming threads work from, and each pad's state (its source index and
-// negotiated planar frame). Part of cudabatch (gstcudabatch.cpp).
+// negotiated planar frame). Part of cudabatch (elements/cudabatch/).
 #pragma once
 
 #include <gst/base/gstaggregator.h>
@@ -13,7 +13,7 @@
 #include "cudaprep/resize.h"
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudapreptensorformat.h"
-#include "gstcudabatchstats.h"
+#include "elements/cudabatch/gstcudabatchstats.h"
 
 G_BEGIN_DECLS
 

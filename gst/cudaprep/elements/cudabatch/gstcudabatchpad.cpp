@@ -1,4 +1,4 @@
-#include "gstcudabatchpad.h"
+#include "elements/cudabatch/gstcudabatchpad.h"
 
 #include <algorithm>
 

@@ -64,7 +64,9 @@
  *       cudaresize method=bicubic short-side=518 multiple-of=14 !
  *       "video/x-raw(memory:CUDAPitched),format=RGB" ! cudaframedownload ! fakesink
  */
-#include "gstcudaresize.h"
+#include "elements/cudaresize/gstcudaresize-private.h"
+#include "elements/cudaresize/gstcudaresizecaps.h"
+#include "elements/cudaresize/gstcudaresizeparams.h"
 
 #include <gst/video/video.h>
 
@@ -87,69 +89,9 @@
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
 #define GST_CAT_DEFAULT gst_cuda_resize_debug
 
-enum {
-  PROP_0,
-  PROP_METHOD,
-  PROP_ADD_BORDERS,
-  PROP_PAD_VALUE,
-  PROP_LETTERBOX_ALIGN,
-  PROP_SHORT_SIDE,
-  PROP_MULTIPLE_OF,
-  PROP_ANTIALIAS,
-  PROP_ANTIALIAS_INTERMEDIATE,
-  PROP_FLOAT_INTERMEDIATE,
-  PROP_VIDEO_DIRECTION,
-  PROP_ROUNDING,
-};
-
-#define DEFAULT_METHOD GST_CUDA_RESIZE_METHOD_BILINEAR
-#define DEFAULT_ADD_BORDERS FALSE
-#define DEFAULT_LETTERBOX_ALIGN GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER
-#define DEFAULT_ANTIALIAS_INTERMEDIATE GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT
-#define DEFAULT_ROUNDING GST_CUDA_RESIZE_ROUNDING_HALF_EVEN
-// Black, as videoscale's add-borders; YOLO models want <114,114,114>.
-#define DEFAULT_PAD_LEVEL 0
-#define DEFAULT_PAD_VALUE_COUNT 3
-constexpr guint kMaxPadValues = 4;
+using namespace cudaprep::cudaresize;
 
 #define OUTPUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8 }"
-
-struct ResizeSettings {
-  GstCudaResizeMethod method = DEFAULT_METHOD;
-  gboolean add_borders = DEFAULT_ADD_BORDERS;
-  // As given: 1 value grey, 2 grey + alpha, 3 R,G,B, 4 R,G,B,A.
-  std::vector<gint> pad_values = std::vector<gint>(DEFAULT_PAD_VALUE_COUNT, DEFAULT_PAD_LEVEL);
-  GstCudaResizeLetterboxAlign letterbox_align = DEFAULT_LETTERBOX_ALIGN;
-  gint short_side = 0;   // 0: output size from caps
-  gint multiple_of = 0;  // 0: 1
-  gboolean antialias = FALSE;
-  GstCudaResizeAntialiasIntermediate antialias_intermediate = DEFAULT_ANTIALIAS_INTERMEDIATE;
-  gboolean float_intermediate = FALSE;
-  GstCudaResizeRounding rounding = DEFAULT_ROUNDING;
-  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
-  // What the stream's image-orientation tags ask for (video-direction=auto):
-  // the latest stream-scope tag's, else the latest global one's.
-  GstVideoOrientationMethod stream_tag_direction = GST_VIDEO_ORIENTATION_AUTO;  // AUTO: none
-  GstVideoOrientationMethod global_tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
-  bool uses_size_rule() const { return short_side > 0; }
-  // The direction applied; valid (checked by settings_error) directions only.
-  cudaprep::Orientation orientation() const {
-    GstVideoOrientationMethod applied = direction;
-    if (applied == GST_VIDEO_ORIENTATION_AUTO)
-      applied = stream_tag_direction != GST_VIDEO_ORIENTATION_AUTO ? stream_tag_direction
-                                                                   : global_tag_direction;
-    return static_cast<cudaprep::Orientation>(applied);
-  }
-  bool swaps_size() const { return cudaprep::swaps_axes(orientation()); }
-};
-
-// GstVideoOrientationMethod and cudaprep::Orientation share their values.
-static_assert(static_cast<int>(cudaprep::Orientation::kRotate90) == GST_VIDEO_ORIENTATION_90R &&
-              static_cast<int>(cudaprep::Orientation::kRotate270) == GST_VIDEO_ORIENTATION_90L &&
-              static_cast<int>(cudaprep::Orientation::kFlipVertical) ==
-                  GST_VIDEO_ORIENTATION_VERT &&
-              static_cast<int>(cudaprep::Orientation::kAntiTranspose) ==
-                  GST_VIDEO_ORIENTATION_UR_LL);
 
 struct GstCudaResizePrivate {
   ResizeSettings settings;  // object lock
@@ -183,66 +125,6 @@ G_DEFINE_TYPE_WITH_CODE(GstCudaResize, gst_cuda_resize, GST_TYPE_CUDA_PREP_BASE_
                                               gst_cuda_resize_video_direction_init))
 GST_ELEMENT_REGISTER_DEFINE(cudaresize, "cudaresize", GST_RANK_NONE, GST_TYPE_CUDA_RESIZE)
 
-GType gst_cuda_resize_method_get_type(void) {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_CUDA_RESIZE_METHOD_NEAREST, "Nearest neighbour (OpenCV INTER_NEAREST)", "nearest"},
-      {GST_CUDA_RESIZE_METHOD_BILINEAR,
-       "Bilinear, half-pixel centres, no antialiasing (OpenCV INTER_LINEAR)", "bilinear"},
-      {GST_CUDA_RESIZE_METHOD_BICUBIC, "Bicubic, Keys A=-0.75 (OpenCV INTER_CUBIC)", "bicubic"},
-      {GST_CUDA_RESIZE_METHOD_AREA, "Area-weighted mean (OpenCV INTER_AREA)", "area"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeMethod", values));
-  return type;
-}
-
-GType gst_cuda_resize_letterbox_align_get_type(void) {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER,
-       "Centred; an odd pixel of padding goes right/bottom (Ultralytics' LetterBox)", "center"},
-      {GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT, "Top-left corner; all padding right/bottom",
-       "top-left"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeLetterboxAlign", values));
-  return type;
-}
-
-GType gst_cuda_resize_antialias_intermediate_get_type(void) {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT,
-       "Float between the passes, rounded once (torchvision on float tensors, or on the GPU)",
-       "float"},
-      {GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8,
-       "Horizontal pass first, rounded to 8 bits, then vertical (PIL, torchvision on CPU uint8 "
-       "tensors)",
-       "uint8"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeAntialiasIntermediate", values));
-  return type;
-}
-
-GType gst_cuda_resize_rounding_get_type(void) {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_CUDA_RESIZE_ROUNDING_HALF_EVEN, "Ties to the even code (float maths, torchvision)",
-       "half-even"},
-      {GST_CUDA_RESIZE_ROUNDING_HALF_UP,
-       "Ties to the upper code (OpenCV's fixed-point cv::resize of 8-bit images)", "half-up"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeRounding", values));
-  return type;
-}
-
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS(
@@ -258,308 +140,28 @@ static ResizeSettings get_settings(GstCudaResize *self) {
   return settings;
 }
 
-static cudaprep::Interpolation interpolation_of(GstCudaResizeMethod method) {
-  switch (method) {
-    case GST_CUDA_RESIZE_METHOD_NEAREST:
-      return cudaprep::Interpolation::kNearest;
-    case GST_CUDA_RESIZE_METHOD_BICUBIC:
-      return cudaprep::Interpolation::kBicubic;
-    case GST_CUDA_RESIZE_METHOD_AREA:
-      return cudaprep::Interpolation::kArea;
-    case GST_CUDA_RESIZE_METHOD_BILINEAR:
-      break;
-  }
-  return cudaprep::Interpolation::kBilinear;
-}
-
-// The pad value as R, G, B, A from the 1 to 4 values given.
-static void pad_rgba(const ResizeSettings &settings, uint8_t rgba[4]) {
-  const std::vector<gint> &values = settings.pad_values;
-  const bool grey = values.size() <= 2;
-  rgba[0] = static_cast<uint8_t>(values[0]);
-  rgba[1] = static_cast<uint8_t>(grey ? values[0] : values[1]);
-  rgba[2] = static_cast<uint8_t>(grey ? values[0] : values[2]);
-  const guint alpha_index = grey ? 1 : 3;
-  rgba[3] = values.size() > alpha_index ? static_cast<uint8_t>(values[alpha_index]) : 255;
-}
-
-// Why the settings cannot work, naming the property and value; empty if
-// they can.
-static std::string settings_error(const ResizeSettings &settings) {
-  if (settings.direction == GST_VIDEO_ORIENTATION_CUSTOM)
-    return "video-direction=custom is not supported by cudaresize: it flips and rotates by "
-           "identity, 90r, 180, 90l, horiz, vert, ul-lr or ur-ll only";
-  if (settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8 &&
-      !settings.antialias)
-    return "antialias-intermediate=uint8 needs antialias=true: it is the 8-bit step between the "
-           "antialiased passes";
-  const size_t count = settings.pad_values.size();
-  if (count < 1 || count > kMaxPadValues)
-    return "pad-value takes 1 to 4 values (<grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>), not " +
-           std::to_string(count);
-  for (size_t i = 0; i < count; ++i) {
-    if (settings.pad_values[i] < 0 || settings.pad_values[i] > 255)
-      return "pad-value[" + std::to_string(i) + "]=" + std::to_string(settings.pad_values[i]) +
-             " is outside 0..255";
-  }
-  return {};
-}
-
 static gchar *gst_cuda_resize_settings_error(GstCudaPrepBaseTransform *base) {
   const std::string error = settings_error(get_settings(GST_CUDA_RESIZE(base)));
   return error.empty() ? nullptr : g_strdup(error.c_str());
 }
-
-// The output size the short-side rule derives from a width x height input,
-// oriented first (90r of 1920x1080 is a 1080x1920 image to size).
-static bool rule_output_size(const ResizeSettings &settings, gint width, gint height,
-                             gint *out_width, gint *out_height, std::string *reason) {
-  return cudaprep::short_side_multiple_size(
-      settings.swaps_size() ? height : width, settings.swaps_size() ? width : height,
-      settings.short_side, MAX(settings.multiple_of, 1), out_width, out_height, reason);
-}
-
-// How the input's YUV codes map to RGB. Unknown matrix or range parts take
-// GStreamer's default for this format and size; the matrix's Kr and Kb come
-// from GStreamer (gst_video_color_matrix_get_Kr_Kb: BT.601, BT.709,
-// BT.2020, SMPTE 240M, FCC); a matrix without them is refused rather than
-// converted wrongly.
-static bool input_colorimetry(const GstVideoInfo *info, cudaprep::Colorimetry *colorimetry,
-                              std::string *reason) {
-  *colorimetry = cudaprep::Colorimetry{};
-  if (!GST_VIDEO_INFO_IS_YUV(info)) return true;
-  GstVideoInfo default_info;
-  gst_video_info_set_format(&default_info, GST_VIDEO_INFO_FORMAT(info), GST_VIDEO_INFO_WIDTH(info),
-                            GST_VIDEO_INFO_HEIGHT(info));
-  GstVideoColorimetry given = info->colorimetry;
-  if (given.matrix == GST_VIDEO_COLOR_MATRIX_UNKNOWN)
-    given.matrix = default_info.colorimetry.matrix;
-  if (given.range == GST_VIDEO_COLOR_RANGE_UNKNOWN) given.range = default_info.colorimetry.range;
-  gdouble kr = 0.0, kb = 0.0;
-  if (!gst_video_color_matrix_get_Kr_Kb(given.matrix, &kr, &kb)) {
-    gchar *name = gst_video_colorimetry_to_string(&given);
-    *reason = std::string("input colorimetry ") + (name != nullptr ? name : "(unnamed)") +
-              " has no YUV colour matrix cudaresize can convert; YUV input needs one with "
-              "luma coefficients (BT.601, BT.709, BT.2020, SMPTE 240M), full or limited range";
-    g_free(name);
-    return false;
-  }
-  colorimetry->matrix = cudaprep::ColorMatrix{static_cast<float>(kr), static_cast<float>(kb)};
-  colorimetry->range = given.range == GST_VIDEO_COLOR_RANGE_0_255 ? cudaprep::ColorRange::kFull
-                                                                  : cudaprep::ColorRange::kLimited;
-  return true;
-}
-
-// A plane-less stand-in of a negotiated frame for resize_params_error(),
-// which checks formats, sizes and pitches and never reads pixels.
-static cudaprep::Image frame_shape(const GstVideoInfo *info) {
-  static uint8_t placeholder;
-  cudaprep::Image image;
-  gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &image.format);
-  image.width = GST_VIDEO_INFO_WIDTH(info);
-  image.height = GST_VIDEO_INFO_HEIGHT(info);
-  for (int plane = 0; plane < cudaprep::format_info(image.format).num_planes; ++plane) {
-    image.planes[plane].data = &placeholder;
-    image.planes[plane].pitch_bytes = cudaprep::plane_row_bytes(image.format, plane, image.width);
-  }
-  return image;
-}
-
-static cudaprep::LetterboxOptions letterbox_options(const ResizeSettings &settings) {
-  cudaprep::LetterboxOptions options;
-  options.align = settings.letterbox_align == GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT
-                      ? cudaprep::LetterboxAlign::kTopLeft
-                      : cudaprep::LetterboxAlign::kCenter;
-  return options;
-}
-
-// The kernel parameters for the current settings and negotiated frames.
-static bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in_info,
-                          const GstVideoInfo *out_info, const cudaprep::Colorimetry &colorimetry,
-                          cudaprep::ResizeParams *params, std::string *reason) {
-  const gint in_width = GST_VIDEO_INFO_WIDTH(in_info), in_height = GST_VIDEO_INFO_HEIGHT(in_info);
-  const gint out_width = GST_VIDEO_INFO_WIDTH(out_info),
-             out_height = GST_VIDEO_INFO_HEIGHT(out_info);
-  *reason = settings_error(settings);
-  if (!reason->empty()) return false;
-  params->interpolation = interpolation_of(settings.method);
-  params->antialias = settings.antialias;
-  params->antialias_intermediate =
-      settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8
-          ? cudaprep::AntialiasIntermediate::kUint8
-          : cudaprep::AntialiasIntermediate::kFloat;
-  params->round_half_up = settings.rounding == GST_CUDA_RESIZE_ROUNDING_HALF_UP;
-  params->orientation = settings.orientation();
-  params->source_colorimetry = colorimetry;
-  pad_rgba(settings, params->pad_value);
-  params->dst_rect = cudaprep::PixelRect{0, 0, out_width, out_height};
-  if (settings.add_borders) {
-    // The oriented input is what keeps its aspect ratio.
-    if (!cudaprep::letterbox_rect(settings.swaps_size() ? in_height : in_width,
-                                  settings.swaps_size() ? in_width : in_height, out_width,
-                                  out_height, letterbox_options(settings), &params->dst_rect,
-                                  reason))
-      return false;
-  }
-  // The float intermediate is the fused kernel's; resize() itself refuses it,
-  // so it is checked off (params may hold the last call's value).
-  params->float_intermediate = false;
-  *reason = cudaprep::resize_params_error(frame_shape(in_info), frame_shape(out_info), *params);
-  params->float_intermediate = settings.float_intermediate;
-  return reason->empty();
-}
-
-// Exchanges the structure's width and height, where it has both.
-static void swap_size(GstStructure *structure) {
-  const GValue *width = gst_structure_get_value(structure, "width");
-  const GValue *height = gst_structure_get_value(structure, "height");
-  if (width == nullptr || height == nullptr) return;
-  GValue old_width = G_VALUE_INIT;
-  g_value_init(&old_width, G_VALUE_TYPE(width));
-  g_value_copy(width, &old_width);
-  gst_structure_set_value(structure, "width", height);
-  gst_structure_take_value(structure, "height", &old_width);
-}
-
-// Replaces the structure's width and height by `width` and `height` (int or
-// range values).
-static void set_size(GstStructure *structure, const GValue *width, const GValue *height) {
-  gst_structure_set_value(structure, "width", width);
-  gst_structure_set_value(structure, "height", height);
-}
-
-// Output pixels are labelled square (a missing field already means 1/1, and
-// leaving it missing keeps equal caps equal for passthrough); inputs may
-// have any pixel-aspect-ratio.
-static void label_pixel_aspect_ratio(GstStructure *structure, GstPadDirection direction) {
-  if (direction == GST_PAD_SRC)
-    gst_structure_remove_field(structure, "pixel-aspect-ratio");
-  else if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
-    gst_structure_set(structure, "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1, nullptr);
-}
-
-static const GValue *template_formats(GstStaticPadTemplate *templ) {
-  // Static caps live for the process; the field outlives this call.
-  GstCaps *caps = gst_static_caps_get(&templ->static_caps);
-  const GValue *formats = gst_structure_get_value(gst_caps_get_structure(caps, 0), "format");
-  gst_caps_unref(caps);
-  return formats;
-}
-
-// Each structure gives two on the other side: first the same format (when
-// possible there) and, without a size rule, the same size (width and height
-// exchanged by a direction that turns by 90 degrees), so that fixation and
-// passthrough prefer "no change"; then every format of the other side at
-// any size. With a size rule the output gets the rule's size instead.
+// The caps on the other side (transform_caps(): the same format and size
+// first, then any), filtered.
 static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                                GstCaps *caps, GstCaps *filter) {
   auto *self = GST_CUDA_RESIZE(trans);
   const ResizeSettings settings = get_settings(self);
   const GValue *other_formats =
       template_formats(direction == GST_PAD_SINK ? &src_template : &sink_template);
-  GstCaps *result = gst_caps_new_empty();
-  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
-    const GstStructure *given = gst_caps_get_structure(caps, i);
-    GstCapsFeatures *features = gst_caps_get_features(caps, i);
-
-    GValue width = G_VALUE_INIT, height = G_VALUE_INIT;
-    gint given_width = 0, given_height = 0, rule_width = 0, rule_height = 0;
-    std::string reason;
-    const bool rule_sizes_output = settings.uses_size_rule() && direction == GST_PAD_SINK;
-    // An impossible rule offers any size, so that the caps reach sink_event,
-    // which names the reason (offering nothing gives a bare not-negotiated).
-    if (rule_sizes_output && gst_structure_get_int(given, "width", &given_width) &&
-        gst_structure_get_int(given, "height", &given_height) &&
-        rule_output_size(settings, given_width, given_height, &rule_width, &rule_height, &reason)) {
-      g_value_init(&width, G_TYPE_INT);
-      g_value_set_int(&width, rule_width);
-      g_value_init(&height, G_TYPE_INT);
-      g_value_set_int(&height, rule_height);
-    } else {
-      g_value_init(&width, GST_TYPE_INT_RANGE);
-      gst_value_set_int_range(&width, 1, G_MAXINT);
-      g_value_init(&height, GST_TYPE_INT_RANGE);
-      gst_value_set_int_range(&height, 1, G_MAXINT);
-    }
-
-    GValue same_formats = G_VALUE_INIT;
-    const GValue *given_formats = gst_structure_get_value(given, "format");
-    if (given_formats != nullptr &&
-        gst_value_intersect(&same_formats, given_formats, other_formats)) {
-      GstStructure *same = gst_structure_copy(given);
-      gst_structure_take_value(same, "format", &same_formats);
-      if (settings.uses_size_rule())
-        set_size(same, &width, &height);
-      else if (settings.swaps_size())
-        swap_size(same);
-      label_pixel_aspect_ratio(same, direction);
-      gst_caps_append_structure_full(result, same, gst_caps_features_copy(features));
-    }
-
-    GstStructure *any = gst_structure_copy(given);
-    gst_structure_set_value(any, "format", other_formats);
-    // Colorimetry and chroma siting describe the given format only.
-    gst_structure_remove_fields(any, "colorimetry", "chroma-site", nullptr);
-    set_size(any, &width, &height);
-    label_pixel_aspect_ratio(any, direction);
-    gst_caps_append_structure_full(result, any, gst_caps_features_copy(features));
-    g_value_unset(&width);
-    g_value_unset(&height);
-  }
+  GstCaps *result = transform_caps(settings, direction, caps, other_formats);
   return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
-// Whether `structure`'s `field` (absent: any) allows `value` (absent:
-// anything). gst_value_can_intersect() only compares types.
-static bool allows(const GstStructure *structure, const char *field, const GValue *value) {
-  const GValue *allowed = gst_structure_get_value(structure, field);
-  return value == nullptr || allowed == nullptr || gst_value_intersect(nullptr, allowed, value);
-}
-
-// Keeps what can be kept: the first structure that allows the given format
-// (and, for a direction turning by 90 degrees, the turned size: the base
-// class puts the untransformed caps first), that format, the given size
-// where the other side leaves it open.
+// Keeps what can be kept (fixate_caps()).
 static GstCaps *gst_cuda_resize_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
                                             GstCaps *caps, GstCaps *othercaps) {
   auto *self = GST_CUDA_RESIZE(trans);
   if (gst_caps_is_empty(othercaps)) return othercaps;
-  const GstStructure *given = gst_caps_get_structure(caps, 0);
-  const GValue *given_format = gst_structure_get_value(given, "format");
-  // The given size as the other side sees it: turned by a 90 degree direction.
-  const bool swapped = get_settings(self).swaps_size();
-  const GValue *turned_width = gst_structure_get_value(given, swapped ? "height" : "width");
-  const GValue *turned_height = gst_structure_get_value(given, swapped ? "width" : "height");
-  guint chosen = 0;
-  bool found = false;
-  for (int pass = swapped ? 0 : 1; pass < 2 && !found; ++pass) {
-    for (guint i = 0; i < gst_caps_get_size(othercaps); ++i) {
-      const GstStructure *candidate = gst_caps_get_structure(othercaps, i);
-      if (allows(candidate, "format", given_format) &&
-          (pass == 1 || (allows(candidate, "width", turned_width) &&
-                         allows(candidate, "height", turned_height)))) {
-        chosen = i;
-        found = true;
-        break;
-      }
-    }
-  }
-  GstStructure *structure = gst_structure_copy(gst_caps_get_structure(othercaps, chosen));
-  GstCaps *result = gst_caps_new_empty();
-  gst_caps_append_structure_full(result, structure,
-                                 gst_caps_features_copy(gst_caps_get_features(othercaps, chosen)));
-  gst_caps_unref(othercaps);
-
-  const gchar *format = gst_structure_get_string(given, "format");
-  if (format != nullptr) gst_structure_fixate_field_string(structure, "format", format);
-  gint width = 0, height = 0;
-  if (gst_structure_get_int(given, swapped ? "height" : "width", &width))
-    gst_structure_fixate_field_nearest_int(structure, "width", width);
-  if (gst_structure_get_int(given, swapped ? "width" : "height", &height))
-    gst_structure_fixate_field_nearest_int(structure, "height", height);
-  if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
-    gst_structure_fixate_field_nearest_fraction(structure, "pixel-aspect-ratio", 1, 1);
-  result = gst_caps_fixate(result);
+  GstCaps *result = fixate_caps(get_settings(self).swaps_size(), caps, othercaps);
   GST_DEBUG_OBJECT(self, "fixated %s caps to %" GST_PTR_FORMAT,
                    direction == GST_PAD_SINK ? "output" : "input", result);
   return result;
@@ -997,100 +599,7 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
   gobject_class->set_property = gst_cuda_resize_set_property;
   gobject_class->get_property = gst_cuda_resize_get_property;
   gobject_class->finalize = gst_cuda_resize_finalize;
-  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                              GST_PARAM_MUTABLE_PLAYING);
-  g_object_class_install_property(
-      gobject_class, PROP_METHOD,
-      g_param_spec_enum("method", "Method",
-                        "Interpolation: nearest, bilinear, bicubic or area, each sampling as "
-                        "OpenCV's cv::resize does (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, "
-                        "INTER_AREA)",
-                        GST_TYPE_CUDA_RESIZE_METHOD, DEFAULT_METHOD, flags));
-  g_object_class_install_property(
-      gobject_class, PROP_ADD_BORDERS,
-      g_param_spec_boolean("add-borders", "Add borders",
-                           "Keep the input's aspect ratio and fill the rest of the output with "
-                           "pad-value (letterbox); false stretches the input to the output size. "
-                           "Unlike videoscale's add-borders (default true) the default is false: "
-                           "models train with one or the other, so a letterbox is asked for",
-                           DEFAULT_ADD_BORDERS, flags));
-  g_object_class_install_property(
-      gobject_class, PROP_PAD_VALUE,
-      gst_param_spec_array("pad-value", "Pad value",
-                           "Colour of the letterbox borders, 0-255 per channel whatever the output "
-                           "format: <grey>, <grey,alpha>, <R,G,B> or <R,G,B,A>; alpha defaults to "
-                           "255. Default <0,0,0> (black); YOLO models use <114,114,114>. Values "
-                           "outside 0-255 or a wrong count are an error at start",
-                           g_param_spec_int("value", "Value", "One channel of the pad colour",
-                                            G_MININT, G_MAXINT, DEFAULT_PAD_LEVEL, flags),
-                           flags));
-  g_object_class_install_property(
-      gobject_class, PROP_LETTERBOX_ALIGN,
-      g_param_spec_enum("letterbox-align", "Letterbox alignment",
-                        "Where the image sits inside the borders when add-borders is true",
-                        GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN, DEFAULT_LETTERBOX_ALIGN, flags));
-  g_object_class_install_property(
-      gobject_class, PROP_SHORT_SIDE,
-      g_param_spec_int("short-side", "Short side",
-                       "Derive the output size from the input: keep the aspect ratio, scale the "
-                       "short side to this many pixels, then snap both sides to multiples of "
-                       "multiple-of (Depth-Anything: 518 and 14). 0: the output size comes from "
-                       "the caps",
-                       0, G_MAXINT, 0, flags));
-  g_object_class_install_property(
-      gobject_class, PROP_MULTIPLE_OF,
-      g_param_spec_int("multiple-of", "Multiple of",
-                       "With short-side: both output sides become multiples of this, rounded to "
-                       "nearest but never below short-side. 0 or 1: no snapping",
-                       0, G_MAXINT, 0, flags));
-
-  g_object_class_install_property(
-      gobject_class, PROP_ANTIALIAS,
-      g_param_spec_boolean("antialias", "Antialias",
-                           "bilinear and bicubic as torchvision's Resize(antialias=True) and PIL "
-                           "sample: the filter widens with the downscale factor (bicubic with "
-                           "A=-0.5). false: OpenCV's sampling. An error with nearest or area",
-                           FALSE, flags));
-  g_object_class_install_property(
-      gobject_class, PROP_ANTIALIAS_INTERMEDIATE,
-      g_param_spec_enum("antialias-intermediate", "Antialias intermediate",
-                        "With antialias=true, what the antialiased resample keeps between its "
-                        "horizontal and vertical passes: float (rounded once at the end, as "
-                        "torchvision resizes float tensors, and uint8 tensors on the GPU) or uint8 "
-                        "(horizontal pass first, rounded half up and clamped to 0-255, then the "
-                        "vertical pass, as PIL and torchvision on CPU uint8 tensors do: within 1 "
-                        "of theirs). uint8 without antialias is an error at start",
-                        GST_TYPE_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE, DEFAULT_ANTIALIAS_INTERMEDIATE,
-                        flags));
-  g_object_class_install_property(
-      gobject_class, PROP_FLOAT_INTERMEDIATE,
-      g_param_spec_boolean("float-intermediate", "Float intermediate",
-                           "When fused into cudatensorize, normalise the resampled values "
-                           "unrounded (as references that resize floats do) instead of the 8-bit "
-                           "pixels this element would write. Needs cudaresize ! cudanormalize ! "
-                           "cudatensorize: an error when the resize would run here. Bilinear and "
-                           "bicubic then place samples as cv2.resize does for float images",
-                           FALSE, flags));
-  g_object_class_install_property(
-      gobject_class, PROP_ROUNDING,
-      g_param_spec_enum("rounding", "Rounding",
-                        "How an 8-bit value exactly between two codes is stored (here or in the "
-                        "fused kernel's 8-bit step): half-even (the float convention) or half-up "
-                        "(OpenCV's fixed-point cv::resize: a 6:1 bilinear shrink, all ties, "
-                        "equals cv2.resize only so). Other values round to the nearest code "
-                        "either way",
-                        GST_TYPE_CUDA_RESIZE_ROUNDING, DEFAULT_ROUNDING, flags));
-  // GstVideoDirection's property, with its own blurb (the interface's
-  // accepts any pspec of its type and flags).
-  g_object_class_install_property(
-      gobject_class, PROP_VIDEO_DIRECTION,
-      g_param_spec_enum("video-direction", "Video direction",
-                        "Flip or rotate the input before resizing it, as videoflip's "
-                        "video-direction: identity, 90r (clockwise), 180, 90l, horiz, vert, ul-lr, "
-                        "ur-ll; auto follows the stream's image-orientation tags. 90r, 90l, ul-lr "
-                        "and ur-ll exchange the width and height of an output size derived from "
-                        "the input (kept size, short-side, letterbox). custom is an error at start",
-                        GST_TYPE_VIDEO_ORIENTATION_METHOD, GST_VIDEO_ORIENTATION_IDENTITY, flags));
+  install_properties(gobject_class);
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_element_class_set_static_metadata(

@@ -68,12 +68,10 @@
  *       cudaresize ! "video/x-raw(memory:CUDAPitched),width=224,height=224,format=RGB" ! \
  *       cudanormalize ! b.sink_0
  */
-#include "gstcudabatch.h"
-#include "gstcudabatchpad.h"
+#include "elements/cudabatch/gstcudabatch-private.h"
 
 #include <gst/video/video.h>
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -81,18 +79,16 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include "cudaprep/kernel_runtime.h"
-#include "cudaprep/resize_geometry.h"
 #include "cudaprep/tensorize.h"
-#include "base/gstcudaprepanalytics.h"
-#include "base/gstcudaprepbatchwriter.h"
 #include "base/gstcudaprepcore.h"
 #include "base/gstcudapreppendingmeta.h"
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudapreptensorformat.h"
-#include "base/gstcudaprepview.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_batch_debug);
+GST_DEBUG_CATEGORY(gst_cuda_batch_debug);
 #define GST_CAT_DEFAULT gst_cuda_batch_debug
+
+using namespace cudaprep::batch;
 
 enum {
   PROP_0,
@@ -108,16 +104,6 @@ enum {
   PROP_CORE_FIRST,  // the core's properties follow
 };
 
-#define DEFAULT_BATCH_SIZE 4
-#define DEFAULT_LATENCY_BUDGET (40 * GST_MSECOND)
-#define DEFAULT_MAX_SOURCE_FRAMES 0
-#define DEFAULT_SOURCE_POLICY GST_CUDA_BATCH_SOURCE_POLICY_WAIT
-#define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
-#define DEFAULT_STATS_INTERVAL 0
-#define MAX_STATS_INTERVAL 3600000
-#define DEFAULT_LATENCY_WINDOW 300
-#define MAX_LATENCY_WINDOW 100000
-
 // Posts the element error for a pad whose region settings cannot work.
 static gboolean check_pad_settings(GstCudaBatch *self, GstCudaBatchPad *pad) {
   const std::string reason =
@@ -128,55 +114,6 @@ static gboolean check_pad_settings(GstCudaBatch *self, GstCudaBatchPad *pad) {
 }
 
 // --- Element ----------------------------------------------------------------
-
-struct BatchSettings {
-  guint batch_size = DEFAULT_BATCH_SIZE;
-  guint max_source_frames = DEFAULT_MAX_SOURCE_FRAMES;  // 0: no limit
-  GstCudaBatchSourcePolicy source_policy = DEFAULT_SOURCE_POLICY;
-  cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
-  guint stats_interval = DEFAULT_STATS_INTERVAL;  // ms; 0: no messages
-  guint latency_window = DEFAULT_LATENCY_WINDOW;  // items per source
-};
-
-struct GstCudaBatchPrivate {
-  explicit GstCudaBatchPrivate(GstElement *element, guint first_core_prop)
-      : core(gst_cuda_prep_core_new(element, first_core_prop)),
-        writer(element, core, GST_CUDA_BATCH_TENSOR_ID) {}
-  ~GstCudaBatchPrivate() { gst_cuda_prep_core_free(core); }
-
-  GstCudaPrepCore *core;
-  GstCudaPrepBatchWriter writer;  // writes each batch's tensor
-  BatchSettings settings;         // object lock
-
-  // Streaming (aggregate) thread.
-  gboolean has_info = FALSE;
-  GstCudaPrepPlanarInfo info;  // what every pad's chain makes
-  cudaprep::TensorDesc desc;   // the negotiated tensor
-  // The batch being filled: whole frames, or regions of one (the items of
-  // one frame's regions follow each other), each holding a reference to its
-  // frame.
-  std::vector<GstCudaPrepBatchItem> items;
-  // Where each item came from, in the order of `items`.
-  struct Origin {
-    GstCudaBatchPad *pad;  // a reference
-    gint flush_epoch;      // the pad's when the frame was taken
-    GstClockTime running_time;
-    GstClockTime arrival;  // at the pad (host monotonic time), NONE: unknown
-  };
-  std::vector<Origin> origins;
-  GstClockTime first_running_time = GST_CLOCK_TIME_NONE;  // of items[0]'s frame
-  // The aggregator's latency (upstream's and latency-budget) as aggregate()
-  // last read it: get_next_time() runs under the lock that reading takes.
-  GstClockTime total_latency = GST_CLOCK_TIME_NONE;
-  guint next_pad = 0;   // where the next turn starts, so no source is always first
-  guint64 batches = 0;  // batches pushed (object lock)
-  GstClockTime next_stats = GST_CLOCK_TIME_NONE;  // when the next stats message is due
-};
-
-struct _GstCudaBatch {
-  GstAggregator parent;
-  GstCudaBatchPrivate *priv;
-};
 
 static void gst_cuda_batch_child_proxy_init(gpointer g_iface, gpointer iface_data);
 
@@ -204,7 +141,9 @@ static GType gst_cuda_batch_source_policy_get_type() {
   return type;
 }
 
-static BatchSettings get_settings(GstCudaBatch *self) {
+namespace cudaprep::batch {
+
+BatchSettings get_settings(GstCudaBatch *self) {
   GST_OBJECT_LOCK(self);
   const BatchSettings settings = self->priv->settings;
   GST_OBJECT_UNLOCK(self);
@@ -212,7 +151,7 @@ static BatchSettings get_settings(GstCudaBatch *self) {
 }
 
 // The sink pads, each with a reference, in pad order.
-static std::vector<GstCudaBatchPad *> sink_pads(GstCudaBatch *self) {
+std::vector<GstCudaBatchPad *> sink_pads(GstCudaBatch *self) {
   std::vector<GstCudaBatchPad *> pads;
   GST_OBJECT_LOCK(self);
   for (GList *l = GST_ELEMENT(self)->sinkpads; l != nullptr; l = l->next)
@@ -221,10 +160,12 @@ static std::vector<GstCudaBatchPad *> sink_pads(GstCudaBatch *self) {
   return pads;
 }
 
-static void unref_pads(std::vector<GstCudaBatchPad *> *pads) {
+void unref_pads(std::vector<GstCudaBatchPad *> *pads) {
   for (GstCudaBatchPad *pad : *pads) gst_object_unref(pad);
   pads->clear();
 }
+
+}  // namespace cudaprep::batch
 
 static GstPad *gst_cuda_batch_request_new_pad(GstElement *element, GstPadTemplate *templ,
                                               const gchar *name, const GstCaps *caps) {
@@ -266,530 +207,6 @@ static void gst_cuda_batch_child_proxy_init(gpointer g_iface, gpointer) {
   auto *iface = static_cast<GstChildProxyInterface *>(g_iface);
   iface->get_child_by_index = gst_cuda_batch_child_proxy_get_child_by_index;
   iface->get_children_count = gst_cuda_batch_child_proxy_get_children_count;
-}
-
-// --- Batches ----------------------------------------------------------------
-
-static void drop_items(GstCudaBatch *self) {
-  GstCudaBatchPrivate *priv = self->priv;
-  for (GstCudaPrepBatchItem &item : priv->items) gst_buffer_unref(item.buffer);
-  for (GstCudaBatchPrivate::Origin &origin : priv->origins) gst_object_unref(origin.pad);
-  priv->items.clear();
-  priv->origins.clear();
-  priv->first_running_time = GST_CLOCK_TIME_NONE;
-}
-
-// Drops the items of frames a pad took before its latest flush: a flush on
-// one source discards what that source sent before it, and nothing of the
-// others'.
-static void drop_flushed_items(GstCudaBatch *self) {
-  GstCudaBatchPrivate *priv = self->priv;
-  size_t kept = 0;
-  for (size_t i = 0; i < priv->items.size(); ++i) {
-    GstCudaBatchPrivate::Origin &origin = priv->origins[i];
-    if (origin.flush_epoch != g_atomic_int_get(&origin.pad->flush_epoch)) {
-      GST_DEBUG_OBJECT(origin.pad, "flushed: its item at %" GST_TIME_FORMAT " leaves the batch",
-                       GST_TIME_ARGS(priv->items[i].pts));
-      // (A frame of unknown arrival was counted by the pad's flush.)
-      if (GST_CLOCK_TIME_IS_VALID(origin.arrival)) origin.pad->stats->dropped_flush(1);
-      gst_buffer_unref(priv->items[i].buffer);
-      gst_object_unref(origin.pad);
-      continue;
-    }
-    priv->items[kept] = priv->items[i];
-    priv->origins[kept] = origin;
-    ++kept;
-  }
-  priv->items.resize(kept);
-  priv->origins.resize(kept);
-  priv->first_running_time = kept > 0 ? priv->origins.front().running_time : GST_CLOCK_TIME_NONE;
-}
-
-// cudabatch-stats: batches, and sources, a cudabatch-source-stats per pad.
-static GstStructure *stats_structure(GstCudaBatch *self) {
-  GST_OBJECT_LOCK(self);
-  const guint64 batches = self->priv->batches;
-  GST_OBJECT_UNLOCK(self);
-  GValue sources = G_VALUE_INIT;
-  gst_value_array_init(&sources, 0);
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
-  for (GstCudaBatchPad *pad : pads) {
-    GValue source = G_VALUE_INIT;
-    g_value_init(&source, GST_TYPE_STRUCTURE);
-    g_value_take_boxed(&source, pad->stats->to_structure(GST_PAD_NAME(pad), pad->source_index));
-    gst_value_array_append_and_take_value(&sources, &source);
-  }
-  unref_pads(&pads);
-  GstStructure *stats =
-      gst_structure_new("cudabatch-stats", "batches", G_TYPE_UINT64, batches, nullptr);
-  gst_structure_take_value(stats, "sources", &sources);
-  return stats;
-}
-
-// Each item's latency, from its frame's arrival at its pad to now, when its
-// batch leaves.
-static void record_batch(GstCudaBatch *self, const BatchSettings &settings) {
-  const GstClockTime now = gst_util_get_timestamp();
-  for (const GstCudaBatchPrivate::Origin &origin : self->priv->origins)
-    origin.pad->stats->batched(origin.arrival, now, settings.latency_window);
-  GST_OBJECT_LOCK(self);
-  ++self->priv->batches;
-  GST_OBJECT_UNLOCK(self);
-}
-
-// The stats as an element message every stats-interval ms (checked as
-// batches leave).
-static void post_stats_when_due(GstCudaBatch *self, const BatchSettings &settings) {
-  GstCudaBatchPrivate *priv = self->priv;
-  if (settings.stats_interval == 0) return;
-  const GstClockTime now = gst_util_get_timestamp();
-  if (GST_CLOCK_TIME_IS_VALID(priv->next_stats) && now < priv->next_stats) return;
-  const bool first = !GST_CLOCK_TIME_IS_VALID(priv->next_stats);
-  priv->next_stats = now + settings.stats_interval * GST_MSECOND;
-  if (first) return;  // the interval starts with the first batch
-  gst_element_post_message(GST_ELEMENT(self),
-                           gst_message_new_element(GST_OBJECT(self), stats_structure(self)));
-}
-
-// Writes the waiting items into a tensor buffer and pushes it (nothing
-// when no item waits): one preprocess_batch() launch for every item whose
-// frame carries pending work (every region item does), one tensorize launch
-// for each frame that does not.
-static GstFlowReturn push_batch(GstCudaBatch *self) {
-  GstCudaBatchPrivate *priv = self->priv;
-  drop_flushed_items(self);
-  if (priv->items.empty()) return GST_FLOW_OK;
-  if (!gst_cuda_prep_core_make_current(priv->core)) {
-    drop_items(self);
-    return GST_FLOW_ERROR;
-  }
-  GstBufferPool *pool = gst_aggregator_get_buffer_pool(GST_AGGREGATOR(self));
-  GstCudaPrepBatchFrames frames;
-  frames.planar = &priv->info;
-  GstFlowReturn ret;
-  GstBuffer *batch = priv->writer.write_batch(pool, priv->desc, priv->items.data(),
-                                              priv->items.size(), frames, &ret);
-  if (pool != nullptr) gst_object_unref(pool);
-  if (batch == nullptr) {
-    drop_items(self);
-    return ret;
-  }
-  // On the output segment (time from 0): the first frame's running time.
-  GST_BUFFER_PTS(batch) = priv->first_running_time;
-  GST_BUFFER_DTS(batch) = GST_CLOCK_TIME_NONE;
-  GST_DEBUG_OBJECT(self, "batch of %zu/%" G_GSIZE_FORMAT " items at %" GST_TIME_FORMAT,
-                   priv->items.size(), static_cast<gsize>(priv->desc.dims[0]),
-                   GST_TIME_ARGS(priv->first_running_time));
-  const BatchSettings settings = get_settings(self);
-  record_batch(self, settings);
-  drop_items(self);
-  const GstFlowReturn pushed = gst_aggregator_finish_buffer(GST_AGGREGATOR(self), batch);
-  post_stats_when_due(self, settings);
-  return pushed;
-}
-
-// The pad's next queued frame, or NULL. A GAP event reaches an aggregator
-// as an empty buffer flagged GAP (qtdemux edit lists, a decoder after
-// packet loss): no frame, so no item and no error; the batch that leaves
-// without it says so in its fill count.
-static GstBuffer *pop_frame(GstCudaBatchPad *pad) {
-  GstBuffer *buffer;
-  while ((buffer = gst_aggregator_pad_pop_buffer(GST_AGGREGATOR_PAD(pad))) != nullptr &&
-         GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP) && gst_buffer_get_size(buffer) == 0) {
-    GST_LOG_OBJECT(pad, "a gap at %" GST_TIME_FORMAT ": no item",
-                   GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
-    gst_buffer_unref(buffer);
-  }
-  return buffer;
-}
-
-// The pad's next frame under the source policy (latest: its newest queued
-// one, the older ones dropped), or NULL.
-static GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad,
-                             GstCudaBatchSourcePolicy policy) {
-  // Read before the pop: a frame popped just before a flush empties the
-  // queue counts as flushed.
-  pad->taken_epoch = g_atomic_int_get(&pad->flush_epoch);
-  GstBuffer *buffer = pop_frame(pad);
-  pad->taken_arrival = buffer != nullptr ? pad->stats->taken(buffer) : GST_CLOCK_TIME_NONE;
-  if (buffer == nullptr || policy != GST_CUDA_BATCH_SOURCE_POLICY_LATEST) return buffer;
-  while (GstBuffer *newer = pop_frame(pad)) {
-    GST_LOG_OBJECT(pad, "source-policy=latest drops the frame at %" GST_TIME_FORMAT,
-                   GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
-    pad->stats->dropped_latest();
-    gst_buffer_unref(buffer);
-    buffer = newer;
-    pad->taken_arrival = pad->stats->taken(buffer);
-  }
-  (void)self;
-  return buffer;
-}
-
-// Appends an item (taking its buffer reference); a full batch leaves.
-static GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad,
-                                 const GstCudaPrepBatchItem &item) {
-  GstCudaBatchPrivate *priv = self->priv;
-  drop_flushed_items(self);
-  const GstClockTime running_time =
-      gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment, GST_FORMAT_TIME, item.pts);
-  if (priv->items.empty()) priv->first_running_time = running_time;
-  priv->items.push_back(item);
-  priv->origins.push_back(GstCudaBatchPrivate::Origin{
-      GST_CUDA_BATCH_PAD(gst_object_ref(pad)), pad->taken_epoch, running_time, pad->taken_arrival});
-  if (priv->items.size() == static_cast<size_t>(priv->desc.dims[0])) return push_batch(self);
-  return GST_FLOW_OK;
-}
-
-struct FrameRegion {
-  cudaprep::PixelRect rect;
-  gint id;
-};
-
-// The regions of a frame of width x height that become items, in order:
-// the pad's rectangles (each must fit: an element error otherwise), or the
-// frame's region of interest metas (of roi-type) or object detections (of
-// roi-type, at least min-confidence), clipped to the frame, empty ones left
-// out; a detection's region id is its result's id in the relation meta.
-static gboolean frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
-                              const GstCudaBatchPadSettings &settings, gint width, gint height,
-                              std::vector<FrameRegion> *regions) {
-  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_PROPERTY) {
-    for (size_t i = 0; i < settings.regions.size(); ++i) {
-      const cudaprep::PixelRect &rect = settings.regions[i];
-      if (static_cast<gint64>(rect.x) + rect.width > width ||
-          static_cast<gint64>(rect.y) + rect.height > height) {
-        GST_ELEMENT_ERROR(
-            self, RESOURCE, SETTINGS,
-            ("%s: region %zu <%d,%d,%d,%d> does not fit the %dx%d source frame", GST_PAD_NAME(pad),
-             i, rect.x, rect.y, rect.width, rect.height, width, height),
-            (nullptr));
-        return FALSE;
-      }
-      regions->push_back(FrameRegion{rect, static_cast<gint>(i)});
-    }
-    return TRUE;
-  }
-  // Results of a detector or ROI metas: clipped to the frame, empty ones left out.
-  auto add_clipped = [&](gint64 x, gint64 y, gint64 w, gint64 h, gint id, const char *what) {
-    const gint64 left = std::clamp<gint64>(x, 0, width), top = std::clamp<gint64>(y, 0, height);
-    const gint64 right = std::clamp<gint64>(x + w, 0, width);
-    const gint64 bottom = std::clamp<gint64>(y + h, 0, height);
-    if (right <= left || bottom <= top) {
-      GST_LOG_OBJECT(pad, "%s %d lies outside the %dx%d frame", what, id, width, height);
-      return;
-    }
-    regions->push_back(FrameRegion{
-        cudaprep::PixelRect{static_cast<gint>(left), static_cast<gint>(top),
-                            static_cast<gint>(right - left), static_cast<gint>(bottom - top)},
-        id});
-  };
-  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS) {
-    for (const GstCudaPrepDetection &detection :
-         gst_cuda_prep_buffer_detections(buffer, settings.roi_type, settings.min_confidence))
-      add_clipped(detection.rect.x, detection.rect.y, detection.rect.width, detection.rect.height,
-                  static_cast<gint>(detection.id), "detection");
-    return TRUE;
-  }
-  gpointer state = nullptr;
-  while (GstMeta *meta = gst_buffer_iterate_meta_filtered(
-             buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
-    const auto *roi = reinterpret_cast<const GstVideoRegionOfInterestMeta *>(meta);
-    if (settings.roi_type != 0 && roi->roi_type != settings.roi_type) continue;
-    add_clipped(roi->x, roi->y, roi->w, roi->h, roi->id, "region of interest");
-  }
-  return TRUE;
-}
-
-// One item per region of the frame, each resized as the pad's cudaresize
-// would resize that part (its letterbox or stretch, its method, pad value
-// and colorimetry) and normalised as its cudanormalize would. A frame with
-// more regions than the batch has room for goes on into the next batches.
-static GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
-                                       const GstCudaBatchPadSettings &settings) {
-  GstCudaBatchPrivate *priv = self->priv;
-  const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(buffer);
-  if (pending == nullptr || !pending->has_normalize) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                      ("%s: region-source takes regions of the source frame, but this frame "
-                       "arrived already resized and normalised; link cudaresize ! cudanormalize "
-                       "straight into the pad so that they leave their work to cudabatch "
-                       "(cudanormalize keeps its work only when it does not expand GRAY8 to "
-                       "three channels: resize to RGB first, or use channel-order=gray)",
-                       GST_PAD_NAME(pad)),
-                      (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  if (pending->cropped) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                      ("%s: region-source takes regions of the source frame, but a cudacrop after "
-                       "the cudaresize keeps only part of the resized frame; give the crop as a "
-                       "region instead, or take whole frames (region-source=frame)",
-                       GST_PAD_NAME(pad)),
-                      (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  cudaprep::Image source;
-  const gchar *error = nullptr;
-  if (!gst_cuda_prep_buffer_source_image(buffer, &source, &error)) {
-    gst_cuda_prep_post_frame_error(GST_ELEMENT(self), "Pending", error);
-    return GST_FLOW_ERROR;
-  }
-  std::vector<FrameRegion> regions;
-  if (!frame_regions(self, pad, buffer, settings, source.width, source.height, &regions))
-    return GST_FLOW_ERROR;
-  if (regions.empty())
-    GST_LOG_OBJECT(pad, "the frame at %" GST_TIME_FORMAT " has no regions: no items",
-                   GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
-  // Without a pending resize the chain had no cudaresize (or it passed the
-  // frame through): regions are stretched, bilinear (ResizeParams' default).
-  const cudaprep::FrameGeometry source_geometry =
-      pending->has_resize ? pending->source_geometry : gst_cuda_prep_buffer_get_geometry(buffer);
-  const gint width = priv->info.width, height = priv->info.height;
-  GstFlowReturn ret = GST_FLOW_OK;
-  for (size_t i = 0; i < regions.size() && ret == GST_FLOW_OK; ++i) {
-    cudaprep::PixelRect rect = regions[i].rect;
-    // Chroma samples stay aligned, as cudacrop aligns a crop.
-    if (cudaprep::is_chroma_subsampled(source.format)) {
-      rect.x &= ~1;
-      if (source.format != cudaprep::PixelFormat::kYUY2) rect.y &= ~1;
-    }
-    if (!gst_cuda_prep_buffer_holds_rect(buffer, rect)) {
-      GST_INFO_OBJECT(pad, "region %d: the frame was uploaded for other regions; left out",
-                      regions[i].id);
-      continue;
-    }
-    GstCudaPrepBatchItem item;
-    item.is_region = TRUE;
-    item.rect = rect;
-    item.dst_rect = cudaprep::PixelRect{0, 0, width, height};
-    std::string reason;
-    // The region as the pad's video-direction turns it keeps its aspect.
-    const cudaprep::Orientation orientation = pending->resize.orientation;
-    const bool swapped = cudaprep::swaps_axes(orientation);
-    if (pending->has_resize && pending->letterbox &&
-        !cudaprep::letterbox_rect(swapped ? rect.height : rect.width,
-                                  swapped ? rect.width : rect.height, width, height,
-                                  pending->letterbox_options, &item.dst_rect, &reason)) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                        ("%s: region %d cannot be letterboxed: %s", GST_PAD_NAME(pad),
-                         regions[i].id, reason.c_str()),
-                        (nullptr));
-      return GST_FLOW_ERROR;
-    }
-    cudaprep::FrameGeometry crop;
-    crop.crop_x = rect.x;
-    crop.crop_y = rect.y;
-    item.geometry = source_geometry.then(crop).then(
-        cudaprep::resize_frame_geometry(rect.width, rect.height, item.dst_rect, orientation));
-    item.pts = GST_BUFFER_PTS(buffer);
-    item.source_index = pad->source_index;
-    item.region_id = regions[i].id;
-    item.buffer = gst_buffer_ref(buffer);
-    ret = append_item(self, pad, item);
-  }
-  return ret;
-}
-
-// The frame's items: the whole frame, or one per region. Takes `buffer`.
-static GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer) {
-  if (!self->priv->has_info) {
-    gst_buffer_unref(buffer);
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("A frame arrived before any caps"), (nullptr));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  const GstCudaBatchPadSettings settings = gst_cuda_batch_pad_get_settings(pad);
-  if (settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_FRAME) {
-    const GstFlowReturn ret = add_frame_regions(self, pad, buffer, settings);
-    gst_buffer_unref(buffer);
-    return ret;
-  }
-  GstCudaPrepBatchItem item;
-  item.buffer = buffer;
-  item.pts = GST_BUFFER_PTS(buffer);
-  item.geometry = gst_cuda_prep_buffer_get_geometry(buffer);
-  item.source_index = pad->source_index;
-  return append_item(self, pad, item);
-}
-
-// The running time of the pad's next queued frame, NONE without one.
-static GstClockTime head_running_time(GstCudaBatchPad *pad) {
-  GstBuffer *head = gst_aggregator_pad_peek_buffer(GST_AGGREGATOR_PAD(pad));
-  if (head == nullptr) return GST_CLOCK_TIME_NONE;
-  const GstClockTime running = gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment,
-                                                           GST_FORMAT_TIME, GST_BUFFER_PTS(head));
-  gst_buffer_unref(head);
-  return running;
-}
-
-// How many items of the waiting batch `pad`'s frames became.
-static guint items_of(GstCudaBatch *self, GstCudaBatchPad *pad) {
-  guint count = 0;
-  for (const GstCudaBatchPrivate::Origin &origin : self->priv->origins) count += origin.pad == pad;
-  return count;
-}
-
-// The pad whose queued frame is the earliest, among those still under
-// max-source-frames in the waiting batch; NULL when none has a frame.
-static GstCudaBatchPad *earliest_pad(GstCudaBatch *self, const std::vector<GstCudaBatchPad *> &pads,
-                                     const BatchSettings &settings) {
-  GstCudaBatchPad *earliest = nullptr;
-  GstClockTime earliest_time = GST_CLOCK_TIME_NONE;
-  for (GstCudaBatchPad *pad : pads) {
-    if (!gst_aggregator_pad_has_buffer(GST_AGGREGATOR_PAD(pad))) continue;
-    if (settings.max_source_frames != 0 && items_of(self, pad) >= settings.max_source_frames)
-      continue;
-    const GstClockTime running = head_running_time(pad);
-    if (earliest == nullptr ||
-        (GST_CLOCK_TIME_IS_VALID(running) &&
-         (!GST_CLOCK_TIME_IS_VALID(earliest_time) || running < earliest_time))) {
-      earliest = pad;
-      earliest_time = running;
-    }
-  }
-  return earliest;
-}
-
-// Host time (gst_util_get_timestamp) until the waiting batch is due: its
-// oldest frame's arrival at its pad plus latency-budget, whatever latency
-// upstream reports (an RTSP jitter buffer's 2 s would otherwise hold every
-// partial batch that long). FALSE where no item's arrival is known.
-static gboolean time_to_due(GstCudaBatch *self, GstClockTimeDiff *left) {
-  GstClockTime oldest = GST_CLOCK_TIME_NONE;
-  for (const GstCudaBatchPrivate::Origin &origin : self->priv->origins)
-    if (GST_CLOCK_TIME_IS_VALID(origin.arrival) &&
-        (!GST_CLOCK_TIME_IS_VALID(oldest) || origin.arrival < oldest))
-      oldest = origin.arrival;
-  if (!GST_CLOCK_TIME_IS_VALID(oldest)) return FALSE;
-  guint64 budget = 0;
-  g_object_get(self, "latency", &budget, nullptr);
-  *left = GST_CLOCK_DIFF(gst_util_get_timestamp(), oldest + budget);
-  return TRUE;
-}
-
-// Whether the waiting batch's oldest frame has waited its latency budget;
-// for items of unknown arrival, whether the clock passed their running time
-// plus the aggregator's latency.
-static gboolean oldest_is_due(GstCudaBatch *self) {
-  GstCudaBatchPrivate *priv = self->priv;
-  if (priv->items.empty()) return TRUE;
-  GstClockTimeDiff left = 0;
-  if (time_to_due(self, &left)) return left <= 0;
-  if (!GST_CLOCK_TIME_IS_VALID(priv->first_running_time)) return TRUE;
-  GstClock *clock = gst_element_get_clock(GST_ELEMENT(self));
-  if (clock == nullptr) return TRUE;
-  const GstClockTime now = gst_clock_get_time(clock);
-  gst_object_unref(clock);
-  const GstClockTime latency = priv->total_latency;
-  const GstClockTime base_time = gst_element_get_base_time(GST_ELEMENT(self));
-  return !GST_CLOCK_TIME_IS_VALID(latency) || now >= base_time + priv->first_running_time + latency;
-}
-
-// Live sources: every frame waiting on a pad joins the batch, earliest
-// first across the pads (no pad waits for the others), at most
-// max-source-frames of one source per batch; a full batch leaves at once
-// and a partial one when its oldest frame is due. get_next_time() wakes
-// this whenever a frame arrives and when the oldest is due.
-static GstFlowReturn aggregate_live(GstCudaBatch *self, const std::vector<GstCudaBatchPad *> &pads,
-                                    const BatchSettings &settings, gboolean *all_eos) {
-  GstCudaBatchPrivate *priv = self->priv;
-  GstFlowReturn ret = GST_FLOW_OK;
-  drop_flushed_items(self);
-  while (ret == GST_FLOW_OK) {
-    GstCudaBatchPad *pad = earliest_pad(self, pads, settings);
-    if (pad == nullptr) break;
-    GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
-    if (buffer == nullptr) continue;  // a gap
-    ret = add_frame(self, pad, buffer);
-  }
-  *all_eos = !pads.empty();
-  for (GstCudaBatchPad *pad : pads)
-    *all_eos = *all_eos && gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad));
-  if (ret == GST_FLOW_OK && !priv->items.empty() && oldest_is_due(self)) {
-    GST_DEBUG_OBJECT(self, "latency budget: pushing %zu items", priv->items.size());
-    ret = push_batch(self);
-  }
-  return ret;
-}
-
-// Sources that are not live: one turn over the pads, each with a frame
-// queued gives one (GstAggregator calls this when every pad has one); a
-// full batch leaves. A timeout pushes what the batch holds.
-static GstFlowReturn aggregate_in_turn(GstCudaBatch *self,
-                                       const std::vector<GstCudaBatchPad *> &pads,
-                                       const BatchSettings &settings, gboolean timeout,
-                                       gboolean *all_eos) {
-  GstCudaBatchPrivate *priv = self->priv;
-  GstFlowReturn ret = GST_FLOW_OK;
-  *all_eos = !pads.empty();
-  const size_t count = pads.size();
-  for (size_t turn = 0; turn < count && ret == GST_FLOW_OK; ++turn) {
-    GstCudaBatchPad *pad = pads[(priv->next_pad + turn) % count];
-    GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
-    if (buffer == nullptr) {
-      *all_eos = *all_eos && gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad));
-      continue;
-    }
-    *all_eos = FALSE;
-    ret = add_frame(self, pad, buffer);
-  }
-  priv->next_pad = count > 0 ? (priv->next_pad + 1) % count : 0;
-  if (ret == GST_FLOW_OK && timeout) {
-    GST_DEBUG_OBJECT(self, "timeout: pushing %zu items", priv->items.size());
-    ret = push_batch(self);
-  }
-  return ret;
-}
-
-static GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeout) {
-  auto *self = GST_CUDA_BATCH(agg);
-  GstCudaBatchPrivate *priv = self->priv;
-  const BatchSettings settings = get_settings(self);
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
-  priv->total_latency = gst_aggregator_get_latency(agg);
-  const gboolean live = GST_CLOCK_TIME_IS_VALID(priv->total_latency);
-  gboolean all_eos = FALSE;
-  GstFlowReturn ret = live ? aggregate_live(self, pads, settings, &all_eos)
-                           : aggregate_in_turn(self, pads, settings, timeout, &all_eos);
-  unref_pads(&pads);
-  if (ret != GST_FLOW_OK) return ret;
-  if (all_eos) {
-    GST_DEBUG_OBJECT(self, "all sources at EOS: pushing %zu items", priv->items.size());
-    ret = push_batch(self);
-    if (ret != GST_FLOW_OK) return ret;
-  }
-  return all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
-}
-
-// When GstAggregator is to call aggregate() without every pad holding a
-// frame (live sources; it waits until this running time plus its latency,
-// latency-budget included): at once (time 0, long past) while a frame waits
-// on a pad that may still add one to the batch, so that frames join as they
-// arrive and a full batch never waits for a slow source; else when the
-// waiting batch's oldest frame is due (time_to_due(), turned into the
-// running time the aggregator adds its latency to); NONE while nothing
-// waits. Called with the aggregator's source lock held.
-static GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg) {
-  auto *self = GST_CUDA_BATCH(agg);
-  GstCudaBatchPrivate *priv = self->priv;
-  drop_flushed_items(self);
-  const BatchSettings settings = get_settings(self);
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
-  const gboolean frame_to_add = priv->has_info && earliest_pad(self, pads, settings) != nullptr;
-  unref_pads(&pads);
-  if (frame_to_add) return 0;
-  if (priv->items.empty()) return GST_CLOCK_TIME_NONE;
-  GstClockTimeDiff left = 0;
-  GstClock *clock = gst_element_get_clock(GST_ELEMENT(self));
-  if (clock == nullptr || !GST_CLOCK_TIME_IS_VALID(priv->total_latency) ||
-      !time_to_due(self, &left)) {
-    if (clock) gst_object_unref(clock);
-    return priv->first_running_time;
-  }
-  const GstClockTime now = gst_clock_get_time(clock);
-  gst_object_unref(clock);
-  const GstClockTimeDiff due = GST_CLOCK_DIFF(gst_element_get_base_time(GST_ELEMENT(self)), now) +
-                               left - static_cast<GstClockTimeDiff>(priv->total_latency);
-  return due > 0 ? static_cast<GstClockTime>(due) : 0;
 }
 
 // --- Caps and negotiation -----------------------------------------------------

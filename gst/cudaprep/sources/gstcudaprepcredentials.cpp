@@ -1,4 +1,4 @@
-#include "gstcudaprepcredentials.h"
+#include "sources/gstcudaprepcredentials.h"
 
 #include <algorithm>
 #include <array>
