@@ -26,6 +26,24 @@ c_u64 = ctypes.c_uint64
 GST_CLOCK_TIME_NONE = 2**64 - 1
 
 
+# Shared by the modules that call the C API (_pipeline, _sources, _warm).
+class _GError(ctypes.Structure):
+    _fields_ = [("domain", ctypes.c_uint32), ("code", ctypes.c_int), ("message", ctypes.c_char_p)]
+
+
+def _gpointer(obj):
+    """The C pointer of an int or of a PyGObject object (its __gpointer__)."""
+    if isinstance(obj, int):
+        return obj
+    capsule = getattr(obj, "__gpointer__", None)
+    if capsule is None:
+        raise TypeError("expected a C pointer (int) or a PyGObject object, got %r" % (obj,))
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = vp
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return get(capsule, None)
+
+
 def _load(name, folder):
     if folder:
         path = os.path.join(folder, name)

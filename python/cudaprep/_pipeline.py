@@ -2,7 +2,8 @@
 around PyGObject's objects where the application has them."""
 import ctypes
 
-from ._native import native
+from ._native import _GError, _gpointer, native
+from ._sources import add_source as _add_source
 from ._tensor import Tensor
 
 vp = ctypes.c_void_p
@@ -10,23 +11,6 @@ vp = ctypes.c_void_p
 GST_STATE_NULL, GST_STATE_PLAYING = 1, 4
 GST_STATE_CHANGE_FAILURE = 0
 GST_MESSAGE_EOS, GST_MESSAGE_ERROR = 1 << 0, 1 << 1
-
-
-class _GError(ctypes.Structure):
-    _fields_ = [("domain", ctypes.c_uint32), ("code", ctypes.c_int), ("message", ctypes.c_char_p)]
-
-
-def _gpointer(obj):
-    """The C pointer of an int or of a PyGObject object (its __gpointer__)."""
-    if isinstance(obj, int):
-        return obj
-    capsule = getattr(obj, "__gpointer__", None)
-    if capsule is None:
-        raise TypeError("expected a C pointer (int) or a PyGObject object, got %r" % (obj,))
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype = vp
-    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    return get(capsule, None)
 
 
 def _pop_error(element):
@@ -164,10 +148,9 @@ class Pipeline:
         """Adds a cudaprepsrc for `uri` to the batch element named
         `batch_name` while the pipeline plays (cudaprep.add_source); returns
         the Source, whose remove() takes it off again."""
-        from ._sources import add_source
         batch = self.element(batch_name)
         try:
-            return add_source(batch, uri, chain, **properties)
+            return _add_source(batch, uri, chain, **properties)
         finally:
             self._lib.gst.gst_object_unref(batch)
 

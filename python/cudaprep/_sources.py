@@ -3,8 +3,7 @@ element with sink_%u request pads), through the C API of
 gstcudaprepsources.h: no second implementation here."""
 import ctypes
 
-from ._native import native
-from ._pipeline import _GError, _gpointer
+from ._native import _GError, _gpointer, native
 
 vp = ctypes.c_void_p
 

@@ -3,8 +3,7 @@ gstcudaprepwarm.h (gst_cuda_prep_warm_kernels): no second implementation
 here."""
 import ctypes
 
-from ._native import native
-from ._pipeline import _GError
+from ._native import _GError, native
 
 
 def warm_kernels(launch_line, timeout_seconds=0):
