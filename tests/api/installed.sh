@@ -19,8 +19,8 @@ export PKG_CONFIG_PATH=$dest/pc
 flags=$(pkg-config --cflags --libs cudaprep-1.0)
 echo "pkg-config cudaprep-1.0: $flags"
 for header in cudaprep.h cudaprep-prelude.h gstcudatensorsink.h gstcudatensorsample.h \
-  gstcudaprepmeta.h gstcudaprepmemory.h gstcudapreppool.h gstcudaprepbox.h gstcudaprepdlpack.h \
-  gstcudaprepwarm.h; do
+  gstcudaprepgeometry.h gstcudaprepmeta.h gstcudaprepmemory.h gstcudapreppool.h gstcudaprepbox.h \
+  gstcudaprepdlpack.h gstcudaprepwarm.h; do
   [ -f "$(find "$dest" -path "*/gst/cudaprep/$header" | head -1)" ] || { echo "$header not installed"; exit 1; }
 done
 if find "$dest" -name '*-private.h' -o -name 'gstcudaprepcore.h' -o -name 'gstcudaprepbasetransform.h' |

@@ -10,6 +10,7 @@
 #include <string>
 
 #include <gst/cudaprep/gstcudaprepbox.h>
+#include <gst/cudaprep/gstcudaprepgeometry-private.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include "cudaprep/resize_geometry.h"
 

@@ -4,7 +4,7 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
-#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 #include "cudaprep/resize_geometry.h"
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudaprepview.h"

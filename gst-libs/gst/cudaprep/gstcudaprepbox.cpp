@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gstcudaprepgeometry-private.h"
 #include "gstcudaprepmeta-private.h"
 
 gboolean gst_cuda_prep_tensor_box_to_source(const GstCudaPrepTensor *tensor, gsize index,

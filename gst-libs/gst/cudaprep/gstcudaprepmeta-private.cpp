@@ -35,21 +35,6 @@ bool from_gst_data_type(GstCudaPrepTensorDataType data_type, cudaprep::DataType 
 
 }  // namespace
 
-cudaprep::FrameGeometry gst_cuda_prep_buffer_get_geometry(GstBuffer *buffer) {
-  const GstCudaPrepGeometryMeta *meta = gst_buffer_get_cuda_prep_geometry_meta(buffer);
-  return meta != nullptr ? gst_cuda_prep_geometry_to_frame(meta->geometry)
-                         : cudaprep::FrameGeometry();
-}
-
-void gst_cuda_prep_buffer_set_geometry(GstBuffer *buffer, const cudaprep::FrameGeometry &geometry) {
-  const GstCudaPrepGeometry converted = gst_cuda_prep_geometry_from_frame(geometry);
-  GstCudaPrepGeometryMeta *meta = gst_buffer_get_cuda_prep_geometry_meta(buffer);
-  if (meta != nullptr)
-    meta->geometry = converted;
-  else
-    gst_buffer_add_cuda_prep_geometry_meta(buffer, &converted);
-}
-
 gboolean gst_cuda_prep_tensor_set_from_desc(GstCudaPrepTensor *tensor, GQuark id,
                                             const cudaprep::TensorDesc &desc, gpointer data,
                                             gint device_id, cudaEvent_t ready_event) {

@@ -1,45 +1,15 @@
-// The C++ side of the public metas (not installed; the plugin and the tests
-// use it): the one conversion point between the public C structs and the
-// kernel library's types (geometry, tensor descriptions).
+// The C++ side of the tensor meta (not installed; the library, the plugin
+// and the tests use it): the one conversion point between the public tensor
+// struct and the kernel library's TensorDesc. The geometry's conversion is
+// in gstcudaprepgeometry-private.h; the buffer's geometry as a FrameGeometry
+// (the plugin's accessors) in gst/cudaprep/base/gstcudaprepview.h.
 #pragma once
 
 #include <cuda_runtime_api.h>
 #include <gst/gst.h>
 
-#include "cudaprep/geometry.h"
 #include "cudaprep/tensor.h"
 #include "gstcudaprepmeta.h"
-
-// --- Geometry conversions ---------------------------------------------------
-
-inline cudaprep::FrameGeometry gst_cuda_prep_geometry_to_frame(const GstCudaPrepGeometry &g) {
-  cudaprep::FrameGeometry frame;
-  frame.crop_x = g.crop_x;
-  frame.crop_y = g.crop_y;
-  frame.scale_x = g.scale_x;
-  frame.scale_y = g.scale_y;
-  frame.pad_x = g.pad_x;
-  frame.pad_y = g.pad_y;
-  // Same values as GstVideoOrientationMethod; others (auto, custom) never
-  // reach a geometry.
-  frame.orientation =
-      g.orientation >= 0 &&
-              g.orientation <= static_cast<gint>(cudaprep::Orientation::kAntiTranspose)
-          ? static_cast<cudaprep::Orientation>(g.orientation)
-          : cudaprep::Orientation::kIdentity;
-  return frame;
-}
-
-inline GstCudaPrepGeometry gst_cuda_prep_geometry_from_frame(const cudaprep::FrameGeometry &f) {
-  return GstCudaPrepGeometry{
-      f.crop_x, f.crop_y, f.scale_x, f.scale_y, f.pad_x, f.pad_y, static_cast<gint>(f.orientation)};
-}
-
-// What `buffer`'s pixels are in the original frame's terms: its geometry
-// meta, identity without one.
-cudaprep::FrameGeometry gst_cuda_prep_buffer_get_geometry(GstBuffer *buffer);
-// Sets `buffer`'s geometry meta (added if it has none) to `geometry`.
-void gst_cuda_prep_buffer_set_geometry(GstBuffer *buffer, const cudaprep::FrameGeometry &geometry);
 
 // --- Tensor descriptions ----------------------------------------------------
 

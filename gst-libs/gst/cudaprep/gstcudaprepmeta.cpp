@@ -1,6 +1,8 @@
-#include "gstcudaprepmeta-private.h"
+#include "gstcudaprepmeta.h"
 
 #include <gst/video/video.h>
+
+#include "gstcudaprepgeometry-private.h"
 
 namespace {
 

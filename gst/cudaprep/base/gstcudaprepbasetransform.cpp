@@ -6,7 +6,7 @@
 
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
-#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 #include "gstcudaprepkernelwatch.h"
 #include "gstcudaprepnvcodec.h"
 #include "gstcudapreppendingmeta.h"

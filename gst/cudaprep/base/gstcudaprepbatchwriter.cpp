@@ -3,6 +3,7 @@
 #include <string>
 
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
+#include <gst/cudaprep/gstcudaprepgeometry-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include "cudaprep/preprocess.h"

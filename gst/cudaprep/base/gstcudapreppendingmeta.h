@@ -3,7 +3,7 @@
 // one (see docs/architecture.md, "Pending work").
 #pragma once
 
-#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 #include <gst/gst.h>
 
 #include "cudaprep/normalize.h"

@@ -6,7 +6,8 @@
 
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
-#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudaprepgeometry-private.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 #include "gstcudaprepanalytics.h"
 #include "gstcudaprepregion.h"
 
@@ -205,6 +206,21 @@ gboolean gst_cuda_prep_map_rect(const cudaprep::FrameGeometry &step, double x, d
   *mapped = cudaprep::PixelRect{static_cast<int>(l), static_cast<int>(t), static_cast<int>(r - l),
                                 static_cast<int>(b - t)};
   return TRUE;
+}
+
+cudaprep::FrameGeometry gst_cuda_prep_buffer_get_geometry(GstBuffer *buffer) {
+  const GstCudaPrepGeometryMeta *meta = gst_buffer_get_cuda_prep_geometry_meta(buffer);
+  return meta != nullptr ? gst_cuda_prep_geometry_to_frame(meta->geometry)
+                         : cudaprep::FrameGeometry();
+}
+
+void gst_cuda_prep_buffer_set_geometry(GstBuffer *buffer, const cudaprep::FrameGeometry &geometry) {
+  const GstCudaPrepGeometry converted = gst_cuda_prep_geometry_from_frame(geometry);
+  GstCudaPrepGeometryMeta *meta = gst_buffer_get_cuda_prep_geometry_meta(buffer);
+  if (meta != nullptr)
+    meta->geometry = converted;
+  else
+    gst_buffer_add_cuda_prep_geometry_meta(buffer, &converted);
 }
 
 void gst_cuda_prep_buffer_move_pixel_metas(GstBuffer *inbuf, GstBuffer *outbuf,

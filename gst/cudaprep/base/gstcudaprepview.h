@@ -42,6 +42,13 @@ void gst_cuda_prep_buffer_set_view(GstBuffer *buffer, const cudaprep::Image &vie
 // whole to its pool, otherwise a shallow copy (e.g. behind a tee).
 GstBuffer *gst_cuda_prep_buffer_in_place_output(GstBuffer *input);
 
+// What `buffer`'s pixels are in the original frame's terms: its geometry
+// meta (the library's public GstCudaPrepGeometryMeta) as the kernels'
+// FrameGeometry, identity without one.
+cudaprep::FrameGeometry gst_cuda_prep_buffer_get_geometry(GstBuffer *buffer);
+// Sets `buffer`'s geometry meta (added if it has none) to `geometry`.
+void gst_cuda_prep_buffer_set_geometry(GstBuffer *buffer, const cudaprep::FrameGeometry &geometry);
+
 // How an element's output frame holds its input's pixels.
 enum class GstCudaPrepPixelMove {
   kNewFrame,  // new memory, written whole (a compact crop, a resize)

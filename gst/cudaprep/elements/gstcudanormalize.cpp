@@ -29,7 +29,7 @@
 
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
-#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 #include "cudaprep/normalize.h"
 #include "cudaprep/preprocess.h"
 #include "cudaprep/preprocess_batch.h"

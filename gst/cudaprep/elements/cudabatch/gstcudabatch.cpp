@@ -77,7 +77,7 @@
 
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
-#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 #include "cudaprep/kernel_runtime.h"
 #include "cudaprep/tensorize.h"
 #include "base/gstcudaprepcore.h"

@@ -6,7 +6,8 @@
 
 #include <vector>
 
-#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
+#include "base/gstcudaprepview.h"
 
 #define GST_CAT_DEFAULT gst_cuda_batch_debug
 

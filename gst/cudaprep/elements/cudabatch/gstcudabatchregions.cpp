@@ -11,7 +11,7 @@
 #include <vector>
 
 #include <gst/cudaprep/gstcudaprepformat-private.h>
-#include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudaprepmeta.h>
 #include "cudaprep/resize_geometry.h"
 #include "base/gstcudaprepanalytics.h"
 #include "base/gstcudapreppendingmeta.h"
