@@ -34,8 +34,9 @@ _CONSUMER_SYNCS = 1 << 1
 
 
 # GstCudaPrepGeometry, GstCudaPrepTensorItem and GstCudaPrepTensor
-# (gstcudaprepmeta.h), mirrored field by field: the binding reads the C
-# tensor through them and hands them back to the C helpers.
+# (gstcudaprepgeometry.h, gstcudaprepmeta.h), mirrored field by field: the
+# binding reads the C tensor through them and hands them back to the C
+# helpers.
 # tests/test_geometry.py holds every size and offset against what the C
 # compiler makes of the header (and test_gir.py the field names against the
 # typelib's).

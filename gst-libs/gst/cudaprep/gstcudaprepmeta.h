@@ -1,8 +1,11 @@
 // The metas cudaprep buffers carry between elements and to applications
 // (the region meta of partial uploads is in gstcudaprepregion.h).
 //
-// Public and plain C (installed; C++ helpers and the pending meta of fusion
-// are in gstcudaprepmetainternal.h, which stays inside the library).
+// Public and plain C (installed; GstCudaPrepGeometry itself is in
+// gstcudaprepgeometry.h). The C++ helpers stay inside: the conversions to
+// the kernels' types in gstcudaprepgeometry-private.h and
+// gstcudaprepmeta-private.h, the pending meta of fusion in the plugin
+// (gst/cudaprep/base/gstcudapreppendingmeta.h).
 //
 // GstCudaPrepGeometryMeta: how this buffer's pixels map back to the original
 // source frame (crop, scale, letterbox pad: GstCudaPrepGeometry). Each
