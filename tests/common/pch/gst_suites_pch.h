@@ -1,9 +1,9 @@
 // Precompiled for every GStreamer C++ suite at once (tests/meson.build: the
-// suites' objects are compiled in one target, cudaprep-gst-suites) and for
-// test_docs_commands. Only headers from outside the project: GoogleTest is
-// most of what each suite used to parse on its own. Force-included, so a
-// suite still includes what it uses.
-#pragma once
+// suites' objects are compiled in one target, cudaprep-gst-suites). Only
+// headers from outside the project: GoogleTest is most of what each suite
+// used to parse on its own. Force-included, so a suite still includes what
+// it uses. (No #pragma once: gcc warns about one in the header it
+// precompiles.)
 
 #include <gtest/gtest.h>
 

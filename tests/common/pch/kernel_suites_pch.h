@@ -2,8 +2,8 @@
 // the suites' objects are compiled in one target, cudaprep-kernel-suites).
 // Only headers from outside the project: GoogleTest is most of what each
 // suite used to parse on its own. Force-included, so a suite still includes
-// what it uses.
-#pragma once
+// what it uses. (No #pragma once: gcc warns about one in the header it
+// precompiles.)
 
 #include <gtest/gtest.h>
 
