@@ -25,8 +25,7 @@ trap 'rm -rf "$work"' EXIT
 meson install -C "$build" --no-rebuild --quiet --destdir "$work/stage"
 # Without their debug info, as Debian ships binaries: a debug build keeps it
 # in .dwo files in the build tree (-gsplit-dwarf, meson.build), which an
-# installed copy cannot reach (binutils 2.40's dwp, which would pack them
-# into .dwp files, crashed on gcc 12's). The symbol tables stay.
+# installed copy cannot reach. The symbol tables stay.
 find "$work/stage" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; \
   -exec strip --strip-debug {} +
 # Python byte code is made where the package is installed, not shipped.
