@@ -23,6 +23,11 @@ maintainer=${CUDAPREP_DEB_MAINTAINER:-"cudaprep local build <root@localhost>"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 meson install -C "$build" --no-rebuild --quiet --destdir "$work/stage"
+# Without their debug info, as Debian ships binaries: a debug build keeps it
+# in .dwo files in the build tree (-gsplit-dwarf, meson.build), which an
+# installed copy cannot reach. The symbol tables stay.
+find "$work/stage" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; \
+  -exec strip --strip-debug {} +
 # Python byte code is made where the package is installed, not shipped.
 find "$work/stage" -name __pycache__ -prune -exec rm -rf {} +
 run=$work/gstreamer1.0-cudaprep dev=$work/gstreamer1.0-cudaprep-dev
