@@ -1,7 +1,8 @@
-// cudaprepsrc's insides, shared by its three files: the element
-// (gstcudaprepsrc.cpp: properties, states, messages, the stable part), the
-// decoder (gstcudaprepsrcdecoder.cpp: a uridecodebin per connection and the
-// probes that watch its frames) and the worker (gstcudaprepsrcworker.cpp:
+// cudaprepsrc's insides, shared by its four files: the element
+// (gstcudaprepsrc.cpp: property values, states, messages, the stable part),
+// its properties (gstcudaprepsrcproperties.cpp: their enum types and specs),
+// the decoder (gstcudaprepsrcdecoder.cpp: a uridecodebin per connection and
+// the probes that watch its frames) and the worker (gstcudaprepsrcworker.cpp:
 // faults, back-off, reconnects, the messages it posts). Not installed.
 #pragma once
 
@@ -63,6 +64,28 @@ struct Settings {
   GstCudaPrepSrcOnEos on_eos = DEFAULT_ON_EOS;
 };
 
+// The element's properties (gstcudaprepsrcproperties.cpp installs them).
+enum {
+  PROP_0,
+  PROP_URI,
+  PROP_USER_ID,
+  PROP_USER_PW,
+  PROP_CHAIN,
+  PROP_PREFER_GPU_DECODER,
+  PROP_RECONNECT_INTERVAL,
+  PROP_RECONNECT_INTERVAL_MAX,
+  PROP_RECONNECT_ATTEMPTS,
+  PROP_STALL_TIMEOUT,
+  PROP_CONNECT_TIMEOUT,
+  PROP_LATENCY,
+  PROP_DROP_ON_LATENCY,
+  PROP_PROTOCOLS,
+  PROP_STATS_INTERVAL,
+  PROP_QUEUE_SIZE,
+  PROP_ON_EOS,
+  PROP_STATS,
+};
+
 // What the worker thread has to post or do, set by streaming threads.
 struct Pending {
   bool fault = false;
@@ -107,6 +130,13 @@ struct GstCudaPrepSrcPrivate {
   // pad keeps it inside the bin.
   bool fault_flush = false;
 };
+
+// --- the properties (gstcudaprepsrcproperties.cpp)
+
+// Installs cudaprepsrc's properties on its class: their names, blurbs,
+// ranges and defaults (Settings' values). The enum types of
+// gstcudaprepsrc.h are registered in the same file.
+void install_properties(GObjectClass *gobject_class);
 
 // --- the worker (gstcudaprepsrcworker.cpp)
 
