@@ -55,8 +55,10 @@
 #include "gstcudaprepmemory.h"
 #include "gstcudaprepnpywriter-private.h"
 #include "gstcudatensorsample-private.h"
+#include "gstcudatensorsink-private.h"
 
-// Shared with the sample API and the .npy writer (gstcudatensorsample-private.h).
+// Shared with the sample API, the .npy writer (gstcudatensorsample-private.h)
+// and the queue (gstcudatensorsink-private.h).
 GST_DEBUG_CATEGORY(gst_cuda_tensor_sink_debug);
 #define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug
 
@@ -69,7 +71,6 @@ enum {
   PROP_CONSUMER,
   PROP_WAIT_ON_EOS,
 };
-enum { SIGNAL_NEW_TENSOR, SIGNAL_EOS, SIGNAL_PULL_TENSOR, SIGNAL_TRY_PULL_TENSOR, LAST_SIGNAL };
 
 #define DEFAULT_EMIT_SIGNALS FALSE
 #define DEFAULT_MAX_BUFFERS 1
@@ -77,63 +78,9 @@ enum { SIGNAL_NEW_TENSOR, SIGNAL_EOS, SIGNAL_PULL_TENSOR, SIGNAL_TRY_PULL_TENSOR
 #define DEFAULT_CONSUMER GST_CUDA_TENSOR_SINK_CONSUMER_AUTO
 #define DEFAULT_WAIT_ON_EOS TRUE
 
-static guint signals[LAST_SIGNAL];
+guint cudaprep::tensorsink::signals[LAST_SIGNAL];
 
-namespace {
-
-// The application's callbacks, shared with the streaming thread while it
-// calls them (an atomic rc box: notify runs when the last user is done).
-struct Callbacks {
-  GstCudaTensorSinkCallbacks callbacks;
-  gpointer user_data;
-  GDestroyNotify notify;
-};
-
-void callbacks_clear(gpointer data) {
-  auto *callbacks = static_cast<Callbacks *>(data);
-  if (callbacks->notify != nullptr) callbacks->notify(callbacks->user_data);
-}
-
-void callbacks_unref(Callbacks *callbacks) {
-  if (callbacks != nullptr) g_atomic_rc_box_release_full(callbacks, callbacks_clear);
-}
-
-}  // namespace
-
-struct _GstCudaTensorSink {
-  GstBaseSink parent;
-
-  // Everything below is guarded by `lock`, except the .npy state.
-  GMutex lock;
-  // Pullers wait on it: a tensor was queued, or EOS, a flush or stop came.
-  GCond pull_cond;
-  // The streaming thread waits on it (room in the queue, or an empty queue
-  // at EOS): a tensor was taken, a flush/unlock/stop came, settings changed.
-  GCond room_cond;
-
-  // Properties.
-  gboolean emit_signals;
-  guint max_buffers;
-  gboolean drop;
-  gchar *location;
-  GstCudaPrepNpyLocation *pattern;  // `location` parsed; NULL when invalid or unset
-  GstCudaTensorSinkConsumer consumer;
-  gboolean wait_on_eos;
-
-  Callbacks *callbacks;
-  GQueue samples;
-  gboolean opened;    // between start() and stop() (NULL <-> READY): location checked
-  gboolean started;   // READY -> PAUSED to PAUSED -> READY: pulls wait
-  gboolean flushing;  // FLUSH_START to FLUSH_STOP: pulls return NULL
-  gboolean unlocked;  // unlock() to unlock_stop(): the streaming thread steps out
-  guint flush_seq;    // counts flushes and stops: a waiting pull that sees it move returns NULL
-  gboolean eos;
-  gboolean pulled;  // an application pulled (auto: it takes the tensors)
-  gboolean told_no_consumer;
-
-  // The index of the next .npy file (streaming thread; 0 at start).
-  guint64 npy_index;
-};
+using namespace cudaprep::tensorsink;
 
 G_DEFINE_TYPE(GstCudaTensorSink, gst_cuda_tensor_sink, GST_TYPE_BASE_SINK)
 
@@ -158,114 +105,6 @@ GType gst_cuda_tensor_sink_consumer_get_type(void) {
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
-
-// Whether an application takes the tensors (lock held).
-static gboolean has_consumer(GstCudaTensorSink *self) {
-  return self->consumer == GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION || self->pulled ||
-         (self->callbacks != nullptr && self->callbacks->callbacks.new_tensor != nullptr) ||
-         (self->emit_signals &&
-          g_signal_has_handler_pending(self, signals[SIGNAL_NEW_TENSOR], 0, FALSE));
-}
-
-GstSample *gst_cuda_tensor_sink_try_pull_tensor(GstCudaTensorSink *sink, GstClockTime timeout) {
-  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), nullptr);
-  gint64 deadline = G_MAXINT64;
-  if (GST_CLOCK_TIME_IS_VALID(timeout))
-    deadline = g_get_monotonic_time() + static_cast<gint64>(timeout / GST_USECOND);
-  GstSample *sample = nullptr;
-  g_mutex_lock(&sink->lock);
-  sink->pulled = TRUE;
-  const guint flush_seq = sink->flush_seq;
-  bool expired = false;
-  for (;;) {
-    if (!sink->started || sink->flushing || sink->flush_seq != flush_seq) break;
-    if (!g_queue_is_empty(&sink->samples)) {
-      sample = static_cast<GstSample *>(g_queue_pop_head(&sink->samples));
-      g_cond_broadcast(&sink->room_cond);
-      break;
-    }
-    if (sink->eos || expired) break;
-    if (deadline == G_MAXINT64)
-      g_cond_wait(&sink->pull_cond, &sink->lock);
-    else if (!g_cond_wait_until(&sink->pull_cond, &sink->lock, deadline))
-      expired = true;  // one more look: a tensor may have come with the timeout
-  }
-  g_mutex_unlock(&sink->lock);
-  return sample;
-}
-
-GstSample *gst_cuda_tensor_sink_pull_tensor(GstCudaTensorSink *sink) {
-  return gst_cuda_tensor_sink_try_pull_tensor(sink, GST_CLOCK_TIME_NONE);
-}
-
-gboolean gst_cuda_tensor_sink_is_eos(GstCudaTensorSink *sink) {
-  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), FALSE);
-  g_mutex_lock(&sink->lock);
-  const gboolean eos = sink->eos && g_queue_is_empty(&sink->samples);
-  g_mutex_unlock(&sink->lock);
-  return eos;
-}
-
-void gst_cuda_tensor_sink_set_callbacks(GstCudaTensorSink *sink,
-                                        const GstCudaTensorSinkCallbacks *callbacks,
-                                        gpointer user_data, GDestroyNotify notify) {
-  g_return_if_fail(GST_IS_CUDA_TENSOR_SINK(sink));
-  Callbacks *installed = nullptr;
-  if (callbacks != nullptr) {
-    installed = g_atomic_rc_box_new0(Callbacks);
-    *installed = Callbacks{*callbacks, user_data, notify};
-  } else if (notify != nullptr) {
-    notify(user_data);  // nothing will use it
-  }
-  g_mutex_lock(&sink->lock);
-  Callbacks *old = sink->callbacks;
-  sink->callbacks = installed;
-  g_mutex_unlock(&sink->lock);
-  callbacks_unref(old);
-}
-
-// Queues `sample` for the application (taking it), dropping or waiting as
-// the settings say. Called with the preroll lock held, from render.
-static GstFlowReturn queue_sample(GstCudaTensorSink *self, GstSample *sample) {
-  GstBaseSink *bsink = GST_BASE_SINK(self);
-  g_mutex_lock(&self->lock);
-  for (;;) {
-    if (self->flushing || !self->started) {
-      g_mutex_unlock(&self->lock);
-      gst_sample_unref(sample);
-      return GST_FLOW_FLUSHING;
-    }
-    if (self->max_buffers == 0 || g_queue_get_length(&self->samples) < self->max_buffers) break;
-    const gboolean consumer = has_consumer(self);
-    if (self->drop || !consumer) {
-      if (!consumer && !self->told_no_consumer) {
-        GST_INFO_OBJECT(self,
-                        "nobody takes the tensors (no pull, callbacks or new-tensor handler "
-                        "yet): dropping the oldest; consumer=application keeps them");
-        self->told_no_consumer = TRUE;
-      }
-      gst_sample_unref(static_cast<GstSample *>(g_queue_pop_head(&self->samples)));
-      GST_DEBUG_OBJECT(self, "dropped the oldest tensor: the application is behind");
-      continue;
-    }
-    if (self->unlocked) {
-      // Paused while waiting for room: wait for PLAYING (or a flush/stop).
-      g_mutex_unlock(&self->lock);
-      const GstFlowReturn ret = gst_base_sink_wait_preroll(bsink);
-      if (ret != GST_FLOW_OK) {
-        gst_sample_unref(sample);
-        return ret;
-      }
-      g_mutex_lock(&self->lock);
-      continue;
-    }
-    g_cond_wait(&self->room_cond, &self->lock);
-  }
-  g_queue_push_tail(&self->samples, sample);
-  g_cond_broadcast(&self->pull_cond);
-  g_mutex_unlock(&self->lock);
-  return GST_FLOW_OK;
-}
 
 static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *buffer) {
   auto *self = GST_CUDA_TENSOR_SINK(bsink);
@@ -329,42 +168,6 @@ static gboolean gst_cuda_tensor_sink_propose_allocation(GstBaseSink *bsink, GstQ
   if (max_buffers > 0 && max_buffers <= G_MAXUINT - HELD_BEYOND_QUEUE)
     gst_query_add_allocation_pool(query, nullptr, 0, max_buffers + HELD_BEYOND_QUEUE, 0);
   return TRUE;
-}
-
-static void clear_samples(GstCudaTensorSink *self) {
-  while (!g_queue_is_empty(&self->samples))
-    gst_sample_unref(static_cast<GstSample *>(g_queue_pop_head(&self->samples)));
-}
-
-// At EOS: waits (wait-on-eos, and only for an application that takes the
-// tensors) until the queue is empty, then emits eos. FALSE when a flush or
-// stop came meanwhile. Called with the preroll lock held.
-static gboolean handle_eos(GstCudaTensorSink *self) {
-  g_mutex_lock(&self->lock);
-  self->eos = TRUE;
-  g_cond_broadcast(&self->pull_cond);
-  while (!g_queue_is_empty(&self->samples) && self->wait_on_eos && !self->flushing &&
-         self->started && has_consumer(self)) {
-    if (self->unlocked) {
-      g_mutex_unlock(&self->lock);
-      if (gst_base_sink_wait_preroll(GST_BASE_SINK(self)) != GST_FLOW_OK) return FALSE;
-      g_mutex_lock(&self->lock);
-      continue;
-    }
-    g_cond_wait(&self->room_cond, &self->lock);
-  }
-  const gboolean emit = !self->flushing;
-  Callbacks *callbacks =
-      emit && self->callbacks != nullptr ? g_atomic_rc_box_acquire(self->callbacks) : nullptr;
-  g_mutex_unlock(&self->lock);
-  if (emit) {
-    if (callbacks != nullptr && callbacks->callbacks.eos != nullptr)
-      callbacks->callbacks.eos(self, callbacks->user_data);
-    else
-      g_signal_emit(self, signals[SIGNAL_EOS], 0);
-  }
-  callbacks_unref(callbacks);
-  return emit;
 }
 
 static gboolean gst_cuda_tensor_sink_event(GstBaseSink *bsink, GstEvent *event) {
