@@ -1,8 +1,12 @@
-// cudaprep's public API, plain C: the tensor sink (pull, DLPack export),
-// the metas (tensors and their items, geometry), the box helper, the device
-// memory accessors, sources added to and removed from a running batch,
-// a pipeline's kernels compiled ahead of time.
-// Build with `pkg-config --cflags --libs cudaprep-1.0`.
+/**
+ * SECTION:cudaprep
+ *
+ * cudaprep's public API, plain C: the tensor sink (pull, DLPack export),
+ * the metas (tensors and their items, geometry), the box helper, the device
+ * memory accessors, sources added to and removed from a running batch,
+ * a pipeline's kernels compiled ahead of time.
+ * Build with `pkg-config --cflags --libs cudaprep-1.0`.
+ */
 #pragma once
 
 #include "gstcudaprepbox.h"

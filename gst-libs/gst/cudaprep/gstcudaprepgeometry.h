@@ -1,10 +1,14 @@
-// GstCudaPrepGeometry, the mapping from a source frame to an element's
-// output that the geometry meta, the tensor items and the box helper carry.
-//
-// Public and plain C (installed; included by gstcudaprepmeta.h, which
-// declares the functions on it). The type alone, below everything that
-// uses it: the library's C++ conversion to the kernels' FrameGeometry
-// (gstcudaprepgeometry-private.h) builds on it without the metas.
+/**
+ * SECTION:cudaprep-geometry
+ *
+ * GstCudaPrepGeometry, the mapping from a source frame to an element's
+ * output that the geometry meta, the tensor items and the box helper carry.
+ *
+ * Public and plain C (installed; included by gstcudaprepmeta.h, which
+ * declares the functions on it). The type alone, below everything that
+ * uses it: the library's C++ conversion to the kernels' FrameGeometry
+ * (gstcudaprepgeometry-private.h) builds on it without the metas.
+ */
 #pragma once
 
 #include <glib.h>

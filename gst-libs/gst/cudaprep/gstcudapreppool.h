@@ -1,6 +1,10 @@
-// Pools of device memory: frames with their pitched layout (a GstVideoMeta
-// per buffer, restored whenever a frame comes back), and plain blocks for
-// payloads that are not video (planar float frames, tensors).
+/**
+ * SECTION:cudaprep-pool
+ *
+ * Pools of device memory: frames with their pitched layout (a GstVideoMeta
+ * per buffer, restored whenever a frame comes back), and plain blocks for
+ * payloads that are not video (planar float frames, tensors).
+ */
 #pragma once
 
 #include <gst/gst.h>
@@ -10,15 +14,33 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GstCudaPrepBufferPool:
+ *
+ * A pool of device frames: gst_cuda_prep_buffer_pool_new().
+ */
 #define GST_TYPE_CUDA_PREP_BUFFER_POOL (gst_cuda_prep_buffer_pool_get_type())
 GST_CUDA_PREP_API
 G_DECLARE_FINAL_TYPE(GstCudaPrepBufferPool, gst_cuda_prep_buffer_pool, GST, CUDA_PREP_BUFFER_POOL,
                      GstBufferPool)
 
-// A pool of device frames of `device_id`, each with a GstVideoMeta giving
-// the pitched layout (rows and planes start on 256-byte boundaries).
-// Configure it with caps as any video buffer pool.
+/**
+ * gst_cuda_prep_buffer_pool_new:
+ * @device_id: a CUDA device
+ *
+ * A pool of device frames of @device_id, each with a GstVideoMeta giving
+ * the pitched layout (rows and planes start on 256-byte boundaries).
+ * Configure it with caps as any video buffer pool.
+ *
+ * Returns: (transfer full): the pool
+ */
 GST_CUDA_PREP_API GstBufferPool *gst_cuda_prep_buffer_pool_new(gint device_id);
+/**
+ * gst_cuda_prep_buffer_pool_get_device_id:
+ * @pool: a pool of gst_cuda_prep_buffer_pool_new()
+ *
+ * Returns: the CUDA device of @pool's frames
+ */
 GST_CUDA_PREP_API gint gst_cuda_prep_buffer_pool_get_device_id(GstBufferPool *pool);
 
 /**

@@ -1,4 +1,7 @@
-/* Sources that come and go on a running batch: add a source element
+/**
+ * SECTION:cudaprep-sources
+ *
+ * Sources that come and go on a running batch: add a source element
  * (cudaprepsrc, or any element with an always "src" pad) to a cudabatch
  * (or any element with "sink_%u" request pads) while the pipeline plays,
  * and remove it again without stopping the others.
@@ -6,7 +9,8 @@
  * Public GStreamer API only (gst_bin_add, gst_element_request_pad_simple,
  * gst_element_sync_state_with_parent, a blocking probe, EOS, release): no
  * part of the plugin is needed to call these; the source element itself is
- * found in GStreamer's registry. */
+ * found in GStreamer's registry.
+ */
 #pragma once
 
 #include <gst/gst.h>

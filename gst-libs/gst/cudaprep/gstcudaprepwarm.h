@@ -1,11 +1,15 @@
-/* Kernels compiled ahead of time: cudaprep's elements compile their CUDA
+/**
+ * SECTION:cudaprep-warm
+ *
+ * Kernels compiled ahead of time: cudaprep's elements compile their CUDA
  * kernels (NVRTC) when they negotiate and keep them in the disk cache
  * (docs/kernels.md), so bringing a pipeline up once, at install or start-up
  * time, spares the real pipeline's first frames the compile.
  *
  * Public GStreamer API only: the elements are found in GStreamer's
  * registry (the plugin must be on the plugin path); no GPU is touched here,
- * only by the elements. */
+ * only by the elements.
+ */
 #pragma once
 
 #include <gst/gst.h>
