@@ -4,7 +4,7 @@ and a live one played) come up; a line that does not parse, an element's
 error and a timeout raise RuntimeError with the library's message. With a
 GPU: the chain of docs/kernels.md, into a kernel cache of the test's own.
 What the cache holds afterwards is checked by the warm_kernels suite
-(tests/pipelines/test_warm_kernels.cpp)."""
+(tests/lib/test_warm_kernels.cpp)."""
 import os
 import shutil
 import sys

@@ -1,6 +1,6 @@
 // cudacrop: caps maths, clear errors, and on a GPU exact cropped pixels both
 // as zero-copy views and as compact copies. What cudacrop tells the upload
-// (its region) and live region changes: protocols/test_region.cpp.
+// (its region) and live region changes: base/test_region.cpp.
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>

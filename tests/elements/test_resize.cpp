@@ -5,7 +5,7 @@
 // upload ! cudacrop ! cudaresize ! download against the CPU reference
 // (cudaprep::ref) within +-1 per value, letterbox borders exact, and the
 // geometry meta mapping tensor points back to the source frame. The rows a
-// downscale tells the upload to copy: protocols/test_region.cpp.
+// downscale tells the upload to copy: base/test_region.cpp.
 #include <gst/base/gstbasetransform.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>

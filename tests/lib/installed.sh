@@ -2,7 +2,7 @@
 # `meson install --destdir` of the build, then a C program (and the C
 # example) built with gcc -std=c11 against the installed cudaprep-1.0.pc
 # alone, and run against the installed library and plugin:
-#   tests/api/installed.sh BUILD_DIR SOURCE_DIR
+#   tests/lib/installed.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$(realpath "$1")
 source=$(realpath "$2")
@@ -46,7 +46,7 @@ for symbol in $exported; do
   grep -qw "$symbol" "$headers"/*.h || { echo "exported but in no installed header: $symbol"; exit 1; }
 done
 echo "exported symbols: $(wc -l <<<"$exported"), each allowed and in an installed header"
-gcc -std=c11 -Wall -Werror -o "$dest/public_api" "$source/tests/api/public_api.c" $flags -lm
+gcc -std=c11 -Wall -Werror -o "$dest/public_api" "$source/tests/lib/public_api.c" $flags -lm
 gcc -std=c11 -Wall -Werror -o "$dest/pull_tensors" "$source/examples/pull_tensors.c" $flags
 libdir=$(dirname "$(find "$dest" -name 'libgstcudaprep-1.0.so.0' | head -1)")
 LD_LIBRARY_PATH=$libdir GST_PLUGIN_PATH=$libdir/gstreamer-1.0 \
