@@ -193,9 +193,9 @@ std::vector<Row> make_table() {
   rows.push_back(row("sources_c_api", "docs/sources.md",
                      "GError *error = NULL; GstElement *camera = gst_cuda_prep_source_new(",
                      Kind::kFragment,
-                     "C with '...' between adding and removing; tests/pipelines/test_source.cpp "
+                     "C with '...' between adding and removing; tests/sources/test_source.cpp "
                      "(the source suite) adds and removes sources with these calls")
-                     .claim("tests/pipelines/test_source.cpp",
+                     .claim("tests/sources/test_source.cpp",
                             {"gst_cuda_prep_source_new(", "gst_cuda_prep_batch_add_source(",
                              "gst_cuda_prep_batch_remove_source("})
                      .name("cudaprepsrc:reconnect-interval")
@@ -213,7 +213,7 @@ std::vector<Row> make_table() {
                      "tests/run-gpu-tests.sh runs every staged suite on the GPU machine, "
                      "test_source and test_rtsp_source among them")
                      .claim("tests/run-gpu-tests.sh", {".gpu-stage/tests/test_*"})
-                     .claim("tests/pipelines/test_source.cpp", {"SourceGpu"}));
+                     .claim("tests/sources/test_source.cpp", {"SourceGpu"}));
   rows.push_back(row("sources_tracer_host_record", "docs/sources.md",
                      "cudaprep-host-time, element=(string)identity0", Kind::kText,
                      "the shape of the tracer's host record; the tracer suite checks it")
@@ -254,7 +254,7 @@ std::vector<Row> make_table() {
           "on a GPU, on a cudaprep chain into an empty cache, twice")
           .claim("gst-libs/gst/cudaprep/gstcudaprepwarm.cpp",
                  {"GST_STATE_PAUSED", "GST_STATE_CHANGE_NO_PREROLL"})
-          .claim("tests/pipelines/test_warm_kernels.cpp",
+          .claim("tests/lib/test_warm_kernels.cpp",
                  {"gst_cuda_prep_warm_kernels(", "WarmKernelsGpu", "no answer in 1 s"}));
   rows.push_back(
       row("kernels_warm_python", "docs/kernels.md", "import cudaprep cudaprep.warm_kernels(",
