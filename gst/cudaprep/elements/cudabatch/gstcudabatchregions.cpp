@@ -13,8 +13,8 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
 #include "cudaprep/resize_geometry.h"
-#include "base/gstcudaprepanalytics.h"
 #include "base/gstcudapreppendingmeta.h"
+#include "base/gstcudapreppixelmetas.h"
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudaprepview.h"
 
