@@ -1,5 +1,5 @@
 // GStreamer's analytics results (>= 1.24) under the coordinate rule
-// (base/gstcudaprepanalytics.h): detections move with the pixels, the
+// (base/gstcudapreppixelmetas.h): detections move with the pixels, the
 // results tied to them (classification, tracking) and their relations
 // stay, what cannot move is removed; and the detections cudabatch takes as
 // regions. Pure meta work: no GPU. Built only against GStreamer >= 1.24.
@@ -10,8 +10,7 @@
 #include <vector>
 
 #include "cudaprep/geometry.h"
-#include "base/gstcudaprepanalytics.h"
-#include "base/gstcudaprepview.h"
+#include "base/gstcudapreppixelmetas.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The coordinate rule (base/gstcudaprepview.h): every meta that names
+// The coordinate rule (base/gstcudapreppixelmetas.h): every meta that names
 // pixels moves with the pixels, in one function. Pure meta work: no GPU.
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -6,8 +6,8 @@
 
 #include <gst/cudaprep/gstcudaprepmeta.h>
 #include "cudaprep/resize_geometry.h"
+#include "base/gstcudapreppixelmetas.h"
 #include "base/gstcudaprepregion.h"
-#include "base/gstcudaprepview.h"
 
 namespace {
 
@@ -182,6 +182,81 @@ TEST(CoordinateRule, PendingWorkMovesOnlyTheGeometry) {
   EXPECT_EQ(gst_buffer_get_cuda_prep_region_meta(buffer)->region.rect.x, 100);
   EXPECT_EQ(only_roi(buffer).x, 150);
   EXPECT_EQ(gst_buffer_get_cuda_prep_geometry_meta(buffer)->geometry.scale_x, 0.5);
+  gst_buffer_unref(buffer);
+}
+
+// The geometry is read once and handed back: what cudaresize records as
+// the source mapping of its pending work. The input maps source -> its
+// pixels as (src - (10, 20)) / 2; a crop at (4, 6) of that is
+// (src - (10, 20)) / 2 - (4, 6) = (src - (18, 32)) / 2.
+TEST(CoordinateRule, TheMoveHandsBackTheInputsGeometryAndComposesTheStep) {
+  GstBuffer *in = gst_buffer_new(), *out = gst_buffer_new();
+  const GstCudaPrepGeometry input{10, 20, 0.5, 0.5, 0, 0, 0};
+  gst_buffer_add_cuda_prep_geometry_meta(in, &input);
+  const cudaprep::FrameGeometry returned = gst_cuda_prep_buffer_move_pixel_metas(
+      in, out, crop_step(4, 6), 100, 100, GstCudaPrepPixelMove::kNewFrame);
+  EXPECT_EQ(returned.crop_x, 10);
+  EXPECT_EQ(returned.crop_y, 20);
+  EXPECT_EQ(returned.scale_x, 0.5);
+  const GstCudaPrepGeometryMeta *moved = gst_buffer_get_cuda_prep_geometry_meta(out);
+  ASSERT_NE(moved, nullptr);
+  EXPECT_EQ(moved->geometry.crop_x, 18);
+  EXPECT_EQ(moved->geometry.crop_y, 32);
+  EXPECT_EQ(moved->geometry.scale_x, 0.5);
+  EXPECT_EQ(moved->geometry.scale_y, 0.5);
+  EXPECT_EQ(gst_buffer_get_cuda_prep_geometry_meta(in)->geometry.crop_x, 10);
+  gst_buffer_unref(in);
+  gst_buffer_unref(out);
+}
+
+// In place the one geometry meta is rewritten, not joined by a second; a
+// frame without one starts from the identity.
+TEST(CoordinateRule, InPlaceTheGeometryMetaIsRewrittenAndNoneMeansIdentity) {
+  GstBuffer *buffer = gst_buffer_new();
+  const cudaprep::FrameGeometry returned = gst_cuda_prep_buffer_move_pixel_metas(
+      buffer, buffer, crop_step(4, 6), 100, 100, GstCudaPrepPixelMove::kView);
+  EXPECT_EQ(returned.crop_x, 0);
+  EXPECT_EQ(returned.scale_x, 1);
+  gst_cuda_prep_buffer_move_pixel_metas(buffer, buffer, crop_step(1, 2), 50, 50,
+                                        GstCudaPrepPixelMove::kView);
+  int count = 0;
+  gpointer state = nullptr;
+  while (gst_buffer_iterate_meta_filtered(buffer, &state, GST_CUDA_PREP_GEOMETRY_META_API_TYPE))
+    ++count;
+  EXPECT_EQ(count, 1);
+  EXPECT_EQ(gst_buffer_get_cuda_prep_geometry_meta(buffer)->geometry.crop_x, 5);
+  EXPECT_EQ(gst_buffer_get_cuda_prep_geometry_meta(buffer)->geometry.crop_y, 8);
+  gst_buffer_unref(buffer);
+}
+
+// Halving: the box (3, 3) 4x4 covers output [1.5, 3.5) on both axes, so
+// the pixels 1, 2 and 3; a 3x3 output clips it to 1..2.
+TEST(CoordinateRule, ARectangleMapsToTheWholeOutputPixelsItTouches) {
+  cudaprep::FrameGeometry halve;
+  halve.scale_x = halve.scale_y = 0.5;
+  cudaprep::PixelRect mapped{};
+  ASSERT_TRUE(gst_cuda_prep_map_rect(halve, 3, 3, 4, 4, 10, 10, &mapped));
+  EXPECT_EQ(mapped.x, 1);
+  EXPECT_EQ(mapped.y, 1);
+  EXPECT_EQ(mapped.width, 3);
+  EXPECT_EQ(mapped.height, 3);
+  ASSERT_TRUE(gst_cuda_prep_map_rect(halve, 3, 3, 4, 4, 3, 3, &mapped));
+  EXPECT_EQ(mapped.width, 2);
+  EXPECT_EQ(mapped.height, 2);
+  EXPECT_FALSE(gst_cuda_prep_map_rect(halve, 3, 3, 4, 4, 1, 1, &mapped));
+}
+
+// What the upload keeps as it is: the metas that mark objects, not the
+// geometry (the base class carries it) nor a region meta (it writes its own).
+TEST(CoordinateRule, RegionsOfInterestMarkObjectsTheGeometryAndRegionDoNot) {
+  GstBuffer *buffer = gst_buffer_new();
+  const GstCudaPrepGeometry identity{0, 0, 1, 1, 0, 0, 0};
+  EXPECT_TRUE(gst_cuda_prep_meta_marks_objects(reinterpret_cast<GstMeta *>(
+      gst_buffer_add_video_region_of_interest_meta(buffer, "car", 1, 2, 3, 4))));
+  EXPECT_FALSE(gst_cuda_prep_meta_marks_objects(
+      reinterpret_cast<GstMeta *>(gst_buffer_add_cuda_prep_geometry_meta(buffer, &identity))));
+  EXPECT_FALSE(gst_cuda_prep_meta_marks_objects(
+      reinterpret_cast<GstMeta *>(add_region(buffer, 0, 0, 1, 1))));
   gst_buffer_unref(buffer);
 }
 

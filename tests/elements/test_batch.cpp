@@ -38,7 +38,7 @@
 
 #include <gst/cudaprep/gstcudaprepbox.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
-#include "base/gstcudaprepanalytics.h"
+#include "base/gstcudapreppixelmetas.h"
 #include "base/gstcudaprepregion.h"
 #include "common/cuda_test.h"
 #ifdef CUDAPREP_HAVE_GST_ANALYTICS

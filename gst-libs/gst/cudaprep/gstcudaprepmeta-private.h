@@ -2,7 +2,7 @@
 // and the tests use it): the one conversion point between the public tensor
 // struct and the kernel library's TensorDesc. The geometry's conversion is
 // in gstcudaprepgeometry-private.h; the buffer's geometry as a FrameGeometry
-// (the plugin's accessors) in gst/cudaprep/base/gstcudaprepview.h.
+// (the plugin's accessors) in gst/cudaprep/base/gstcudapreppixelmetas.h.
 #pragma once
 
 #include <cuda_runtime_api.h>

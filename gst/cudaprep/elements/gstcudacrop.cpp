@@ -34,6 +34,7 @@
 #include "cudaprep/copy.h"
 #include "base/gstcudaprepnvcodec.h"
 #include "base/gstcudapreppendingmeta.h"
+#include "base/gstcudapreppixelmetas.h"
 #include "base/gstcudaprepview.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_crop_debug);

@@ -31,8 +31,8 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include "cudaprep/copy.h"
-#include "base/gstcudaprepanalytics.h"
 #include "base/gstcudaprepnvcodec.h"
+#include "base/gstcudapreppixelmetas.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_upload_debug);
 #define GST_CAT_DEFAULT gst_cuda_frame_upload_debug
@@ -329,9 +329,7 @@ static gboolean gst_cuda_frame_upload_propose_allocation(GstBaseTransform *trans
 // roi-meta or detections) stay where they are.
 static gboolean gst_cuda_frame_upload_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf,
                                                      GstMeta *meta, GstBuffer *inbuf) {
-  if (meta->info->api == GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE ||
-      gst_cuda_prep_meta_is_analytics(meta))
-    return TRUE;
+  if (gst_cuda_prep_meta_marks_objects(meta)) return TRUE;
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
       ->transform_meta(trans, outbuf, meta, inbuf);
 }

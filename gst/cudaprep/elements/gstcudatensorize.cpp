@@ -40,8 +40,8 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
 #include "base/gstcudaprepbatchwriter.h"
+#include "base/gstcudapreppixelmetas.h"
 #include "base/gstcudapreptensorformat.h"
-#include "base/gstcudaprepview.h"
 #include "cudaprep/tensorize.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensorize_debug);

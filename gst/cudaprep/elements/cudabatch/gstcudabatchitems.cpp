@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <gst/cudaprep/gstcudaprepmeta.h>
-#include "base/gstcudaprepview.h"
+#include "base/gstcudapreppixelmetas.h"
 
 #define GST_CAT_DEFAULT gst_cuda_batch_debug
 

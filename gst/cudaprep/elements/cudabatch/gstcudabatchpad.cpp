@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "base/gstcudaprepanalytics.h"
+#include "base/gstcudapreppixelmetas.h"
 
 enum {
   PAD_PROP_0,

@@ -13,8 +13,8 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
 #include "cudaprep/resize_geometry.h"
-#include "base/gstcudaprepanalytics.h"
 #include "base/gstcudapreppendingmeta.h"
+#include "base/gstcudapreppixelmetas.h"
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudaprepview.h"
 
@@ -127,6 +127,9 @@ GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuf
   const cudaprep::FrameGeometry source_geometry =
       pending->has_resize ? pending->source_geometry : gst_cuda_prep_buffer_get_geometry(buffer);
   const gint width = priv->info.width, height = priv->info.height;
+  // A region as the pad's video-direction turns it keeps its aspect.
+  const cudaprep::Orientation orientation = pending->resize.orientation;
+  const bool swapped = cudaprep::swaps_axes(orientation);
   GstFlowReturn ret = GST_FLOW_OK;
   for (size_t i = 0; i < regions.size() && ret == GST_FLOW_OK; ++i) {
     cudaprep::PixelRect rect = regions[i].rect;
@@ -145,9 +148,6 @@ GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuf
     item.rect = rect;
     item.dst_rect = cudaprep::PixelRect{0, 0, width, height};
     std::string reason;
-    // The region as the pad's video-direction turns it keeps its aspect.
-    const cudaprep::Orientation orientation = pending->resize.orientation;
-    const bool swapped = cudaprep::swaps_axes(orientation);
     if (pending->has_resize && pending->letterbox &&
         !cudaprep::letterbox_rect(swapped ? rect.height : rect.width,
                                   swapped ? rect.width : rect.height, width, height,

@@ -84,7 +84,7 @@
 #include "cudaprep/resize_geometry.h"
 #include "base/gstcudaprepnvcodec.h"
 #include "base/gstcudapreppendingmeta.h"
-#include "base/gstcudaprepview.h"
+#include "base/gstcudapreppixelmetas.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
 #define GST_CAT_DEFAULT gst_cuda_resize_debug
@@ -360,10 +360,8 @@ static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, 
   auto *self = GST_CUDA_RESIZE(base);
   GstCudaResizePrivate *priv = self->priv;
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
-  // Read before the chain below: in place, outbuf may be inbuf.
-  const cudaprep::FrameGeometry source_geometry = gst_cuda_prep_buffer_get_geometry(inbuf);
   const GstVideoInfo *out_info = gst_cuda_prep_base_transform_get_out_info(base);
-  gst_cuda_prep_buffer_move_pixel_metas(
+  const cudaprep::FrameGeometry source_geometry = gst_cuda_prep_buffer_move_pixel_metas(
       inbuf, outbuf,
       cudaprep::resize_frame_geometry(GST_VIDEO_INFO_WIDTH(in_info), GST_VIDEO_INFO_HEIGHT(in_info),
                                       priv->params.dst_rect, priv->params.orientation),
