@@ -1,5 +1,6 @@
 #include "common/gst_frames.h"
 
+#include <gst/base/gstbasetransform.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -97,6 +98,35 @@ GstCaps *caps_downstream_of(const char *factory, const char *upstream) {
   GstElement *element = gst_element_factory_make(factory, nullptr);
   GstCaps *result = caps_downstream_of(element, upstream);
   gst_object_unref(element);
+  return result;
+}
+
+std::string negotiated_with_peer(GstElement *element, const std::string &input) {
+  GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS(element);
+  GstCaps *in_caps = gst_caps_from_string(input.c_str());
+  GstCaps *transformed =
+      klass->transform_caps(GST_BASE_TRANSFORM(element), GST_PAD_SINK, in_caps, nullptr);
+  GstPad *src = gst_element_get_static_pad(element, "src");
+  GstCaps *templ = gst_pad_get_pad_template_caps(src);
+  GstCaps *offered = gst_caps_intersect_full(transformed, templ, GST_CAPS_INTERSECT_FIRST);
+  GstCaps *answer = gst_pad_peer_query_caps(src, offered);
+  GstCaps *agreed = gst_caps_intersect_full(answer, offered, GST_CAPS_INTERSECT_FIRST);
+  std::string result = "EMPTY";
+  if (!gst_caps_is_empty(agreed)) {
+    GstCaps *fixed = klass->fixate_caps(GST_BASE_TRANSFORM(element), GST_PAD_SINK, in_caps,
+                                        gst_caps_ref(agreed));
+    gchar *text = gst_caps_to_string(fixed);
+    result = text;
+    g_free(text);
+    gst_caps_unref(fixed);
+  }
+  gst_caps_unref(agreed);
+  gst_caps_unref(answer);
+  gst_caps_unref(offered);
+  gst_caps_unref(templ);
+  gst_caps_unref(transformed);
+  gst_object_unref(src);
+  gst_caps_unref(in_caps);
   return result;
 }
 

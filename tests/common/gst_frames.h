@@ -33,6 +33,14 @@ std::vector<guint8> plane_bytes(GstBuffer *buffer, const GstVideoInfo &info, gui
 GstCaps *caps_downstream_of(GstElement *element, const char *upstream);
 GstCaps *caps_downstream_of(const char *factory, const char *upstream);
 
+// The output caps (as text; "EMPTY" if none) `element`, a GstBaseTransform,
+// settles on for `input` against whatever its src pad is linked to (nothing:
+// anything), as GstBaseTransform negotiates: its offer (transform_caps
+// within the src template), the downstream peer's answer to a caps query
+// with that offer as filter (the peer's order first), then fixate_caps.
+// Queries only: the element is never started, so no GPU is needed.
+std::string negotiated_with_peer(GstElement *element, const std::string &input);
+
 // The bytes of the first tensor of a cudatensorize output buffer, copied to
 // the host once its ready event has completed.
 std::vector<guint8> tensor_bytes(GstBuffer *buffer);

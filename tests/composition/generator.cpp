@@ -129,13 +129,16 @@ bool derive_stage(Stage *stage, PixelFormat *format, int *width, int *height, st
   resize.in_format = *format;
   resize.in_width = *width;
   resize.in_height = *height;
+  const bool swapped = swaps_axes(resize.direction);
   if (resize.short_side > 0) {
-    const bool swapped = swaps_axes(resize.direction);
     if (!short_side_multiple_size(swapped ? *height : *width, swapped ? *width : *height,
                                   resize.short_side,
                                   resize.multiple_of > 0 ? resize.multiple_of : 1,
                                   &resize.out_width, &resize.out_height, why))
       return false;
+  } else if (resize.size_open) {
+    resize.out_width = swapped ? *height : *width;
+    resize.out_height = swapped ? *width : *height;
   }
   *format = resize.out_format;
   *width = resize.out_width;
@@ -182,7 +185,9 @@ ResizeStage make_resize(Rng &rng, PixelFormat format, int width, int height) {
     resize.multiple_of = 0;
   }
   if (rng.chance(10)) {
-    // The turned input size: a resize that only converts (and turns).
+    // A size left open: a resize that only converts (and turns), keeping
+    // the turned input size.
+    resize.size_open = true;
     resize.out_width = turned_width;
     resize.out_height = turned_height;
   } else {
@@ -443,7 +448,7 @@ std::string Pipeline::elements() const {
       if (resize.multiple_of > 0) out << " multiple-of=" << resize.multiple_of;
     }
     out << " ! video/x-raw(memory:CUDAPitched),format=" << format_name(resize.out_format);
-    if (resize.short_side == 0)
+    if (resize.short_side == 0 && !resize.size_open)
       out << ",width=" << resize.out_width << ",height=" << resize.out_height;
     out << " ! ";
   }
@@ -868,8 +873,8 @@ std::string segment_error(const Pipeline &p) {
       if (r.out_width > 4 * kMaxSide || r.out_height > 4 * kMaxSide)
         why << "resize output " << r.out_width << "x" << r.out_height << " over " << 4 * kMaxSide
             << " a side; ";
+      const bool swapped = swaps_axes(r.direction);
       if (r.short_side > 0) {
-        const bool swapped = swaps_axes(r.direction);
         int w = 0, h = 0;
         std::string error;
         if (!short_side_multiple_size(swapped ? height : width, swapped ? width : height,
@@ -878,6 +883,9 @@ std::string segment_error(const Pipeline &p) {
             w != r.out_width || h != r.out_height)
           why << "short-side size is not the rule's; ";
       }
+      if (r.size_open && (r.short_side > 0 || r.out_width != (swapped ? height : width) ||
+                          r.out_height != (swapped ? width : height)))
+        why << "an open size is not the turned input's; ";
       format = r.out_format;
       width = r.out_width;
       height = r.out_height;

@@ -33,10 +33,14 @@
 //             antialias (settings_error); video-direction one of the eight
 //             (never auto or custom); add-borders with 1-4 pad values in
 //             0..255 and letterbox-align center/top-left; the output size
-//             from a capsfilter (1..kMaxSide) or from short-side (1..48) with
-//             multiple-of (0, 1, 2, 4, 8, 14); the output format one of RGB
-//             BGR RGBA BGRA RGBx BGRx GRAY8. float-intermediate is never set
-//             (the 8-bit reference does not model it).
+//             from a capsfilter (1..kMaxSide), left open there (`size_open`:
+//             the capsfilter names the format only, and the element keeps
+//             the input's size turned by the direction, as videoscale's
+//             fixation keeps an open size; docs/design.md) or from
+//             short-side (1..48) with multiple-of (0, 1, 2, 4, 8, 14); the
+//             output format one of RGB BGR RGBA BGRA RGBx BGRx GRAY8.
+//             float-intermediate is never set (the 8-bit reference does not
+//             model it).
 //   cudanormalize  reads 8-bit interleaved frames only, so a YUV input
 //             always gets a cudaresize (it is the only colour converter);
 //             channel-order gray only for a GRAY8 frame; mean and std empty
@@ -169,6 +173,7 @@ struct ResizeStage {
   LetterboxAlign align = LetterboxAlign::kCenter;
   bool align_set = false;  // letterbox-align written in the description
   int short_side = 0;      // 0: size from the capsfilter
+  bool size_open = false;  // the capsfilter leaves the size open: the turned input's
   int multiple_of = 0;
   PixelFormat in_format = PixelFormat::kRGBA;
   int in_width = 0, in_height = 0;

@@ -167,10 +167,11 @@ Pipeline item_pipeline(const Pipeline &pipeline, const ItemSpec &item) {
   resize.resize.in_format = pipeline.source_format;
   resize.resize.in_width = item.rect.width;
   resize.resize.in_height = item.rect.height;
-  // cudabatch resizes every region to the tensor's frame, whatever rule
-  // gave that size.
+  // cudabatch resizes every region to the tensor's frame, whatever rule or
+  // fixation gave that size.
   resize.resize.short_side = 0;
   resize.resize.multiple_of = 0;
+  resize.resize.size_open = false;
   derived.stages.push_back(resize);
   derived.source_width = item.rect.width;
   derived.source_height = item.rect.height;

@@ -273,9 +273,9 @@ int caps_int(GstCaps *caps, const char *field) {
 // "sink", and sets what the pipeline struct says; the elements with
 // settings checks reach READY without an error (no GPU needed there); the
 // caps each element offers downstream (a caps query, no GPU) have the sizes
-// the struct records.
+// the struct records, and an open size fixates to the one it records.
 TEST(Generator, EveryDescriptionParsesAndNegotiatesOnPaper) {
-  int checked_crops = 0, checked_rules = 0, checked_batches = 0;
+  int checked_crops = 0, checked_rules = 0, checked_open_sizes = 0, checked_batches = 0;
   for (uint64_t seed = 0; seed < kParseSeeds; ++seed) {
     const Pipeline pipeline = generate(seed);
     const std::string description = pipeline.description();
@@ -366,6 +366,19 @@ TEST(Generator, EveryDescriptionParsesAndNegotiatesOnPaper) {
         gst_caps_unref(out);
         ++checked_rules;
       }
+      if (r->size_open) {
+        // Fixated against the rest of the pipeline, as it negotiates.
+        GstCaps *out = gst_caps_from_string(
+            test::negotiated_with_peer(element, test::caps_string(format_name(r->in_format),
+                                                                  r->in_width, r->in_height, true))
+                .c_str());
+        EXPECT_EQ(caps_int(out, "width"), r->out_width);
+        EXPECT_EQ(caps_int(out, "height"), r->out_height);
+        EXPECT_STREQ(gst_structure_get_string(gst_caps_get_structure(out, 0), "format"),
+                     format_name(r->out_format));
+        gst_caps_unref(out);
+        ++checked_open_sizes;
+      }
     }
 
     // cudanormalize takes the frame it receives, and cudatensorize makes
@@ -451,6 +464,7 @@ TEST(Generator, EveryDescriptionParsesAndNegotiatesOnPaper) {
   }
   EXPECT_GT(checked_crops, 0);
   EXPECT_GT(checked_rules, 0);
+  EXPECT_GT(checked_open_sizes, 0);
   EXPECT_GT(checked_batches, 0);
 }
 
@@ -500,6 +514,7 @@ TEST(Generator, TwoThousandSeedsCoverEverything) {
         ++seen[r.align == LetterboxAlign::kTopLeft ? "align top-left" : "align center"];
       }
       if (r.short_side > 0) ++seen["short-side"];
+      if (r.size_open) ++seen["open size"];
     }
     ++seen[resized ? "with resize" : "without resize"];
     for (const auto &after : p.events)
@@ -623,6 +638,7 @@ TEST(Generator, TwoThousandSeedsCoverEverything) {
                            "align top-left",
                            "align center",
                            "short-side",
+                           "open size",
                            "with resize",
                            "without resize",
                            "tag title",
@@ -1190,7 +1206,7 @@ TEST(CapsChanges, DeriveGivesWhatGenerateRecorded) {
         stage.crop.effective = PixelRect{-1, -1, -1, -1};
       } else {
         stage.resize.in_width = -1;
-        if (stage.resize.short_side > 0) stage.resize.out_width = -1;
+        if (stage.resize.short_side > 0 || stage.resize.size_open) stage.resize.out_width = -1;
       }
     }
     std::string why;
@@ -1264,7 +1280,8 @@ TEST(CapsChanges, SegmentsDeriveTheirSizesAndTheTensorsSplit) {
 
 // Every caps change's segment negotiates on paper as the generator says:
 // each crop's output for the frame it now receives (a lone cudacrop's caps
-// query), the short-side rule's size as cudaresize derives it.
+// query), the short-side rule's size as cudaresize derives it, an open
+// size as cudaresize fixates it.
 TEST(CapsChanges, EverySegmentNegotiatesOnPaper) {
   int segments = 0;
   for (uint64_t seed = 0; seed < kParseSeeds; ++seed) {
@@ -1291,7 +1308,7 @@ TEST(CapsChanges, EverySegmentNegotiatesOnPaper) {
           height = c.effective.height;
         } else {
           const ResizeStage &r = stage.resize;
-          if (r.short_side == 0) continue;  // a capsfilter's size
+          if (r.short_side == 0 && !r.size_open) continue;  // a capsfilter's size
           lone = gst_element_factory_make("cudaresize", nullptr);
           g_object_set(lone, "short-side", r.short_side, "multiple-of", r.multiple_of, nullptr);
           gst_util_set_object_arg(G_OBJECT(lone), "video-direction", direction_name(r.direction));
@@ -1299,7 +1316,11 @@ TEST(CapsChanges, EverySegmentNegotiatesOnPaper) {
           width = r.out_width;
           height = r.out_height;
         }
-        GstCaps *out = test::caps_downstream_of(lone, upstream.c_str());
+        // An open size is fixated (nothing downstream of the lone element).
+        GstCaps *out =
+            stage.kind == Stage::Kind::kResize && stage.resize.size_open
+                ? gst_caps_from_string(test::negotiated_with_peer(lone, upstream).c_str())
+                : test::caps_downstream_of(lone, upstream.c_str());
         EXPECT_EQ(caps_int(out, "width"), width);
         EXPECT_EQ(caps_int(out, "height"), height);
         gst_caps_unref(out);

@@ -233,19 +233,27 @@ TEST(ResizeCaps, ShortSideRuleGivesDepthAnythingsSize) {
   gst_object_unref(resize);
 }
 
-TEST(ResizeCaps, WithoutARuleAnySizeIsOfferedSameFormatAndSizeFirst) {
+// The size is left to fixation, as videoscale leaves it: a fixed size
+// offered first would win over one a resize further downstream names.
+TEST(ResizeCaps, WithoutARuleAnySizeIsOfferedSameFormatFirst) {
   GstElement *resize = make_resize("");
   GstCaps *out = caps_downstream_of(resize, caps_string("RGBA", 1920, 1080, true).c_str());
   for (const auto &size : {std::pair{640, 640}, std::pair{1, 1}, std::pair{4000, 3}})
     EXPECT_TRUE(caps_has(out, caps_string("RGB", size.first, size.second, true)))
         << size.first << "x" << size.second << " not in " << to_string(out);
-  ASSERT_GT(gst_caps_get_size(out), 0u);
-  const GstStructure *first = gst_caps_get_structure(out, 0);
-  gint width = 0, height = 0;
-  EXPECT_STREQ(gst_structure_get_string(first, "format"), "RGBA") << to_string(out);
-  EXPECT_TRUE(gst_structure_get_int(first, "width", &width) && width == 1920) << to_string(out);
-  EXPECT_TRUE(gst_structure_get_int(first, "height", &height) && height == 1080) << to_string(out);
   gst_caps_unref(out);
+  // The element's own offer (a caps query puts the upstream caps first).
+  GstCaps *input = gst_caps_from_string(caps_string("RGBA", 1920, 1080, true).c_str());
+  GstCaps *offer = GST_BASE_TRANSFORM_GET_CLASS(resize)->transform_caps(
+      GST_BASE_TRANSFORM(resize), GST_PAD_SINK, input, nullptr);
+  ASSERT_GT(gst_caps_get_size(offer), 0u);
+  const GstStructure *first = gst_caps_get_structure(offer, 0);
+  gint width = 0, height = 0;
+  EXPECT_STREQ(gst_structure_get_string(first, "format"), "RGBA") << to_string(offer);
+  EXPECT_FALSE(gst_structure_get_int(first, "width", &width)) << to_string(offer);
+  EXPECT_FALSE(gst_structure_get_int(first, "height", &height)) << to_string(offer);
+  gst_caps_unref(offer);
+  gst_caps_unref(input);
   gst_object_unref(resize);
 }
 
@@ -361,6 +369,149 @@ TEST(ResizeNegotiation, DownstreamFixingOnlyTheFormatKeepsTheSize) {
                         "video/x-raw(memory:CUDAPitched),format=BGR");
   EXPECT_TRUE(caps_equal(output, caps_string("BGR", 720, 576, true))) << output;
   gst_object_unref(resize);
+}
+
+// A range downstream that leaves the input size out: the nearest size that
+// keeps the aspect ratio, tried in videoscale's order (the nearest height
+// with its width, then the nearest width with its height, else the pair
+// nearer the ratio); the turned size for a 90 degree direction.
+TEST(ResizeNegotiation, ARangeWithoutTheInputSizeKeepsTheAspectRatio) {
+  struct RangeCase {
+    const char *properties, *width, *height;
+    int expected_width, expected_height;
+  };
+  const RangeCase cases[] = {
+      {"", "[1,4000]", "[1,4000]", 1920, 1080},     // the input size is allowed
+      {"", "[1,4000]", "[1,540]", 960, 540},        // the nearest height, its width
+      {"", "[100,500]", "[100,300]", 500, 281},     // 533 too wide: the width's height
+      {"", "{640,1280}", "{360,720}", 1280, 720},   // lists as ranges
+      {"", "[100,500]", "[1000,3000]", 500, 1000},  // no size keeps it: 500/1000 is nearer
+      {"video-direction=90r", "[1,4000]", "[1,960]", 540, 960},  // 1080x1920 turned
+  };
+  for (const RangeCase &c : cases) {
+    SCOPED_TRACE(std::string(c.properties) + " width=" + c.width + " height=" + c.height);
+    GstElement *resize = make_resize(c.properties);
+    const std::string downstream =
+        std::string("video/x-raw(memory:CUDAPitched),format=RGB,width=") + c.width +
+        ",height=" + c.height;
+    const std::string output =
+        negotiated_output(resize, caps_string("RGB", 1920, 1080, true), downstream.c_str());
+    EXPECT_TRUE(caps_equal(output, caps_string("RGB", c.expected_width, c.expected_height, true)))
+        << output;
+    gst_object_unref(resize);
+  }
+}
+
+// Two resizes in a row, a capsfilter after each (`between`, `after`: its
+// size fields, e.g. ",width=864,height=156"), for an RGB input.
+struct TwoResizesCase {
+  int width, height;
+  const char *between, *after;
+};
+
+std::pair<int, int> size_of(const std::string &caps_text) {
+  GstCaps *caps = gst_caps_from_string(caps_text.c_str());
+  std::pair<int, int> size{0, 0};
+  if (caps != nullptr && !gst_caps_is_empty(caps)) {
+    const GstStructure *structure = gst_caps_get_structure(caps, 0);
+    gst_structure_get_int(structure, "width", &size.first);
+    gst_structure_get_int(structure, "height", &size.second);
+  }
+  if (caps != nullptr) gst_caps_unref(caps);
+  return size;
+}
+
+// The output sizes videoscale's two resizes settle on, prerolled on the CPU:
+// the reference. Square pixels throughout, as cudaresize's output is.
+std::vector<std::pair<int, int>> videoscale_sizes(const TwoResizesCase &c) {
+  const std::string square = "video/x-raw,format=RGB,pixel-aspect-ratio=1/1";
+  const std::string description =
+      "videotestsrc num-buffers=1 ! " + square + ",width=" + std::to_string(c.width) +
+      ",height=" + std::to_string(c.height) + " ! videoscale name=first add-borders=true ! " +
+      square + c.between + " ! videoscale name=second ! " + square + c.after + " ! fakesink";
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  EXPECT_EQ(error, nullptr) << description;
+  if (error != nullptr) g_error_free(error);
+  std::vector<std::pair<int, int>> sizes;
+  if (pipeline == nullptr) return sizes;
+  gst_element_set_state(pipeline, GST_STATE_PAUSED);
+  EXPECT_EQ(gst_element_get_state(pipeline, nullptr, nullptr, 10 * GST_SECOND),
+            GST_STATE_CHANGE_SUCCESS)
+      << description;
+  for (const char *name : {"first", "second"}) {
+    GstElement *scale = gst_bin_get_by_name(GST_BIN(pipeline), name);
+    GstPad *src = gst_element_get_static_pad(scale, "src");
+    GstCaps *caps = gst_pad_get_current_caps(src);
+    sizes.push_back(caps != nullptr ? size_of(to_string(caps)) : std::pair{0, 0});
+    if (caps != nullptr) gst_caps_unref(caps);
+    gst_object_unref(src);
+    gst_object_unref(scale);
+  }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return sizes;
+}
+
+// The output caps of the same chain of cudaresizes, each negotiated against
+// its downstream in turn, the second for the first's output.
+std::vector<std::string> cudaresize_outputs(const TwoResizesCase &c) {
+  const std::string device = "video/x-raw(memory:CUDAPitched),format=RGB";
+  // capsfilter elements: a bare caps last on the line would not parse.
+  const std::string description =
+      "cudaresize name=first add-borders=true ! capsfilter caps=\"" + device + c.between +
+      "\" ! cudaresize name=second method=area ! capsfilter caps=\"" + device + c.after + "\"";
+  GError *error = nullptr;
+  GstElement *chain = gst_parse_launch(description.c_str(), &error);
+  EXPECT_EQ(error, nullptr) << description;
+  if (error != nullptr) g_error_free(error);
+  std::vector<std::string> outputs;
+  if (chain == nullptr) return outputs;
+  GstElement *first = gst_bin_get_by_name(GST_BIN(chain), "first");
+  GstElement *second = gst_bin_get_by_name(GST_BIN(chain), "second");
+  outputs.push_back(negotiated_with_peer(first, caps_string("RGB", c.width, c.height, true)));
+  outputs.push_back(negotiated_with_peer(second, outputs.back()));
+  gst_object_unref(second);
+  gst_object_unref(first);
+  gst_object_unref(chain);
+  return outputs;
+}
+
+// An open output size stays open until a resize downstream names one:
+// GstBaseTransform puts the size downstream asks for first in the caps
+// query's answer and the first resize takes it, as videoscale does (which
+// is the reference here): `cudaresize add-borders=true ! format=RGB !
+// cudaresize ! 864x156` letterboxes to 864x156 in the first resize and the
+// second passes through.
+TEST(ResizeNegotiation, TwoResizesSettleWhereVideoscaleDoes) {
+  const TwoResizesCase cases[] = {
+      {1920, 1080, "", ",width=864,height=156"},
+      {1920, 1080, "", ""},
+      {1920, 1080, ",width=[100,500],height=[100,300]", ""},
+      {1920, 1080, "", ",width=[100,500],height=[1000,3000]"},
+      {1920, 1080, ",width=[1,100]", ",width=864,height=156"},
+      {640, 480, ",width=[1,4000],height=[1,4000]", ",width=300,height=300"},
+  };
+  for (const TwoResizesCase &c : cases) {
+    SCOPED_TRACE(std::to_string(c.width) + "x" + std::to_string(c.height) + " ! between" +
+                 c.between + " ! after" + c.after);
+    const std::vector<std::pair<int, int>> expected = videoscale_sizes(c);
+    const std::vector<std::string> outputs = cudaresize_outputs(c);
+    ASSERT_EQ(expected.size(), 2u);
+    ASSERT_EQ(outputs.size(), 2u);
+    EXPECT_EQ(size_of(outputs[0]), expected[0]) << outputs[0];
+    EXPECT_EQ(size_of(outputs[1]), expected[1]) << outputs[1];
+    // Equal caps on both sides of the second: it passes buffers through.
+    if (expected[0] == expected[1]) {
+      EXPECT_TRUE(caps_equal(outputs[1], outputs[0])) << outputs[1];
+    }
+  }
+  // The issue's chain, spelled out.
+  const std::vector<std::string> outputs =
+      cudaresize_outputs({1920, 1080, "", ",width=864,height=156"});
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_TRUE(caps_equal(outputs[0], caps_string("RGB", 864, 156, true))) << outputs[0];
+  EXPECT_TRUE(caps_equal(outputs[1], outputs[0])) << outputs[1];
 }
 
 TEST(ResizeNegotiation, ShortSideRuleFixesTheSizeAndYuvBecomesRgb) {

@@ -9,11 +9,13 @@
  * for the format and size (gst_video_info_from_caps).
  *
  * The output size is either negotiated (a capsfilter after the element, or
- * whatever downstream accepts; when downstream leaves it open the input size
- * is kept) or derived from the input when `short-side` is set: the aspect
- * ratio is kept, the short side scaled to `short-side` and both sides
- * snapped to multiples of `multiple-of` (Depth-Anything's rule, e.g.
- * 1920x1080 with short-side=518 multiple-of=14 gives 924x518).
+ * whatever downstream accepts, fixated as videoscale fixates it: when
+ * downstream leaves it open the input size is kept, within a range without
+ * it the nearest size that keeps the aspect ratio) or derived from the
+ * input when `short-side` is set: the aspect ratio is kept, the short side
+ * scaled to `short-side` and both sides snapped to multiples of
+ * `multiple-of` (Depth-Anything's rule, e.g. 1920x1080 with short-side=518
+ * multiple-of=14 gives 924x518).
  *
  * With add-borders=false the input is stretched to the output. With
  * add-borders=true its aspect ratio is kept and the rest is filled with
@@ -144,8 +146,8 @@ static gchar *gst_cuda_resize_settings_error(GstCudaPrepBaseTransform *base) {
   const std::string error = settings_error(get_settings(GST_CUDA_RESIZE(base)));
   return error.empty() ? nullptr : g_strdup(error.c_str());
 }
-// The caps on the other side (transform_caps(): the same format and size
-// first, then any), filtered.
+// The caps on the other side (transform_caps(): the same format first,
+// then any), filtered.
 static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                                GstCaps *caps, GstCaps *filter) {
   auto *self = GST_CUDA_RESIZE(trans);

@@ -51,11 +51,12 @@ const GValue *template_formats(GstStaticPadTemplate *templ) {
   return formats;
 }
 
-// Each structure gives two on the other side: first the same format (when
-// possible there) and, without a size rule, the same size (width and height
-// exchanged by a direction that turns by 90 degrees), so that fixation and
-// passthrough prefer "no change"; then every format of the other side at
-// any size. With a size rule the output gets the rule's size instead.
+// Each structure gives two on the other side: the same format first, then
+// every format of the other side. The output: the rule's size, or any size
+// (fixation keeps the input's; a same-size structure first would also win
+// over a size a resize further downstream names, unlike videoscale, and only
+// where the format stays). The input, without a rule: the same size (turned)
+// first, then any.
 GstCaps *transform_caps(const ResizeSettings &settings, GstPadDirection direction, GstCaps *caps,
                         const GValue *other_formats) {
   GstCaps *result = gst_caps_new_empty();
@@ -89,7 +90,7 @@ GstCaps *transform_caps(const ResizeSettings &settings, GstPadDirection directio
         gst_value_intersect(&same_formats, given_formats, other_formats)) {
       GstStructure *same = gst_structure_copy(given);
       gst_structure_take_value(same, "format", &same_formats);
-      if (settings.uses_size_rule())
+      if (settings.uses_size_rule() || direction == GST_PAD_SINK)
         set_size(same, &width, &height);
       else if (settings.swaps_size())
         swap_size(same);
@@ -117,10 +118,49 @@ static bool allows(const GstStructure *structure, const char *field, const GValu
   return value == nullptr || allowed == nullptr || gst_value_intersect(nullptr, allowed, value);
 }
 
+// The value of `structure`'s `field` nearest `target` (`target` where the
+// field is absent: anything).
+static gint nearest_allowed(const GstStructure *structure, const char *field, gint64 target) {
+  const gint clamped = static_cast<gint>(CLAMP(target, 0, G_MAXINT));
+  GstStructure *probe = gst_structure_copy(structure);
+  gst_structure_fixate_field_nearest_int(probe, field, clamped);
+  gint value = clamped;
+  gst_structure_get_int(probe, field, &value);
+  gst_structure_free(probe);
+  return value;
+}
+
+// videoscale's choice where both sides are open and the output pixels are
+// square: the height nearest the given one with the width that keeps the
+// aspect ratio, else the width nearest the given one with its height, else
+// whichever of the two is nearer that ratio. The given size itself where
+// allowed.
+static void fixate_size_keeping_aspect(GstStructure *structure, gint given_width,
+                                       gint given_height) {
+  const gint by_height_h = nearest_allowed(structure, "height", given_height);
+  const gint64 by_height_exact =
+      gst_util_uint64_scale_int_round(by_height_h, given_width, given_height);
+  const gint by_height_w = nearest_allowed(structure, "width", by_height_exact);
+  gint width = by_height_w, height = by_height_h;
+  if (by_height_w != by_height_exact) {
+    const gint by_width_w = nearest_allowed(structure, "width", given_width);
+    const gint64 by_width_exact =
+        gst_util_uint64_scale_int_round(by_width_w, given_height, given_width);
+    const gint by_width_h = nearest_allowed(structure, "height", by_width_exact);
+    // videoscale's comparison of the two misses (products, no division).
+    if (by_width_h == by_width_exact || by_width_w * ABS(by_width_h - by_width_exact) <
+                                            ABS(by_height_w - by_height_exact) * by_height_h) {
+      width = by_width_w;
+      height = by_width_h;
+    }
+  }
+  gst_structure_set(structure, "width", G_TYPE_INT, width, "height", G_TYPE_INT, height, nullptr);
+}
+
 // Keeps what can be kept: the first structure that allows the given format
 // (and, for a direction turning by 90 degrees, the turned size: the base
-// class puts the untransformed caps first), that format, the given size
-// where the other side leaves it open.
+// class puts the untransformed caps first), that format, then the size as
+// videoscale fixates it for square pixels.
 GstCaps *fixate_caps(bool swapped, GstCaps *caps, GstCaps *othercaps) {
   const GstStructure *given = gst_caps_get_structure(caps, 0);
   const GValue *given_format = gst_structure_get_value(given, "format");
@@ -150,10 +190,19 @@ GstCaps *fixate_caps(bool swapped, GstCaps *caps, GstCaps *othercaps) {
   const gchar *format = gst_structure_get_string(given, "format");
   if (format != nullptr) gst_structure_fixate_field_string(structure, "format", format);
   gint width = 0, height = 0;
-  if (gst_structure_get_int(given, swapped ? "height" : "width", &width))
+  const bool has_size = gst_structure_get_int(given, swapped ? "height" : "width", &width) &&
+                        gst_structure_get_int(given, swapped ? "width" : "height", &height);
+  const GValue *open_width = gst_structure_get_value(structure, "width");
+  const GValue *open_height = gst_structure_get_value(structure, "height");
+  if (has_size && open_width != nullptr && !gst_value_is_fixed(open_width) &&
+      open_height != nullptr && !gst_value_is_fixed(open_height)) {
+    fixate_size_keeping_aspect(structure, width, height);
+  } else if (has_size) {
+    // A side downstream fixes is kept; the other stays as near the given
+    // size as allowed (not videoscale's: it would keep the aspect ratio).
     gst_structure_fixate_field_nearest_int(structure, "width", width);
-  if (gst_structure_get_int(given, swapped ? "width" : "height", &height))
     gst_structure_fixate_field_nearest_int(structure, "height", height);
+  }
   if (gst_structure_has_field(structure, "pixel-aspect-ratio"))
     gst_structure_fixate_field_nearest_fraction(structure, "pixel-aspect-ratio", 1, 1);
   return gst_caps_fixate(result);
