@@ -193,27 +193,26 @@ TEST(LaunchFaultsGpu, BatchSourcesResizedWithDifferentMethods) {
   EXPECT_EQ(first.source, "cudabatch") << first.message;
 }
 
-// (A child process: NVRTC is loaded once per process. Empty kernel
-// directories: no module comes from a cache.)
+// (A child process: NVRTC is loaded once per process. An empty kernel
+// directory, of the child's own: no module comes from a cache.)
 TEST(LaunchFaultsGpu, NoNvrtcToCompileTheFirstKernel) {
   CUDAPREP_REQUIRE_GPU();
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  gchar *empty = g_dir_make_tmp("cudaprep-no-kernels-XXXXXX", nullptr);
-  ASSERT_NE(empty, nullptr);
   EXPECT_EXIT(
       {
+        gchar *empty = g_dir_make_tmp("cudaprep-no-kernels-XXXXXX", nullptr);
+        if (empty == nullptr) std::exit(2);
         setenv("CUDAPREP_NVRTC_LIBRARY", "/nonexistent/libnvrtc.so.13", 1);
         setenv("CUDAPREP_KERNEL_CACHE_DIR", empty, 1);
         setenv("CUDAPREP_PRECOMPILED_KERNEL_DIR", empty, 1);
         const FirstError first = first_error(tensor_line("cudanormalize ! cudatensorize"));
         std::fprintf(stderr, "%s: %s\n", first.source.c_str(), first.message.c_str());
+        g_rmdir(empty);  // (nothing was compiled into it)
         std::exit(first.source == "cudanormalize" || first.source == "cudatensorize" ? 0 : 1);
       },
       ::testing::ExitedWithCode(0),
       "No CUDA kernel for this GPU: cudaprep compiles its CUDA kernels at run time with NVRTC, "
       "and no NVRTC library could be loaded");
-  g_rmdir(empty);
-  g_free(empty);
 }
 
 }  // namespace
