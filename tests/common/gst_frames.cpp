@@ -112,7 +112,7 @@ bool offers_input_or_any_size(GstCaps *caps, const std::string &input) {
   return equal;
 }
 
-// Runs `description` to the first state change and returns the error, if any.
+// first_error() of `description`, as the header says.
 std::string pipeline_error(const char *description) {
   const FirstError first = first_error(description);
   return first.source == "gst_parse_launch" ? "parse: " + first.message : first.message;
