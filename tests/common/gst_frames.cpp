@@ -8,6 +8,7 @@
 
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
+#include "common/launch_line.h"
 
 namespace cudaprep::test {
 
@@ -130,27 +131,21 @@ std::string negotiated_with_peer(GstElement *element, const std::string &input) 
   return result;
 }
 
-// Runs `description` to the first state change and returns the error, if any.
+bool offers_input_or_any_size(GstCaps *caps, const std::string &input) {
+  GstCaps *expected = gst_caps_from_string(input.c_str());
+  GstCaps *any_size = gst_caps_copy(expected);
+  gst_caps_set_simple(any_size, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT, "height",
+                      GST_TYPE_INT_RANGE, 1, G_MAXINT, nullptr);
+  expected = gst_caps_merge(expected, any_size);
+  const bool equal = gst_caps_is_equal(caps, expected);
+  gst_caps_unref(expected);
+  return equal;
+}
+
+// first_error() of `description`, as the header says.
 std::string pipeline_error(const char *description) {
-  GError *parse_error = nullptr;
-  GstElement *pipeline = gst_parse_launch(description, &parse_error);
-  if (pipeline == nullptr) return std::string("parse: ") + parse_error->message;
-  gst_element_set_state(pipeline, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus(pipeline);
-  GstMessage *message = gst_bus_timed_pop_filtered(
-      bus, 10 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-  std::string text;
-  if (message != nullptr && GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
-    GError *error = nullptr;
-    gst_message_parse_error(message, &error, nullptr);
-    text = error->message;
-    g_error_free(error);
-  }
-  if (message != nullptr) gst_message_unref(message);
-  gst_object_unref(bus);
-  gst_element_set_state(pipeline, GST_STATE_NULL);
-  gst_object_unref(pipeline);
-  return text;
+  const FirstError first = first_error(description);
+  return first.source == "gst_parse_launch" ? "parse: " + first.message : first.message;
 }
 
 std::string posted_error(GstElement *element, const std::function<void()> &step) {

@@ -41,6 +41,11 @@ GstCaps *caps_downstream_of(const char *factory, const char *upstream);
 // Queries only: the element is never started, so no GPU is needed.
 std::string negotiated_with_peer(GstElement *element, const std::string &input);
 
+// Whether `caps` are `input` and `input` of any width and height, no size
+// of their own: what cudacrop offers downstream when no frame upstream
+// offers fits the crop (GstBaseTransform puts the unchanged input first).
+bool offers_input_or_any_size(GstCaps *caps, const std::string &input);
+
 // The bytes of the first tensor of a cudatensorize output buffer, copied to
 // the host once its ready event has completed.
 std::vector<guint8> tensor_bytes(GstBuffer *buffer);
@@ -50,7 +55,9 @@ std::vector<guint8> tensor_bytes(GstBuffer *buffer);
 std::string posted_error(GstElement *element, const std::function<void()> &step);
 
 // Runs a gst-launch description until an error or EOS (10 s at most) and
-// returns the error message, empty if none.
+// returns the first error's message, empty if none ("parse: ..." for a line
+// that does not parse or link); first_error() (launch_line.h) also names
+// the element that posted it.
 std::string pipeline_error(const char *description);
 
 // Counts the GLib CRITICALs and WARNINGs (GStreamer's, GObject's, GLib's)

@@ -1,6 +1,7 @@
 // cudacrop: caps maths, clear errors, and on a GPU exact cropped pixels both
 // as zero-copy views and as compact copies. What cudacrop tells the upload
 // (its region) and live region changes: base/test_region.cpp.
+#include <gst/base/gstbasetransform.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -138,11 +139,44 @@ TEST(CropProperties, RegionSetsXYWidthHeightAtOnce) {
   gst_object_unref(crop);
 }
 
-TEST(CropCaps, ACropLargerThanTheFrameOffersNothing) {
+// No size of its own, but any: the line links and the frame's caps reach
+// the crop, which names the crop (AFrameTheCropCannotFitIsAcceptedThenNamed).
+TEST(CropCaps, ACropLargerThanTheFrameOffersNoSizeOfItsOwn) {
   GstElement *crop = make_crop("left=40 right=40");
-  GstCaps *out = caps_downstream_of(crop, caps_string("RGBA", 64, 64, true).c_str());
-  EXPECT_TRUE(gst_caps_is_empty(out)) << gst_caps_to_string(out);
+  const std::string input = caps_string("RGBA", 64, 64, true);
+  GstCaps *out = caps_downstream_of(crop, input.c_str());
+  EXPECT_TRUE(offers_input_or_any_size(out, input)) << gst_caps_to_string(out);
   gst_caps_unref(out);
+  gst_object_unref(crop);
+}
+
+// A frame the crop leaves no pixels of passes accept-caps, as the caps
+// query offers it, so that its caps reach the crop and the crop names the
+// fault first (GstBaseTransform's accept-caps refused it: upstream then
+// failed to negotiate and its source's "Internal data stream error" was all
+// a user saw).
+TEST(CropCaps, AFrameTheCropCannotFitIsAcceptedThenNamed) {
+  GstElement *crop = make_crop("left=335 right=336");
+  const std::string input = caps_string("RGBA", 671, 48, true);
+  GstCaps *caps = gst_caps_from_string(input.c_str());
+  GstPad *sink = gst_element_get_static_pad(crop, "sink");
+  EXPECT_TRUE(gst_pad_query_accept_caps(sink, caps));
+  bool accepted = true;
+  const std::string error = posted_error(crop, [&]() {
+    accepted = GST_BASE_TRANSFORM_GET_CLASS(crop)->sink_event(GST_BASE_TRANSFORM(crop),
+                                                              gst_event_new_caps(caps));
+  });
+  EXPECT_FALSE(accepted);
+  EXPECT_NE(error.find("Impossible crop: crop left=335 right=336 top=0 bottom=0 removes the whole "
+                       "671x48 input frame"),
+            std::string::npos)
+      << error;
+  // Formats the crop cannot read are still refused.
+  GstCaps *unreadable = gst_caps_from_string(caps_string("v210", 671, 48, true).c_str());
+  EXPECT_FALSE(gst_pad_query_accept_caps(sink, unreadable));
+  gst_caps_unref(unreadable);
+  gst_object_unref(sink);
+  gst_caps_unref(caps);
   gst_object_unref(crop);
 }
 

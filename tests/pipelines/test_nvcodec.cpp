@@ -22,6 +22,7 @@
 #include "base/gstcudaprepnvcodec.h"
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
+#include "common/launch_line.h"
 #include "reference/resize_ref.h"
 
 namespace {
@@ -107,22 +108,10 @@ DecodeRun run_pipeline(const std::string &description) {
   probe(pipeline, "dec", "src", on_decoded, &run);
   probe(pipeline, "tensorize", "sink", on_tensorize_input, &run);
   probe(pipeline, "out", "sink", on_tensor, &run);
-  gst_element_set_state(pipeline, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus(pipeline);
-  GstMessage *message = gst_bus_timed_pop_filtered(
-      bus, 30 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
-  if (message == nullptr) run.error = "no EOS within 30 s";
-  if (message != nullptr && GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
-    GError *error = nullptr;
-    gchar *debug = nullptr;
-    gst_message_parse_error(message, &error, &debug);
-    run.error = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(message))) + ": " + error->message +
-                " (" + (debug != nullptr ? debug : "") + ")";
-    g_error_free(error);
-    g_free(debug);
-  }
-  if (message != nullptr) gst_message_unref(message);
-  gst_object_unref(bus);
+  const FirstError first = play_until_first_error(pipeline, 30000);
+  if (first.timed_out) run.error = "no EOS within 30 s";
+  if (!first.message.empty())
+    run.error = first.source + ": " + first.message + " (" + first.debug + ")";
   gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_object_unref(pipeline);
   return run;

@@ -207,6 +207,20 @@ static gboolean transform_structure(const CropSettings &settings, GstPadDirectio
   return ok;
 }
 
+// `caps` with any width and height.
+static GstCaps *any_size_of(GstCaps *caps) {
+  GstCaps *any_size = gst_caps_copy(caps);
+  for (guint i = 0; i < gst_caps_get_size(any_size); ++i)
+    gst_structure_set(gst_caps_get_structure(any_size, i), "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
+                      "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, nullptr);
+  return any_size;
+}
+
+// The exact sizes first. A frame the crop does not fit must reach
+// sink_event, which names it ("Impossible crop"), rather than fail as a bare
+// not-negotiated upstream or gst_parse_launch's "could not link": so the
+// input side also takes any size, after the exact ones, and an output side
+// with no exact size (no frame upstream offers fits) offers any size.
 static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
                                              GstCaps *caps, GstCaps *filter) {
   auto *self = GST_CUDA_CROP(trans);
@@ -220,16 +234,8 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
     else
       gst_structure_free(structure);
   }
-  if (direction == GST_PAD_SRC) {
-    // Also take any input size, after the exact ones: a frame the crop does
-    // not fit then reaches sink_event and gets a clear error instead of a
-    // bare not-negotiated upstream.
-    GstCaps *any_size = gst_caps_copy(caps);
-    for (guint i = 0; i < gst_caps_get_size(any_size); ++i)
-      gst_structure_set(gst_caps_get_structure(any_size, i), "width", GST_TYPE_INT_RANGE, 1,
-                        G_MAXINT, "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, nullptr);
-    result = gst_caps_merge(result, any_size);
-  }
+  if (direction == GST_PAD_SRC || gst_caps_is_empty(result))
+    result = gst_caps_merge(result, any_size_of(caps));
   return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
@@ -259,16 +265,29 @@ static GstCaps *sink_caps(GstBaseTransform *trans, GstCaps *filter) {
   return result;
 }
 
+// Accept-caps agrees with the caps query, the any-size fallback included:
+// GstBaseTransform's own answer refuses a frame the crop leaves no pixels
+// of, so the caps never arrived, upstream failed to negotiate and its source
+// posted "Internal data stream error" first, never "Impossible crop".
 static gboolean gst_cuda_crop_query(GstBaseTransform *trans, GstPadDirection direction,
                                     GstQuery *query) {
-  if (direction != GST_PAD_SINK || GST_QUERY_TYPE(query) != GST_QUERY_CAPS)
-    return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->query(trans, direction, query);
-  GstCaps *filter = nullptr;
-  gst_query_parse_caps(query, &filter);
-  GstCaps *result = sink_caps(trans, filter);
-  gst_query_set_caps_result(query, result);
-  gst_caps_unref(result);
-  return TRUE;
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_CAPS) {
+    GstCaps *filter = nullptr;
+    gst_query_parse_caps(query, &filter);
+    GstCaps *result = sink_caps(trans, filter);
+    gst_query_set_caps_result(query, result);
+    gst_caps_unref(result);
+    return TRUE;
+  }
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_ACCEPT_CAPS) {
+    GstCaps *caps = nullptr;
+    gst_query_parse_accept_caps(query, &caps);
+    GstCaps *taken = sink_caps(trans, nullptr);
+    gst_query_set_accept_caps_result(query, gst_caps_is_subset(caps, taken));
+    gst_caps_unref(taken);
+    return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->query(trans, direction, query);
 }
 
 static gchar *gst_cuda_crop_input_error(GstCudaPrepBaseTransform *base,

@@ -115,12 +115,15 @@ static gboolean resolve_dtype(gint dtype_setting, const GstStructure *input,
   return gst_cuda_prep_data_type_from_string(gst_structure_get_string(input, "dtype"), dtype);
 }
 
+static bool batch_size_in_range(const TensorizeSettings &settings) {
+  return settings.batch_size >= 1 && settings.batch_size <= GST_CUDA_PREP_TENSOR_MAX_BATCH;
+}
+
 static gchar *gst_cuda_tensorize_settings_error(GstCudaPrepBaseTransform *base) {
   const TensorizeSettings settings = get_settings(GST_CUDA_TENSORIZE(base));
-  if (settings.batch_size < 1 || settings.batch_size > GST_CUDA_PREP_TENSOR_MAX_BATCH)
-    return g_strdup_printf("batch-size=%u is outside 1..%d", settings.batch_size,
-                           GST_CUDA_PREP_TENSOR_MAX_BATCH);
-  return nullptr;
+  if (batch_size_in_range(settings)) return nullptr;
+  return g_strdup_printf("batch-size=%u is outside 1..%d", settings.batch_size,
+                         GST_CUDA_PREP_TENSOR_MAX_BATCH);
 }
 
 // Input -> tensor with the properties' layout, batch and dtype (whether the
@@ -138,8 +141,13 @@ static GstCaps *gst_cuda_tensorize_transform_caps(GstBaseTransform *trans,
     if (direction == GST_PAD_SINK) {
       GstStructure *tensor =
           gst_structure_new(GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "layout", G_TYPE_STRING,
-                            cudaprep::tensor_layout_name(settings.layout), "batch", G_TYPE_INT,
-                            static_cast<gint>(settings.batch_size), nullptr);
+                            cudaprep::tensor_layout_name(settings.layout), nullptr);
+      // A batch-size out of range leaves the batch open: the line still
+      // links, and the element names the value at READY (settings_error)
+      // rather than gst_parse_launch's "could not link".
+      if (batch_size_in_range(settings))
+        gst_structure_set(tensor, "batch", G_TYPE_INT, static_cast<gint>(settings.batch_size),
+                          nullptr);
       cudaprep::DataType dtype;
       if (resolve_dtype(settings.dtype, structure, &dtype))
         gst_structure_set(tensor, "dtype", G_TYPE_STRING, cudaprep::data_type_name(dtype), nullptr);
