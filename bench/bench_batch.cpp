@@ -208,12 +208,12 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
     // A pipeline that stalls (an error, a source that never starts) ends
     // the run instead of hanging it.
     GstSample *sample =
-        gst_cuda_tensor_sink_try_pull_tensor(GST_CUDA_TENSOR_SINK(sink), 5 * GST_SECOND);
+        gst_cuda_prep_tensor_sink_try_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink), 5 * GST_SECOND);
     if (sample == nullptr) {
       failed = true;
       break;
     }
-    const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+    const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
     cudaEventSynchronize(static_cast<cudaEvent_t>(tensor->ready_event));
     const Clock::time_point ready = Clock::now();
     if (ready >= window_start) {

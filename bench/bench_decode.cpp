@@ -375,13 +375,14 @@ Result measure(const std::string &mode, int n, long target_frames, const std::st
         // A pull gives NULL at once while the sink is not started or is
         // flushing (the first seek): then it looks again, until EOS.
         while (!s.stop) {
-          GstSample *sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(s.sink));
+          GstSample *sample =
+              gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(s.sink));
           if (sample == nullptr) {
-            if (gst_cuda_tensor_sink_is_eos(GST_CUDA_TENSOR_SINK(s.sink))) break;
+            if (gst_cuda_prep_tensor_sink_is_eos(GST_CUDA_PREP_TENSOR_SINK(s.sink))) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
             continue;
           }
-          const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+          const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
           if (cudaEventSynchronize(tensor->ready_event) != cudaSuccess) s.counts.wait_failed = true;
           gst_sample_unref(sample);
           ++s.counts.tensors;

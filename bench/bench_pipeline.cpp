@@ -398,10 +398,11 @@ int main(int argc, char **argv) {
   };
   auto pull = [&] {
     for (;;) {
-      GstSample *sample = ours ? gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink))
-                               : gst_app_sink_pull_sample(GST_APP_SINK(sink));
+      GstSample *sample =
+          ours ? gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink))
+               : gst_app_sink_pull_sample(GST_APP_SINK(sink));
       if (ours && sample != nullptr) {
-        const GstCudaPrepTensor *t = gst_cuda_tensor_sink_sample_get_tensor(sample);
+        const GstCudaPrepTensor *t = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
         cudaEventSynchronize(static_cast<cudaEvent_t>(t->ready_event));
         finish(sample);
         continue;

@@ -216,8 +216,9 @@ void run_pipeline(const std::string &format, const std::vector<Box> &boxes, int 
   double cpu_first = 0;
   int tensors = 0, regions = 0;
   std::thread consumer([&] {
-    while (GstSample *sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink))) {
-      const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+    while (GstSample *sample =
+               gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink))) {
+      const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
       cudaEventSynchronize(static_cast<cudaEvent_t>(tensor->ready_event));
       if (tensors >= warmup) regions += static_cast<int>(tensor->batch_filled);
       if (++tensors == warmup) {

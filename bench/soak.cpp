@@ -127,8 +127,9 @@ int main(int argc, char **argv) {
       gst_app_src_end_of_stream(GST_APP_SRC(p.src));
     });
     threads.emplace_back([&p, &consumed] {
-      while (GstSample *sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(p.sink))) {
-        const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+      while (GstSample *sample =
+                 gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(p.sink))) {
+        const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
         if (cudaEventSynchronize(tensor->ready_event) != cudaSuccess) p.wait_failed = true;
         gst_sample_unref(sample);
         consumed.fetch_add(1, std::memory_order_relaxed);

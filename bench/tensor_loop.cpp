@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-  if (sink == NULL || !GST_IS_CUDA_TENSOR_SINK(sink)) {
+  if (sink == NULL || !GST_IS_CUDA_PREP_TENSOR_SINK(sink)) {
     fprintf(stderr, "the pipeline has no cudatensorsink named sink\n");
     return 1;
   }
@@ -47,9 +47,10 @@ int main(int argc, char **argv) {
   gint64 start = 0;
   int count = 0;
   GstSample *sample;
-  while ((sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink))) != NULL) {
-    const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
-    const gsize bytes = gst_cuda_tensor_sink_sample_get_size(sample);
+  while ((sample = gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink))) !=
+         NULL) {
+    const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
+    const gsize bytes = gst_cuda_prep_tensor_sink_sample_get_size(sample);
     if (tensor == NULL) {
       fprintf(stderr, "tensor %d: the sample holds no tensor\n", count);
       return 1;
@@ -60,10 +61,10 @@ int main(int argc, char **argv) {
       if (status != cudaSuccess) return fail("cudaMalloc", status);
       scratch_bytes = bytes;
     }
-    if ((status = gst_cuda_tensor_sink_sample_begin_read(sample, stream)) != cudaSuccess ||
+    if ((status = gst_cuda_prep_tensor_sink_sample_begin_read(sample, stream)) != cudaSuccess ||
         (status = cudaMemcpyAsync(scratch, tensor->data, bytes, cudaMemcpyDeviceToDevice,
                                   stream)) != cudaSuccess ||
-        (status = gst_cuda_tensor_sink_sample_end_read(sample, stream)) != cudaSuccess)
+        (status = gst_cuda_prep_tensor_sink_sample_end_read(sample, stream)) != cudaSuccess)
       return fail("reading the tensor", status);
     gst_sample_unref(sample);
     if (++count == warmup) {

@@ -3,7 +3,7 @@
 
 Runs videotestsrc ! cudaframeupload ! cudanormalize ! cudatensorize !
 cudatensorsink inside this process (through ctypes: no PyGObject needed),
-pulls each tensor, exports it with gst_cuda_tensor_sink_sample_to_dlpack()
+pulls each tensor, exports it with gst_cuda_prep_tensor_sink_sample_to_dlpack()
 on PyTorch's current stream (which then waits for the tensor on the GPU)
 and wraps it with torch.utils.dlpack.from_dlpack(): the torch tensor's
 storage is the pipeline's device memory. When torch frees it, the DLPack
@@ -50,10 +50,10 @@ def main():
     gst.gst_element_set_state.argtypes = [vp, ctypes.c_int]
     gst.gst_mini_object_unref.argtypes = [vp]
     gst.gst_object_unref.argtypes = [vp]
-    prep.gst_cuda_tensor_sink_pull_tensor.restype = vp
-    prep.gst_cuda_tensor_sink_pull_tensor.argtypes = [vp]
-    prep.gst_cuda_tensor_sink_sample_to_dlpack.restype = vp
-    prep.gst_cuda_tensor_sink_sample_to_dlpack.argtypes = [vp, vp]
+    prep.gst_cuda_prep_tensor_sink_pull_tensor.restype = vp
+    prep.gst_cuda_prep_tensor_sink_pull_tensor.argtypes = [vp]
+    prep.gst_cuda_prep_tensor_sink_sample_to_dlpack.restype = vp
+    prep.gst_cuda_prep_tensor_sink_sample_to_dlpack.argtypes = [vp, vp]
     capsule_new = ctypes.pythonapi.PyCapsule_New
     capsule_new.restype = ctypes.py_object
     capsule_new.argtypes = [vp, ctypes.c_char_p, vp]
@@ -77,10 +77,10 @@ def main():
     stream = torch.cuda.current_stream()
     count = 0
     while True:
-        sample = prep.gst_cuda_tensor_sink_pull_tensor(sink)
+        sample = prep.gst_cuda_prep_tensor_sink_pull_tensor(sink)
         if not sample:  # EOS (or an error: run with GST_DEBUG=2 to see it)
             break
-        managed = prep.gst_cuda_tensor_sink_sample_to_dlpack(sample, vp(stream.cuda_stream))
+        managed = prep.gst_cuda_prep_tensor_sink_sample_to_dlpack(sample, vp(stream.cuda_stream))
         gst.gst_mini_object_unref(sample)  # the DLPack tensor keeps the buffer
         if not managed:
             sys.exit("DLPack export failed")

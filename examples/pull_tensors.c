@@ -1,7 +1,7 @@
 /* A C application of the installed API: runs a cudaprep pipeline, pulls
  * each tensor and prints its shape, its first item's geometry and the mean
  * of its values (downloaded to the host; an inference app would instead
- * make its stream wait with gst_cuda_tensor_sink_sample_begin_read()).
+ * make its stream wait with gst_cuda_prep_tensor_sink_sample_begin_read()).
  *   gcc -std=c11 pull_tensors.c $(pkg-config --cflags --libs cudaprep-1.0)
  *   ./a.out [frames] */
 #include <gst/cudaprep/cudaprep.h>
@@ -28,12 +28,13 @@ int main(int argc, char **argv) {
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   int count = 0;
   GstSample *sample;
-  while ((sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink))) != NULL) {
-    const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
-    gsize size = gst_cuda_tensor_sink_sample_get_size(sample);
+  while ((sample = gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink))) !=
+         NULL) {
+    const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
+    gsize size = gst_cuda_prep_tensor_sink_sample_get_size(sample);
     float *host = g_malloc(size);
     if (tensor == NULL || tensor->data_type != GST_CUDA_PREP_TENSOR_DATA_TYPE_FLOAT32 ||
-        gst_cuda_tensor_sink_sample_download(sample, host, size) != cudaSuccess) {
+        gst_cuda_prep_tensor_sink_sample_download(sample, host, size) != cudaSuccess) {
       fprintf(stderr, "tensor %d: not a float32 tensor or download failed\n", count);
       return 1;
     }

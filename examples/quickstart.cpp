@@ -73,8 +73,9 @@ int run(int frames) {
   gint64 start = 0;
   if (gst_element_set_state(pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE) {
     GstSample *sample;
-    while ((sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink))) != nullptr) {
-      const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+    while ((sample = gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink))) !=
+           nullptr) {
+      const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
       // Timed from the first tensor: start-up (CUDA context, pools) is not throughput.
       if (tensors++ == 0) {
         start = g_get_monotonic_time();

@@ -73,19 +73,19 @@ int run(int frames) {
       gst_element_set_state(pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE) {
     status = 0;
     GstSample *sample;
-    while (status == 0 &&
-           (sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink))) != nullptr) {
-      const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+    while (status == 0 && (sample = gst_cuda_prep_tensor_sink_pull_tensor(
+                               GST_CUDA_PREP_TENSOR_SINK(sink))) != nullptr) {
+      const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
       // NCHW float32: dims are {N, C, H, W}.
       const int filled = static_cast<int>(tensor->batch_filled);
       const int channels = static_cast<int>(tensor->dims[1]);
       const int plane_size = static_cast<int>(tensor->dims[2] * tensor->dims[3]);
       // Wait for the tensor on our stream, read it, say we read it: no host sync.
-      if (!cuda_ok(gst_cuda_tensor_sink_sample_begin_read(sample, stream), "begin_read") ||
+      if (!cuda_ok(gst_cuda_prep_tensor_sink_sample_begin_read(sample, stream), "begin_read") ||
           !cuda_ok(channel_means(static_cast<const float *>(tensor->data), filled, channels,
                                  plane_size, device_means, stream),
                    "channel_means") ||
-          !cuda_ok(gst_cuda_tensor_sink_sample_end_read(sample, stream), "end_read")) {
+          !cuda_ok(gst_cuda_prep_tensor_sink_sample_end_read(sample, stream), "end_read")) {
         status = 1;
       }
       const GstClockTime first_pts = tensor->items[0].pts;

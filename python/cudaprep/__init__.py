@@ -11,7 +11,7 @@ the DLPack protocol of the Python array API.
 Works without PyGObject (a ctypes binding of the C API); TensorSink also
 takes PyGObject's Gst.Element (and Gst.Pipeline for errors), and
 Tensor.from_sample a Gst.Sample pulled through the typelib
-(GstCudaPrep.CudaTensorSink.pull_tensor).
+(GstCudaPrep.TensorSink.pull_tensor).
 """
 from ._dlpack import DLDeviceType
 from ._pipeline import Pipeline, TensorSink

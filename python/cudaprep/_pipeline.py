@@ -47,7 +47,7 @@ class TensorSink:
         self._sink = self._pipeline = None
         pointer = _gpointer(sink)
         type_name = self._type_name(pointer)
-        if type_name != b"GstCudaTensorSink":
+        if type_name != b"GstCudaPrepTensorSink":
             raise TypeError("not a cudatensorsink: %s" % type_name.decode())
         self._sink = lib.gst.gst_object_ref(pointer)
         self._pipeline = lib.gst.gst_object_ref(_gpointer(pipeline)) if pipeline else None
@@ -66,14 +66,14 @@ class TensorSink:
         """The next tensor, waiting at most `timeout` seconds (None: until
         one comes); None at EOS, on a flush, when stopped or on timeout."""
         if timeout is None:
-            sample = self._lib.prep.gst_cuda_tensor_sink_pull_tensor(self._sink)
+            sample = self._lib.prep.gst_cuda_prep_tensor_sink_pull_tensor(self._sink)
         else:
             ns = max(0, int(timeout * 1e9))
-            sample = self._lib.prep.gst_cuda_tensor_sink_try_pull_tensor(self._sink, ns)
+            sample = self._lib.prep.gst_cuda_prep_tensor_sink_try_pull_tensor(self._sink, ns)
         return Tensor(sample) if sample else None
 
     def is_eos(self):
-        return bool(self._lib.prep.gst_cuda_tensor_sink_is_eos(self._sink))
+        return bool(self._lib.prep.gst_cuda_prep_tensor_sink_is_eos(self._sink))
 
     def __iter__(self):
         """Tensors until EOS; an error of the pipeline raises RuntimeError."""

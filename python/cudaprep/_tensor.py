@@ -373,7 +373,7 @@ class Tensor:
         for PyGObject's Gst.Sample use Tensor.from_sample."""
         self._sample = sample  # a GstSample reference, owned
         lib = native()
-        address = lib.prep.gst_cuda_tensor_sink_sample_get_tensor(sample)
+        address = lib.prep.gst_cuda_prep_tensor_sink_sample_get_tensor(sample)
         if not address:
             lib.gst.gst_mini_object_unref(sample)
             self._sample = None
@@ -416,7 +416,7 @@ class Tensor:
     @classmethod
     def from_sample(cls, sample):
         """The tensor of a PyGObject Gst.Sample (e.g. pulled through the
-        typelib: GstCudaPrep.CudaTensorSink.pull_tensor); takes its own
+        typelib: GstCudaPrep.TensorSink.pull_tensor); takes its own
         reference, so the Gst.Sample may be dropped."""
         pointer = _gst_sample_pointer(sample)
         return cls(native().gst.gst_mini_object_ref(pointer))
@@ -465,7 +465,7 @@ class Tensor:
         versioned = _dlpack.wants_versioned(max_version)
         if versioned:
             flags |= _VERSIONED
-        address = native().prep.gst_cuda_tensor_sink_sample_export_dlpack(
+        address = native().prep.gst_cuda_prep_tensor_sink_sample_export_dlpack(
             self._sample, handle, flags)
         if not address:
             raise BufferError("the DLPack export failed (see the GStreamer log)")
@@ -475,9 +475,9 @@ class Tensor:
         """A host copy of the tensor (a HostArray; numpy.from_dlpack takes it)."""
         self._check()
         prep = native().prep
-        size = prep.gst_cuda_tensor_sink_sample_get_size(self._sample)
+        size = prep.gst_cuda_prep_tensor_sink_sample_get_size(self._sample)
         storage = (ctypes.c_char * size)()
-        err = prep.gst_cuda_tensor_sink_sample_download(self._sample, storage, size)
+        err = prep.gst_cuda_prep_tensor_sink_sample_download(self._sample, storage, size)
         if err != 0:
             raise RuntimeError("downloading the tensor failed (cudaError %d)" % err)
         return HostArray(storage, self.shape, self.dtype, _dense_strides(self))

@@ -133,7 +133,7 @@ class TensorSpec:
         self.assert_true(lib.prep.gst_buffer_add_cuda_prep_tensor_meta(buffer, 1))
         sample = lib.gst.gst_sample_new(buffer, None, None, None)
         lib.gst.gst_mini_object_unref(buffer)
-        address = lib.prep.gst_cuda_tensor_sink_sample_get_tensor(sample)
+        address = lib.prep.gst_cuda_prep_tensor_sink_sample_get_tensor(sample)
         self.assert_true(address)
         c = _tensor._CTensor.from_address(address)
         c.id = 1

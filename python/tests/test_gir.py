@@ -25,7 +25,7 @@ Gst.Registry.get().scan_path(os.environ.get("CUDAPREP_PLUGIN_DIR", ""))
 
 class Typelib(unittest.TestCase):
     def test_lists_the_api(self):
-        sink_methods = {m.get_name() for m in GstCudaPrep.CudaTensorSink.__info__.get_methods()}
+        sink_methods = {m.get_name() for m in GstCudaPrep.TensorSink.__info__.get_methods()}
         for name in ("pull_tensor", "try_pull_tensor", "is_eos", "sample_get_tensor",
                      "sample_get_size", "set_callbacks"):
             self.assertIn(name, sink_methods)
@@ -62,7 +62,7 @@ class Typelib(unittest.TestCase):
     def test_parse_launch_gives_a_typed_sink(self):
         pipeline = Gst.parse_launch("fakesrc num-buffers=0 ! cudatensorsink name=sink")
         sink = pipeline.get_by_name("sink")
-        self.assertIsInstance(sink, GstCudaPrep.CudaTensorSink)
+        self.assertIsInstance(sink, GstCudaPrep.TensorSink)
         self.assertIsNone(sink.try_pull_tensor(0))
         self.assertIsNone(sink.emit("try-pull-tensor", 0))
         # The cudaprep module takes PyGObject's objects.
@@ -81,7 +81,7 @@ class Typelib(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "no cudaprep tensor"):
             cudaprep.Tensor.from_sample(sample)
         self.assertEqual(refcount.value, before)
-        self.assertIsNone(GstCudaPrep.CudaTensorSink.sample_get_tensor(sample))
+        self.assertIsNone(GstCudaPrep.TensorSink.sample_get_tensor(sample))
         with self.assertRaises(TypeError):
             cudaprep.Tensor.from_sample(Gst.Buffer.new())
         with self.assertRaises(TypeError):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The PyGObject path on a GPU: Gst.parse_launch builds the pipeline, its
-cudatensorsink is pulled through the typelib (CudaTensorSink.pull_tensor,
+cudatensorsink is pulled through the typelib (TensorSink.pull_tensor,
 sample_get_tensor and the Tensor's getters), each Gst.Sample goes to the
 cudaprep module (Tensor.from_sample) and on, zero-copy, to cuda.core's
 StridedMemoryView (on a real stream, and with -1) and to NumPy (host,
@@ -55,7 +55,7 @@ BATCH = 2
 def pull_through_typelib(frames, consume):
     """Runs a pipeline of `frames` snow frames into batches of BATCH,
     calling consume(sample, gi_tensor, expected) for every tensor pulled
-    with GstCudaPrep.CudaTensorSink.pull_tensor; returns the count."""
+    with GstCudaPrep.TensorSink.pull_tensor; returns the count."""
     folder = tempfile.mkdtemp(prefix="cudaprep-gi-")
     pipeline = Gst.parse_launch(
         "videotestsrc num-buffers=%d pattern=snow ! video/x-raw,format=RGB,width=64,height=48 "
@@ -64,7 +64,7 @@ def pull_through_typelib(frames, consume):
         "! cudatensorsink name=sink consumer=application sync=false location=%s/t-%%05d.npy" %
         (frames, BATCH, folder))
     sink = pipeline.get_by_name("sink")
-    assert isinstance(sink, GstCudaPrep.CudaTensorSink)
+    assert isinstance(sink, GstCudaPrep.TensorSink)
     count = 0
     try:
         if pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
@@ -73,7 +73,7 @@ def pull_through_typelib(frames, consume):
             sample = sink.pull_tensor()
             if sample is None:
                 break
-            gi_tensor = GstCudaPrep.CudaTensorSink.sample_get_tensor(sample)
+            gi_tensor = GstCudaPrep.TensorSink.sample_get_tensor(sample)
             expected = numpy.load(os.path.join(folder, "t-%05d.npy" % count))
             consume(sample, gi_tensor, expected)
             count += 1
@@ -95,7 +95,7 @@ class ThroughTheTypelib(unittest.TestCase):
         self.assertEqual(gi_tensor.batch_filled or gi_tensor.batch_size, BATCH)
         self.assertEqual(tuple(gi_tensor.dims[:gi_tensor.num_dims]), (BATCH, 3, 48, 64))
         self.assertEqual(tensor.shape, (BATCH, 3, 48, 64))
-        self.assertEqual(GstCudaPrep.CudaTensorSink.sample_get_size(sample),
+        self.assertEqual(GstCudaPrep.TensorSink.sample_get_size(sample),
                          BATCH * 3 * 48 * 64 * 4)
 
     @unittest.skipIf(StridedMemoryView is None, "cuda.core is not installed")

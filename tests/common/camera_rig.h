@@ -471,7 +471,7 @@ class NpyDir {
 class Puller {
  public:
   explicit Puller(GstElement *sink)
-      : sink_(GST_CUDA_TENSOR_SINK(sink)), thread_([this] { run(); }) {}
+      : sink_(GST_CUDA_PREP_TENSOR_SINK(sink)), thread_([this] { run(); }) {}
   ~Puller() { stop(); }
   void stop() {
     stop_ = true;
@@ -483,18 +483,18 @@ class Puller {
  private:
   void run() {
     while (!stop_) {
-      GstSample *sample = gst_cuda_tensor_sink_try_pull_tensor(sink_, 100 * GST_MSECOND);
+      GstSample *sample = gst_cuda_prep_tensor_sink_try_pull_tensor(sink_, 100 * GST_MSECOND);
       if (!sample) {
         g_usleep(1000);  // (NULL at once while the sink is not started)
         continue;
       }
-      const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+      const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
       ++tensors_;
       if (tensor) items_ += static_cast<int>(tensor->batch_filled);
       gst_sample_unref(sample);
     }
   }
-  GstCudaTensorSink *sink_;
+  GstCudaPrepTensorSink *sink_;
   std::atomic<bool> stop_{false};
   std::atomic<int> tensors_{0}, items_{0};
   std::thread thread_;

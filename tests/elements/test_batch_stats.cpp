@@ -48,22 +48,22 @@ guint64 uint64_field(const GstStructure *structure, const char *name) {
 }
 
 TEST(BatchStatsCpu, PercentileIsTheNearestRank) {
-  EXPECT_EQ(gst_cuda_batch_percentile({}, 50), 0u);
-  EXPECT_EQ(gst_cuda_batch_percentile({7}, 50), 7u);
-  EXPECT_EQ(gst_cuda_batch_percentile({7}, 99), 7u);
+  EXPECT_EQ(gst_cuda_prep_batch_percentile({}, 50), 0u);
+  EXPECT_EQ(gst_cuda_prep_batch_percentile({7}, 50), 7u);
+  EXPECT_EQ(gst_cuda_prep_batch_percentile({7}, 99), 7u);
   // 1..100: the 50th and the 99th smallest.
   std::vector<guint64> hundred;
   for (guint64 i = 100; i >= 1; --i) hundred.push_back(i);
-  EXPECT_EQ(gst_cuda_batch_percentile(hundred, 50), 50u);
-  EXPECT_EQ(gst_cuda_batch_percentile(hundred, 99), 99u);
-  EXPECT_EQ(gst_cuda_batch_percentile(hundred, 100), 100u);
+  EXPECT_EQ(gst_cuda_prep_batch_percentile(hundred, 50), 50u);
+  EXPECT_EQ(gst_cuda_prep_batch_percentile(hundred, 99), 99u);
+  EXPECT_EQ(gst_cuda_prep_batch_percentile(hundred, 100), 100u);
   // Random sizes and values against the definition.
   std::mt19937 rng(26);
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<guint64> samples(1 + rng() % 500);
     for (guint64 &sample : samples) sample = rng() % 1000;  // ties too
     for (guint p : {1u, 50u, 90u, 99u, 100u})
-      EXPECT_EQ(gst_cuda_batch_percentile(samples, p), nearest_rank(samples, p))
+      EXPECT_EQ(gst_cuda_prep_batch_percentile(samples, p), nearest_rank(samples, p))
           << samples.size() << " samples, p" << p;
   }
 }
@@ -77,7 +77,7 @@ TEST(BatchStatsCpu, PercentileIsTheNearestRank) {
 TEST(BatchStatsCpu, ASourceDrivenAsCudabatchDoesMatchesTheTimesTheTestChose) {
   std::mt19937 rng(260);
   constexpr guint kWindow = 50;
-  GstCudaBatchSourceStats stats;
+  GstCudaPrepBatchSourceStats stats;
   guint64 frames_in = 0, items_batched = 0, dropped_latest = 0, dropped_flush = 0;
   std::vector<guint64> latencies;  // every batched item's, in order
   GstClockTime now = GST_SECOND;

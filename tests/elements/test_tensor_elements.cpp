@@ -332,7 +332,8 @@ struct TensorPipeline {
     g_signal_emit_by_name(appsrc, "end-of-stream", &ret);
   }
   GstSample *pull() {
-    return gst_cuda_tensor_sink_try_pull_tensor(GST_CUDA_TENSOR_SINK(sink), 10 * GST_SECOND);
+    return gst_cuda_prep_tensor_sink_try_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink),
+                                                     10 * GST_SECOND);
   }
   // The first error on the bus, empty if none.
   std::string error() {
@@ -353,17 +354,17 @@ struct TensorPipeline {
 
 // The whole tensor's bytes, read after its ready event on our own stream.
 std::vector<uint8_t> tensor_bytes(GstSample *sample) {
-  const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+  const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
   cudaprep::TensorDesc desc;
   EXPECT_TRUE(gst_cuda_prep_tensor_to_desc(tensor, &desc));
   std::vector<uint8_t> bytes(cudaprep::tensor_span_bytes(desc));
   cudaStream_t stream = nullptr;
   EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  EXPECT_EQ(gst_cuda_tensor_sink_sample_begin_read(sample, stream), cudaSuccess);
+  EXPECT_EQ(gst_cuda_prep_tensor_sink_sample_begin_read(sample, stream), cudaSuccess);
   EXPECT_EQ(
       cudaMemcpyAsync(bytes.data(), tensor->data, bytes.size(), cudaMemcpyDeviceToHost, stream),
       cudaSuccess);
-  EXPECT_EQ(gst_cuda_tensor_sink_sample_end_read(sample, stream), cudaSuccess);
+  EXPECT_EQ(gst_cuda_prep_tensor_sink_sample_end_read(sample, stream), cudaSuccess);
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
   return bytes;
@@ -430,7 +431,7 @@ TEST_P(TensorOutput, EqualsTheCpuReferenceInBatchesOfThree) {
   for (size_t t = 0; t < expected_tensors.size(); ++t) {
     GstSample *sample = run.pull();
     ASSERT_NE(sample, nullptr) << "tensor " << t << " missing; " << run.error();
-    const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+    const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
     ASSERT_NE(tensor, nullptr);
     const gsize filled = std::min<gsize>(batch, frames - t * batch);
     EXPECT_EQ(tensor->batch_size, static_cast<gsize>(batch));
@@ -458,7 +459,7 @@ TEST_P(TensorOutput, EqualsTheCpuReferenceInBatchesOfThree) {
     gst_sample_unref(sample);
   }
   EXPECT_EQ(run.pull(), nullptr) << "more tensors than frames / 3";
-  EXPECT_TRUE(gst_cuda_tensor_sink_is_eos(GST_CUDA_TENSOR_SINK(run.sink)));
+  EXPECT_TRUE(gst_cuda_prep_tensor_sink_is_eos(GST_CUDA_PREP_TENSOR_SINK(run.sink)));
   EXPECT_EQ(run.error(), "");
 }
 
@@ -531,7 +532,7 @@ TEST(TensorElementsGpu, DLPackKeepsTheBufferUntilTheDeleter) {
   const std::vector<uint8_t> pulled = tensor_bytes(sample);
   GstBuffer *buffer = gst_sample_get_buffer(sample);
   const gint refs_before = GST_MINI_OBJECT_REFCOUNT_VALUE(buffer);
-  DLManagedTensor *managed = gst_cuda_tensor_sink_sample_to_dlpack(sample, nullptr);
+  DLManagedTensor *managed = gst_cuda_prep_tensor_sink_sample_to_dlpack(sample, nullptr);
   ASSERT_NE(managed, nullptr);
   EXPECT_EQ(GST_MINI_OBJECT_REFCOUNT_VALUE(buffer), refs_before + 1);
   gst_sample_unref(sample);
@@ -557,7 +558,7 @@ TEST(TensorElementsGpu, DLPackKeepsTheBufferUntilTheDeleter) {
       ASSERT_EQ(run.push(random_frame(info, rng), frame), GST_FLOW_OK);
     GstSample *later = run.pull();
     ASSERT_NE(later, nullptr) << "batch " << batch << ": " << run.error();
-    DLManagedTensor *later_dl = gst_cuda_tensor_sink_sample_to_dlpack(later, nullptr);
+    DLManagedTensor *later_dl = gst_cuda_prep_tensor_sink_sample_to_dlpack(later, nullptr);
     ASSERT_NE(later_dl, nullptr);
     EXPECT_NE(later_dl->dl_tensor.data, dl.data) << "batch " << batch << " reused the memory";
     later_dl->deleter(later_dl);
@@ -568,7 +569,7 @@ TEST(TensorElementsGpu, DLPackKeepsTheBufferUntilTheDeleter) {
   run.end();
   GstSample *partial = run.pull();
   ASSERT_NE(partial, nullptr);
-  DLManagedTensor *partial_dl = gst_cuda_tensor_sink_sample_to_dlpack(partial, nullptr);
+  DLManagedTensor *partial_dl = gst_cuda_prep_tensor_sink_sample_to_dlpack(partial, nullptr);
   ASSERT_NE(partial_dl, nullptr);
   EXPECT_EQ(partial_dl->dl_tensor.shape[0], 1) << "a partial batch exports its frames only";
   EXPECT_NE(partial_dl->dl_tensor.data, dl.data);
@@ -618,7 +619,7 @@ TEST(TensorElementsGpu, NpyFilesEqualThePulledTensors) {
   EXPECT_EQ(run.pull(), nullptr) << "more tensors than batches";
   for (int t = 0; t < 2; ++t) {
     GstSample *sample = samples[t];
-    const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+    const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
     const std::string header = cudaprep::npy_header(
         cudaprep::DataType::kFloat16, {static_cast<int64_t>(tensor->batch_filled), 7, 19, 3});
     std::vector<uint8_t> expected(header.begin(), header.end());

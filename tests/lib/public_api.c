@@ -54,8 +54,8 @@ int main(int argc, char **argv) {
   /* The sink, as an application finds it. */
   GstElement *sink = gst_element_factory_make("cudatensorsink", "sink");
   CHECK(sink != NULL);
-  CHECK(GST_IS_CUDA_TENSOR_SINK(sink));
-  CHECK(gst_cuda_tensor_sink_try_pull_tensor(GST_CUDA_TENSOR_SINK(sink), 0) == NULL);
+  CHECK(GST_IS_CUDA_PREP_TENSOR_SINK(sink));
+  CHECK(gst_cuda_prep_tensor_sink_try_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink), 0) == NULL);
   gst_object_unref(sink);
 
   /* A source for a running batch (gstcudaprepsources.h); the plugin is

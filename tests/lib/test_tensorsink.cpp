@@ -67,7 +67,7 @@ struct Pipeline {
     gst_object_unref(pipeline);
   }
   void stop() { gst_element_set_state(pipeline, GST_STATE_NULL); }
-  GstCudaTensorSink *tensor_sink() const { return GST_CUDA_TENSOR_SINK(sink); }
+  GstCudaPrepTensorSink *tensor_sink() const { return GST_CUDA_PREP_TENSOR_SINK(sink); }
   bool set_state(GstState state) {
     return gst_element_set_state(pipeline, state) != GST_STATE_CHANGE_FAILURE;
   }
@@ -115,11 +115,12 @@ std::string caps_only_pipeline(const std::string &sink_properties = "") {
 // before the join, so that a broken sink fails the test instead of hanging.
 class Puller {
  public:
-  Puller(GstElement *pipeline, GstCudaTensorSink *sink, GstClockTime timeout = GST_CLOCK_TIME_NONE)
+  Puller(GstElement *pipeline, GstCudaPrepTensorSink *sink,
+         GstClockTime timeout = GST_CLOCK_TIME_NONE)
       : pipeline_(pipeline), thread_([this, sink, timeout] {
           GstSample *sample = timeout == GST_CLOCK_TIME_NONE
-                                  ? gst_cuda_tensor_sink_pull_tensor(sink)
-                                  : gst_cuda_tensor_sink_try_pull_tensor(sink, timeout);
+                                  ? gst_cuda_prep_tensor_sink_pull_tensor(sink)
+                                  : gst_cuda_prep_tensor_sink_try_pull_tensor(sink, timeout);
           sample_.store(sample);
           done_.store(true);
         }) {}
@@ -324,9 +325,10 @@ TEST(TensorSink, AllocationAnswerAsksForWhatTheSinkHolds) {
 TEST(TensorSink, PullBeforeStartReturnsNullAtOnce) {
   GstElement *sink = gst_element_factory_make("cudatensorsink", nullptr);
   const auto start = Clock::now();
-  EXPECT_EQ(gst_cuda_tensor_sink_try_pull_tensor(GST_CUDA_TENSOR_SINK(sink), 5 * GST_SECOND),
-            nullptr);
-  EXPECT_EQ(gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink)), nullptr);
+  EXPECT_EQ(
+      gst_cuda_prep_tensor_sink_try_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink), 5 * GST_SECOND),
+      nullptr);
+  EXPECT_EQ(gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink)), nullptr);
   EXPECT_LT(seconds_since(start), 1.0);
   gst_object_unref(sink);
 }
@@ -336,7 +338,7 @@ TEST(TensorSink, TryPullTimesOut) {
   ASSERT_TRUE(run.set_state(GST_STATE_PLAYING));
   for (GstClockTime timeout : {GstClockTime(0), GstClockTime(150 * GST_MSECOND)}) {
     const auto start = Clock::now();
-    EXPECT_EQ(gst_cuda_tensor_sink_try_pull_tensor(run.tensor_sink(), timeout), nullptr);
+    EXPECT_EQ(gst_cuda_prep_tensor_sink_try_pull_tensor(run.tensor_sink(), timeout), nullptr);
     const double elapsed = seconds_since(start);
     EXPECT_GE(elapsed, static_cast<double>(timeout) / GST_SECOND - 0.005);
     EXPECT_LT(elapsed, static_cast<double>(timeout) / GST_SECOND + 2.0);
@@ -399,7 +401,7 @@ struct EosCounts {
   std::atomic<int> notified{0};
 };
 
-void count_eos_signal(GstCudaTensorSink *, gpointer data) {
+void count_eos_signal(GstCudaPrepTensorSink *, gpointer data) {
   static_cast<EosCounts *>(data)->signal++;
 }
 
@@ -415,7 +417,7 @@ TEST(TensorSink, EosReleasesEveryPullAndEmitsEosOnce) {
   for (int i = 0; i < 3; ++i)
     pullers.push_back(std::make_unique<Puller>(run.pipeline, run.tensor_sink()));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_FALSE(gst_cuda_tensor_sink_is_eos(run.tensor_sink()));
+  EXPECT_FALSE(gst_cuda_prep_tensor_sink_is_eos(run.tensor_sink()));
   run.end();
   EXPECT_EQ(run.wait_end(10 * GST_SECOND), "eos");
   for (auto &puller : pullers) {
@@ -423,9 +425,9 @@ TEST(TensorSink, EosReleasesEveryPullAndEmitsEosOnce) {
     EXPECT_EQ(puller->sample(), nullptr);
   }
   EXPECT_EQ(counts.signal.load(), 1);
-  EXPECT_TRUE(gst_cuda_tensor_sink_is_eos(run.tensor_sink()));
+  EXPECT_TRUE(gst_cuda_prep_tensor_sink_is_eos(run.tensor_sink()));
   const auto start = Clock::now();
-  EXPECT_EQ(gst_cuda_tensor_sink_pull_tensor(run.tensor_sink()), nullptr);
+  EXPECT_EQ(gst_cuda_prep_tensor_sink_pull_tensor(run.tensor_sink()), nullptr);
   EXPECT_LT(seconds_since(start), 1.0);
 }
 
@@ -435,29 +437,29 @@ TEST(TensorSink, EosCallbackRunsOnceInsteadOfTheSignal) {
   Pipeline run(caps_only_pipeline());
   EosCounts counts;
   g_signal_connect(run.sink, "eos", G_CALLBACK(count_eos_signal), &counts);
-  GstCudaTensorSinkCallbacks callbacks = {};
-  callbacks.eos = [](GstCudaTensorSink *, gpointer data) {
+  GstCudaPrepTensorSinkCallbacks callbacks = {};
+  callbacks.eos = [](GstCudaPrepTensorSink *, gpointer data) {
     static_cast<EosCounts *>(data)->callback++;
   };
-  gst_cuda_tensor_sink_set_callbacks(run.tensor_sink(), &callbacks, &counts, [](gpointer data) {
-    static_cast<EosCounts *>(data)->notified++;
-  });
+  gst_cuda_prep_tensor_sink_set_callbacks(
+      run.tensor_sink(), &callbacks, &counts,
+      [](gpointer data) { static_cast<EosCounts *>(data)->notified++; });
   ASSERT_TRUE(run.set_state(GST_STATE_PLAYING));
   run.end();
   EXPECT_EQ(run.wait_end(10 * GST_SECOND), "eos");
   EXPECT_EQ(counts.callback.load(), 1);
   EXPECT_EQ(counts.signal.load(), 0);
   EXPECT_EQ(counts.notified.load(), 0);
-  gst_cuda_tensor_sink_set_callbacks(run.tensor_sink(), nullptr, nullptr, nullptr);
+  gst_cuda_prep_tensor_sink_set_callbacks(run.tensor_sink(), nullptr, nullptr, nullptr);
   EXPECT_EQ(counts.notified.load(), 1);
 }
 
 TEST(TensorSink, CallbacksAreReleasedWithTheSink) {
   int notified = 0;
   GstElement *sink = gst_element_factory_make("cudatensorsink", nullptr);
-  GstCudaTensorSinkCallbacks callbacks = {};
-  gst_cuda_tensor_sink_set_callbacks(GST_CUDA_TENSOR_SINK(sink), &callbacks, &notified,
-                                     [](gpointer data) { ++*static_cast<int *>(data); });
+  GstCudaPrepTensorSinkCallbacks callbacks = {};
+  gst_cuda_prep_tensor_sink_set_callbacks(GST_CUDA_PREP_TENSOR_SINK(sink), &callbacks, &notified,
+                                          [](gpointer data) { ++*static_cast<int *>(data); });
   EXPECT_EQ(notified, 0);
   gst_object_unref(sink);
   EXPECT_EQ(notified, 1);
@@ -469,9 +471,9 @@ TEST(TensorSink, FlushClearsEos) {
   ASSERT_TRUE(run.set_state(GST_STATE_PLAYING));
   run.end();
   EXPECT_EQ(run.wait_end(10 * GST_SECOND), "eos");
-  EXPECT_TRUE(gst_cuda_tensor_sink_is_eos(run.tensor_sink()));
+  EXPECT_TRUE(gst_cuda_prep_tensor_sink_is_eos(run.tensor_sink()));
   run.send_flush();
-  EXPECT_FALSE(gst_cuda_tensor_sink_is_eos(run.tensor_sink()));
+  EXPECT_FALSE(gst_cuda_prep_tensor_sink_is_eos(run.tensor_sink()));
 }
 
 TEST(TensorSink, BufferWithoutATensorIsAnErrorNamingTheFix) {
@@ -507,7 +509,7 @@ int frame_of(GstSample *sample) {
 std::vector<int> pull_all(Pipeline &run) {
   std::vector<int> frames;
   GstSample *sample = nullptr;
-  while ((sample = gst_cuda_tensor_sink_try_pull_tensor(run.tensor_sink(), 10 * GST_SECOND)) !=
+  while ((sample = gst_cuda_prep_tensor_sink_try_pull_tensor(run.tensor_sink(), 10 * GST_SECOND)) !=
          nullptr) {
     frames.push_back(frame_of(sample));
     gst_sample_unref(sample);
@@ -574,7 +576,7 @@ TEST(TensorSinkGpu, AnApplicationThatPullsLosesNothing) {
   CUDAPREP_REQUIRE_GPU();
   Pipeline run(tensor_pipeline(""));
   ASSERT_TRUE(run.set_state(GST_STATE_PLAYING));
-  EXPECT_EQ(gst_cuda_tensor_sink_try_pull_tensor(run.tensor_sink(), 0), nullptr);
+  EXPECT_EQ(gst_cuda_prep_tensor_sink_try_pull_tensor(run.tensor_sink(), 0), nullptr);
   push_frames(run, 0, 8);  // appsrc queues them; the sink waits for the pulls
   run.end();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -640,8 +642,8 @@ struct TensorCounts {
   std::atomic<int> eos{0};
 };
 
-GstFlowReturn take_tensor(GstCudaTensorSink *sink, gpointer data) {
-  GstSample *sample = gst_cuda_tensor_sink_try_pull_tensor(sink, 0);
+GstFlowReturn take_tensor(GstCudaPrepTensorSink *sink, gpointer data) {
+  GstSample *sample = gst_cuda_prep_tensor_sink_try_pull_tensor(sink, 0);
   if (sample == nullptr) return GST_FLOW_ERROR;
   static_cast<TensorCounts *>(data)->tensors++;
   gst_sample_unref(sample);
@@ -654,12 +656,12 @@ TEST(TensorSinkGpu, NewTensorCallbackTakesEveryTensor) {
   CUDAPREP_REQUIRE_GPU();
   Pipeline run(tensor_pipeline(""));
   TensorCounts counts;
-  GstCudaTensorSinkCallbacks callbacks = {};
+  GstCudaPrepTensorSinkCallbacks callbacks = {};
   callbacks.new_tensor = take_tensor;
-  callbacks.eos = [](GstCudaTensorSink *, gpointer data) {
+  callbacks.eos = [](GstCudaPrepTensorSink *, gpointer data) {
     static_cast<TensorCounts *>(data)->eos++;
   };
-  gst_cuda_tensor_sink_set_callbacks(run.tensor_sink(), &callbacks, &counts, nullptr);
+  gst_cuda_prep_tensor_sink_set_callbacks(run.tensor_sink(), &callbacks, &counts, nullptr);
   ASSERT_TRUE(run.set_state(GST_STATE_PLAYING));
   push_frames(run, 0, 6);
   run.end();
@@ -668,7 +670,7 @@ TEST(TensorSinkGpu, NewTensorCallbackTakesEveryTensor) {
   EXPECT_EQ(counts.eos.load(), 1);
 }
 
-GstFlowReturn take_tensor_signal(GstCudaTensorSink *sink, gpointer data) {
+GstFlowReturn take_tensor_signal(GstCudaPrepTensorSink *sink, gpointer data) {
   return take_tensor(sink, data);
 }
 
@@ -684,7 +686,7 @@ TEST(TensorSinkGpu, NewTensorSignalHandlerTakesEveryTensor) {
   EXPECT_EQ(counts.tensors.load(), 6);
 }
 
-GstFlowReturn count_only(GstCudaTensorSink *, gpointer data) {
+GstFlowReturn count_only(GstCudaPrepTensorSink *, gpointer data) {
   static_cast<TensorCounts *>(data)->tensors++;
   return GST_FLOW_OK;
 }
@@ -702,7 +704,8 @@ TEST(TensorSinkGpu, FlushDiscardsQueuedTensors) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_EQ(counts.tensors.load(), 3) << run.wait_end(0);
   run.send_flush();
-  EXPECT_EQ(gst_cuda_tensor_sink_try_pull_tensor(run.tensor_sink(), 200 * GST_MSECOND), nullptr);
+  EXPECT_EQ(gst_cuda_prep_tensor_sink_try_pull_tensor(run.tensor_sink(), 200 * GST_MSECOND),
+            nullptr);
 }
 
 // Paused while it waits for room, the sink resumes on PLAYING and loses
@@ -729,12 +732,12 @@ TEST(TensorSinkGpu, UnwritableFileIsAnErrorNamingThePath) {
     // /dev/full: every write fails with ENOSPC, as on a full disk.
     Pipeline run(tensor_pipeline("location=/dev/full"));
     ASSERT_TRUE(run.set_state(GST_STATE_PLAYING));
-    EXPECT_EQ(gst_cuda_tensor_sink_try_pull_tensor(run.tensor_sink(), 0), nullptr);
+    EXPECT_EQ(gst_cuda_prep_tensor_sink_try_pull_tensor(run.tensor_sink(), 0), nullptr);
     push_frames(run, 0, 1);
     const std::string end = run.wait_end(30 * GST_SECOND);
     EXPECT_NE(end.find("Could not write tensor file \"/dev/full\""), std::string::npos) << end;
     // Files are written before queueing: a tensor without its file is not queued.
-    GstSample *sample = gst_cuda_tensor_sink_try_pull_tensor(run.tensor_sink(), GST_SECOND);
+    GstSample *sample = gst_cuda_prep_tensor_sink_try_pull_tensor(run.tensor_sink(), GST_SECOND);
     EXPECT_EQ(frame_of(sample), -1) << "a tensor whose file failed was queued";
     if (sample != nullptr) gst_sample_unref(sample);
   }
@@ -769,10 +772,10 @@ TEST(TensorSinkGpu, EachFileIsCompleteWhenItsTensorIsPulled) {
   run.end();
   int pulled = 0;
   while (GstSample *sample =
-             gst_cuda_tensor_sink_try_pull_tensor(run.tensor_sink(), 10 * GST_SECOND)) {
-    const gsize size = gst_cuda_tensor_sink_sample_get_size(sample);
+             gst_cuda_prep_tensor_sink_try_pull_tensor(run.tensor_sink(), 10 * GST_SECOND)) {
+    const gsize size = gst_cuda_prep_tensor_sink_sample_get_size(sample);
     std::vector<guint8> tensor(size);
-    ASSERT_EQ(gst_cuda_tensor_sink_sample_download(sample, tensor.data(), size), cudaSuccess);
+    ASSERT_EQ(gst_cuda_prep_tensor_sink_sample_download(sample, tensor.data(), size), cudaSuccess);
     const std::string path = d + "/t-" + std::to_string(pulled) + ".npy";
     gchar *contents = nullptr;
     gsize length = 0;

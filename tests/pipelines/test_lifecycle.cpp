@@ -51,6 +51,35 @@ bool run_to_eos(GstElement *pipeline) {
   return gst_element_set_state(pipeline, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS && eos;
 }
 
+// Every element's GType carries the project's prefix (nvcodec registers
+// GstCuda* types in the same process-wide namespace), while an unnamed
+// element is still named after its factory, counted per factory as
+// GStreamer counts per type: cudaresize0, cudaresize1 (not cudaprepresize0).
+TEST(Names, TypesCarryThePrefixAndDefaultNamesFollowTheFactory) {
+  for (const char *factory :
+       {"cudaframeupload", "cudaframedownload", "cudacrop", "cudaresize", "cudanormalize",
+        "cudatensorize", "cudabatch", "cudapreprocess", "cudatensorsink", "cudaprepsrc"}) {
+    GstElement *first = gst_element_factory_make(factory, nullptr);
+    GstElement *second = gst_element_factory_make(factory, nullptr);
+    GstElement *named = gst_element_factory_make(factory, "mine");
+    ASSERT_NE(nullptr, first) << factory;
+    ASSERT_NE(nullptr, second) << factory;
+    ASSERT_NE(nullptr, named) << factory;
+    EXPECT_EQ(0, std::string(G_OBJECT_TYPE_NAME(first)).rfind("GstCudaPrep", 0))
+        << factory << ": " << G_OBJECT_TYPE_NAME(first);
+    const std::string first_name = GST_ELEMENT_NAME(first);
+    ASSERT_EQ(0u, first_name.rfind(factory, 0)) << first_name;
+    const std::string count = first_name.substr(std::string(factory).size());
+    ASSERT_FALSE(count.empty()) << first_name;
+    ASSERT_TRUE(std::all_of(count.begin(), count.end(), ::isdigit)) << first_name;
+    EXPECT_EQ(factory + std::to_string(std::stoi(count) + 1), GST_ELEMENT_NAME(second));
+    EXPECT_STREQ("mine", GST_ELEMENT_NAME(named));
+    gst_object_unref(gst_object_ref_sink(first));
+    gst_object_unref(gst_object_ref_sink(second));
+    gst_object_unref(gst_object_ref_sink(named));
+  }
+}
+
 TEST(Lifecycle, AThousandStartStopCyclesDoNotGrowMemory) {
   CUDAPREP_REQUIRE_GPU();
   GstElement *pipeline = gst_parse_launch(
@@ -450,8 +479,9 @@ DeviceRun run_on_device(int device, bool fuse, const std::vector<GstBuffer *> &f
     gst_buffer_unref(frame);
   }
   g_signal_emit_by_name(src, "end-of-stream", nullptr);
-  while (GstSample *sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(tensors))) {
-    const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+  while (GstSample *sample =
+             gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(tensors))) {
+    const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
     cudaPointerAttributes attributes;
     if (tensor->device_id != device ||
         cudaPointerGetAttributes(&attributes, tensor->data) != cudaSuccess ||

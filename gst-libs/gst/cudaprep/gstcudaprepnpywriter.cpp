@@ -7,7 +7,7 @@
 #include "gstcudaprepcuda-private.h"
 #include "gstcudatensorsample-private.h"
 
-#define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug
+#define GST_CAT_DEFAULT gst_cuda_prep_tensor_sink_debug
 
 constexpr int kMaxLocationWidth = 20;  // the digits of G_MAXUINT64
 

@@ -11,7 +11,7 @@
 
 // The sink's debug category (its class_init registers it), which the sample
 // API and the .npy writer log to.
-GST_DEBUG_CATEGORY_EXTERN(gst_cuda_tensor_sink_debug);
+GST_DEBUG_CATEGORY_EXTERN(gst_cuda_prep_tensor_sink_debug);
 
 // The image tensor of `buffer` and its description as the kernels see it,
 // N cut to the frames it holds (a partial batch's padding left out): what

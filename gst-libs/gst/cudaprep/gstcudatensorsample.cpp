@@ -9,7 +9,7 @@
 #include "gstcudaprepmeta-private.h"
 #include "gstcudatensorsample-private.h"
 
-#define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug
+#define GST_CAT_DEFAULT gst_cuda_prep_tensor_sink_debug
 
 bool gst_cuda_prep_filled_tensor_desc(GstBuffer *buffer, const GstCudaPrepTensor **tensor_out,
                                       cudaprep::TensorDesc *desc) {
@@ -67,7 +67,7 @@ GstCudaPrepDLManagedTensorVersioned *wrap_versioned(DLManagedTensor *inner) {
 
 }  // namespace
 
-const GstCudaPrepTensor *gst_cuda_tensor_sink_sample_get_tensor(GstSample *sample) {
+const GstCudaPrepTensor *gst_cuda_prep_tensor_sink_sample_get_tensor(GstSample *sample) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
   GstBuffer *buffer = gst_sample_get_buffer(sample);
   if (buffer == nullptr) return nullptr;
@@ -82,27 +82,28 @@ static GstMemory *sample_memory(GstSample *sample) {
   return gst_is_cuda_prep_memory(memory) ? memory : nullptr;
 }
 
-cudaError_t gst_cuda_tensor_sink_sample_begin_read(GstSample *sample, cudaStream_t stream) {
+cudaError_t gst_cuda_prep_tensor_sink_sample_begin_read(GstSample *sample, cudaStream_t stream) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample), cudaErrorInvalidValue);
   GstMemory *memory = sample_memory(sample);
   if (memory == nullptr) return cudaErrorInvalidValue;
   return gst_cuda_prep_memory_begin_read(memory, stream);
 }
 
-cudaError_t gst_cuda_tensor_sink_sample_end_read(GstSample *sample, cudaStream_t stream) {
+cudaError_t gst_cuda_prep_tensor_sink_sample_end_read(GstSample *sample, cudaStream_t stream) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample), cudaErrorInvalidValue);
   GstMemory *memory = sample_memory(sample);
   if (memory == nullptr) return cudaErrorInvalidValue;
   return gst_cuda_prep_memory_end_read(memory, stream);
 }
 
-DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample, cudaStream_t stream) {
-  return static_cast<DLManagedTensor *>(
-      gst_cuda_tensor_sink_sample_export_dlpack(sample, stream, GST_CUDA_PREP_DLPACK_FLAGS_NONE));
+DLManagedTensor *gst_cuda_prep_tensor_sink_sample_to_dlpack(GstSample *sample,
+                                                            cudaStream_t stream) {
+  return static_cast<DLManagedTensor *>(gst_cuda_prep_tensor_sink_sample_export_dlpack(
+      sample, stream, GST_CUDA_PREP_DLPACK_FLAGS_NONE));
 }
 
-gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *sample, cudaStream_t stream,
-                                                   GstCudaPrepDLPackFlags flags) {
+gpointer gst_cuda_prep_tensor_sink_sample_export_dlpack(GstSample *sample, cudaStream_t stream,
+                                                        GstCudaPrepDLPackFlags flags) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample), nullptr);
   GstMemory *memory = sample_memory(sample);
   GstBuffer *buffer = gst_sample_get_buffer(sample);
@@ -137,7 +138,7 @@ gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *sample, cudaStream
   return managed;
 }
 
-gsize gst_cuda_tensor_sink_sample_get_size(GstSample *sample) {
+gsize gst_cuda_prep_tensor_sink_sample_get_size(GstSample *sample) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample), 0);
   GstBuffer *buffer = gst_sample_get_buffer(sample);
   const GstCudaPrepTensor *tensor = nullptr;
@@ -179,8 +180,8 @@ cudaError_t gst_cuda_prep_tensor_copy_to_host(GstMemory *memory, const GstCudaPr
   return err;
 }
 
-cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest,
-                                                 gsize dest_size) {
+cudaError_t gst_cuda_prep_tensor_sink_sample_download(GstSample *sample, gpointer dest,
+                                                      gsize dest_size) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample) && dest != nullptr, cudaErrorInvalidValue);
   GstMemory *memory = sample_memory(sample);
   const GstCudaPrepTensor *tensor = nullptr;
@@ -195,7 +196,7 @@ cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer des
     GST_WARNING("downloading a strided tensor is not supported");
     return cudaErrorNotSupported;
   }
-  const gsize size = gst_cuda_tensor_sink_sample_get_size(sample);
+  const gsize size = gst_cuda_prep_tensor_sink_sample_get_size(sample);
   if (dest_size < size) {
     GST_WARNING("download needs %" G_GSIZE_FORMAT " bytes, got %" G_GSIZE_FORMAT, size, dest_size);
     return cudaErrorInvalidValue;

@@ -22,17 +22,17 @@
 G_BEGIN_DECLS
 
 /**
- * gst_cuda_tensor_sink_sample_get_tensor:
+ * gst_cuda_prep_tensor_sink_sample_get_tensor:
  * @sample: a sample pulled from the sink
  *
  * Returns: (transfer none) (nullable): the sample's image tensor, or NULL
  *   if it has none; valid while the sample lives
  */
-GST_CUDA_PREP_API const GstCudaPrepTensor *gst_cuda_tensor_sink_sample_get_tensor(
+GST_CUDA_PREP_API const GstCudaPrepTensor *gst_cuda_prep_tensor_sink_sample_get_tensor(
     GstSample *sample);
 
 /**
- * gst_cuda_tensor_sink_sample_begin_read: (skip)
+ * gst_cuda_prep_tensor_sink_sample_begin_read: (skip)
  * @sample: a sample pulled from the sink
  * @stream: the stream that will read the tensor (NULL: the legacy default
  *   stream)
@@ -42,11 +42,11 @@ GST_CUDA_PREP_API const GstCudaPrepTensor *gst_cuda_tensor_sink_sample_get_tenso
  *
  * Returns: the first failing CUDA call's error, or cudaSuccess
  */
-GST_CUDA_PREP_API cudaError_t gst_cuda_tensor_sink_sample_begin_read(GstSample *sample,
-                                                                     cudaStream_t stream);
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_tensor_sink_sample_begin_read(GstSample *sample,
+                                                                          cudaStream_t stream);
 
 /**
- * gst_cuda_tensor_sink_sample_end_read: (skip)
+ * gst_cuda_prep_tensor_sink_sample_end_read: (skip)
  * @sample: a sample pulled from the sink
  * @stream: the stream that read the tensor (NULL: the legacy default
  *   stream)
@@ -57,11 +57,11 @@ GST_CUDA_PREP_API cudaError_t gst_cuda_tensor_sink_sample_begin_read(GstSample *
  *
  * Returns: the first failing CUDA call's error, or cudaSuccess
  */
-GST_CUDA_PREP_API cudaError_t gst_cuda_tensor_sink_sample_end_read(GstSample *sample,
-                                                                   cudaStream_t stream);
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_tensor_sink_sample_end_read(GstSample *sample,
+                                                                        cudaStream_t stream);
 
 /**
- * gst_cuda_tensor_sink_sample_to_dlpack: (skip)
+ * gst_cuda_prep_tensor_sink_sample_to_dlpack: (skip)
  * @sample: a sample pulled from the sink
  * @stream: the consumer's stream (NULL: the legacy default stream,
  *   PyTorch's default)
@@ -77,16 +77,16 @@ GST_CUDA_PREP_API cudaError_t gst_cuda_tensor_sink_sample_end_read(GstSample *sa
  * Returns: (nullable): the DLPack tensor, or NULL if the sample has no
  *   tensor or the export fails
  */
-GST_CUDA_PREP_API DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSample *sample,
-                                                                         cudaStream_t stream);
+GST_CUDA_PREP_API DLManagedTensor *gst_cuda_prep_tensor_sink_sample_to_dlpack(GstSample *sample,
+                                                                              cudaStream_t stream);
 
 /**
- * gst_cuda_tensor_sink_sample_export_dlpack: (skip)
+ * gst_cuda_prep_tensor_sink_sample_export_dlpack: (skip)
  * @sample: a sample pulled from the sink
  * @stream: the consumer's stream
  * @flags: the struct and the synchronisation
  *
- * As gst_cuda_tensor_sink_sample_to_dlpack(), with @flags choosing the
+ * As gst_cuda_prep_tensor_sink_sample_to_dlpack(), with @flags choosing the
  * struct and the synchronisation (the Python array API's __dlpack__):
  *
  * - %GST_CUDA_PREP_DLPACK_VERSIONED: returns a
@@ -100,12 +100,11 @@ GST_CUDA_PREP_API DLManagedTensor *gst_cuda_tensor_sink_sample_to_dlpack(GstSamp
  * Returns: (nullable): the DLPack tensor, or NULL if the sample has no
  *   tensor or the export fails
  */
-GST_CUDA_PREP_API gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *sample,
-                                                                     cudaStream_t stream,
-                                                                     GstCudaPrepDLPackFlags flags);
+GST_CUDA_PREP_API gpointer gst_cuda_prep_tensor_sink_sample_export_dlpack(
+    GstSample *sample, cudaStream_t stream, GstCudaPrepDLPackFlags flags);
 
 /**
- * gst_cuda_tensor_sink_sample_download: (skip)
+ * gst_cuda_prep_tensor_sink_sample_download: (skip)
  * @sample: a sample pulled from the sink
  * @dest: host memory
  * @dest_size: its bytes
@@ -113,22 +112,23 @@ GST_CUDA_PREP_API gpointer gst_cuda_tensor_sink_sample_export_dlpack(GstSample *
  * Copies the sample's tensor (batch_filled items, as the DLPack export
  * shapes it) into @dest, @dest_size bytes of host memory, densely in its
  * own layout order, and waits until the copy is done. The number of bytes
- * needed is gst_cuda_tensor_sink_sample_get_size().
+ * needed is gst_cuda_prep_tensor_sink_sample_get_size().
  *
  * Returns: cudaSuccess once the copy is done; cudaErrorInvalidValue if the
  *   sample holds no tensor or @dest_size is too small
  */
-GST_CUDA_PREP_API cudaError_t gst_cuda_tensor_sink_sample_download(GstSample *sample, gpointer dest,
-                                                                   gsize dest_size);
+GST_CUDA_PREP_API cudaError_t gst_cuda_prep_tensor_sink_sample_download(GstSample *sample,
+                                                                        gpointer dest,
+                                                                        gsize dest_size);
 
 /**
- * gst_cuda_tensor_sink_sample_get_size:
+ * gst_cuda_prep_tensor_sink_sample_get_size:
  * @sample: a sample pulled from the sink
  *
  * Returns: the bytes of the sample's tensor as the DLPack export and
  *   download see it (batch_filled items), or 0 if the sample holds no
  *   tensor
  */
-GST_CUDA_PREP_API gsize gst_cuda_tensor_sink_sample_get_size(GstSample *sample);
+GST_CUDA_PREP_API gsize gst_cuda_prep_tensor_sink_sample_get_size(GstSample *sample);
 
 G_END_DECLS

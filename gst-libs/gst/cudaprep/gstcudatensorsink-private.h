@@ -10,7 +10,7 @@
 #include "gstcudatensorsink.h"
 
 // The sink's debug category (its class_init registers it).
-GST_DEBUG_CATEGORY_EXTERN(gst_cuda_tensor_sink_debug);
+GST_DEBUG_CATEGORY_EXTERN(gst_cuda_prep_tensor_sink_debug);
 
 namespace cudaprep::tensorsink {
 
@@ -21,7 +21,7 @@ extern guint signals[LAST_SIGNAL];
 // The application's callbacks, shared with the streaming thread while it
 // calls them (an atomic rc box: notify runs when the last user is done).
 struct Callbacks {
-  GstCudaTensorSinkCallbacks callbacks;
+  GstCudaPrepTensorSinkCallbacks callbacks;
   gpointer user_data;
   GDestroyNotify notify;
 };
@@ -32,17 +32,17 @@ void callbacks_unref(Callbacks *callbacks);
 
 // Queues `sample` for the application (taking it), dropping or waiting as
 // the settings say. Called with the preroll lock held, from render.
-GstFlowReturn queue_sample(GstCudaTensorSink *self, GstSample *sample);
+GstFlowReturn queue_sample(GstCudaPrepTensorSink *self, GstSample *sample);
 // Drops every queued sample (lock held).
-void clear_samples(GstCudaTensorSink *self);
+void clear_samples(GstCudaPrepTensorSink *self);
 // At EOS: waits (wait-on-eos, and only for an application that takes the
 // tensors) until the queue is empty, then emits eos. FALSE when a flush or
 // stop came meanwhile. Called with the preroll lock held.
-gboolean handle_eos(GstCudaTensorSink *self);
+gboolean handle_eos(GstCudaPrepTensorSink *self);
 
 }  // namespace cudaprep::tensorsink
 
-struct _GstCudaTensorSink {
+struct _GstCudaPrepTensorSink {
   GstBaseSink parent;
 
   // Everything below is guarded by `lock`, except the .npy state.
@@ -59,7 +59,7 @@ struct _GstCudaTensorSink {
   gboolean drop;
   gchar *location;
   GstCudaPrepNpyLocation *pattern;  // `location` parsed; NULL when invalid or unset
-  GstCudaTensorSinkConsumer consumer;
+  GstCudaPrepTensorSinkConsumer consumer;
   gboolean wait_on_eos;
 
   cudaprep::tensorsink::Callbacks *callbacks;

@@ -3,8 +3,8 @@
  *
  * The end of a cudaprep pipeline: hands the application each tensor of
  * cudatensorize as a GstSample, like appsink: pull it (pull-tensor,
- * try-pull-tensor, or gst_cuda_tensor_sink_pull_tensor()), or be told
- * (gst_cuda_tensor_sink_set_callbacks(), or emit-signals=true and the
+ * try-pull-tensor, or gst_cuda_prep_tensor_sink_pull_tensor()), or be told
+ * (gst_cuda_prep_tensor_sink_set_callbacks(), or emit-signals=true and the
  * new-tensor signal); the eos signal or callback tells when the stream ended.
  * The tensor stays in device memory; its GstCudaPrepTensorMeta gives the
  * device pointer, shape, strides and the ready event an application's stream
@@ -26,7 +26,7 @@
  * location="tensor-%05d.npy" also writes each tensor as a NumPy .npy file
  * (shape in layout order with N = the frames of the batch): a device-to-host
  * copy on the streaming thread's per-thread default stream after the ready
- * event, as gst_cuda_tensor_sink_sample_download() copies, so the host waits
+ * event, as gst_cuda_prep_tensor_sink_sample_download() copies, so the host waits
  * for it. For debugging, not for speed. The pattern holds at most one
  * conversion, %d, %i or %u with an optional width (%5d) or zero-padded width
  * (%05d) up to 20, for the tensor's index from 0 (%% is a percent sign);
@@ -56,11 +56,12 @@
 #include "gstcudaprepnpywriter-private.h"
 #include "gstcudatensorsample-private.h"
 #include "gstcudatensorsink-private.h"
+#include "gstcudaprepelementname-private.h"
 
 // Shared with the sample API, the .npy writer (gstcudatensorsample-private.h)
 // and the queue (gstcudatensorsink-private.h).
-GST_DEBUG_CATEGORY(gst_cuda_tensor_sink_debug);
-#define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug
+GST_DEBUG_CATEGORY(gst_cuda_prep_tensor_sink_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_tensor_sink_debug
 
 enum {
   PROP_0,
@@ -75,29 +76,29 @@ enum {
 #define DEFAULT_EMIT_SIGNALS FALSE
 #define DEFAULT_MAX_BUFFERS 1
 #define DEFAULT_DROP FALSE
-#define DEFAULT_CONSUMER GST_CUDA_TENSOR_SINK_CONSUMER_AUTO
+#define DEFAULT_CONSUMER GST_CUDA_PREP_TENSOR_SINK_CONSUMER_AUTO
 #define DEFAULT_WAIT_ON_EOS TRUE
 
 guint cudaprep::tensorsink::signals[LAST_SIGNAL];
 
 using namespace cudaprep::tensorsink;
 
-G_DEFINE_TYPE(GstCudaTensorSink, gst_cuda_tensor_sink, GST_TYPE_BASE_SINK)
+G_DEFINE_TYPE(GstCudaPrepTensorSink, gst_cuda_prep_tensor_sink, GST_TYPE_BASE_SINK)
 
-GType gst_cuda_tensor_sink_consumer_get_type(void) {
+GType gst_cuda_prep_tensor_sink_consumer_get_type(void) {
   static gsize type = 0;
   static const GEnumValue values[] = {
-      {GST_CUDA_TENSOR_SINK_CONSUMER_AUTO,
+      {GST_CUDA_PREP_TENSOR_SINK_CONSUMER_AUTO,
        "Hold tensors for an application once one pulls, sets callbacks or connects "
        "new-tensor (with emit-signals); until then drop the oldest when full",
        "auto"},
-      {GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION,
+      {GST_CUDA_PREP_TENSOR_SINK_CONSUMER_APPLICATION,
        "An application takes the tensors from the first one on (max-buffers and drop decide)",
        "application"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type)) {
-    const GType registered = g_enum_register_static("GstCudaTensorSinkConsumer", values);
+    const GType registered = g_enum_register_static("GstCudaPrepTensorSinkConsumer", values);
     g_once_init_leave(&type, registered);
   }
   return type;
@@ -106,8 +107,8 @@ GType gst_cuda_tensor_sink_consumer_get_type(void) {
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
 
-static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *buffer) {
-  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+static GstFlowReturn gst_cuda_prep_tensor_sink_render(GstBaseSink *bsink, GstBuffer *buffer) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(bsink);
   const GstCudaPrepTensor *tensor = nullptr;
   cudaprep::TensorDesc desc;
   if (gst_buffer_n_memory(buffer) != 1 ||
@@ -159,8 +160,8 @@ static GstFlowReturn gst_cuda_tensor_sink_render(GstBaseSink *bsink, GstBuffer *
 
 // Asks the upstream pool to allocate what the sink can hold up front, so
 // device memory does not grow to that high-water mark during the run.
-static gboolean gst_cuda_tensor_sink_propose_allocation(GstBaseSink *bsink, GstQuery *query) {
-  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+static gboolean gst_cuda_prep_tensor_sink_propose_allocation(GstBaseSink *bsink, GstQuery *query) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
   const guint max_buffers = self->max_buffers;
   g_mutex_unlock(&self->lock);
@@ -170,8 +171,8 @@ static gboolean gst_cuda_tensor_sink_propose_allocation(GstBaseSink *bsink, GstQ
   return TRUE;
 }
 
-static gboolean gst_cuda_tensor_sink_event(GstBaseSink *bsink, GstEvent *event) {
-  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+static gboolean gst_cuda_prep_tensor_sink_event(GstBaseSink *bsink, GstEvent *event) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(bsink);
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_EOS:
       if (!handle_eos(self)) {
@@ -198,11 +199,11 @@ static gboolean gst_cuda_tensor_sink_event(GstBaseSink *bsink, GstEvent *event) 
     default:
       break;
   }
-  return GST_BASE_SINK_CLASS(gst_cuda_tensor_sink_parent_class)->event(bsink, event);
+  return GST_BASE_SINK_CLASS(gst_cuda_prep_tensor_sink_parent_class)->event(bsink, event);
 }
 
-static gboolean gst_cuda_tensor_sink_start(GstBaseSink *bsink) {
-  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+static gboolean gst_cuda_prep_tensor_sink_start(GstBaseSink *bsink) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
   gchar *location = g_strdup(self->location);
   g_mutex_unlock(&self->lock);
@@ -216,8 +217,8 @@ static gboolean gst_cuda_tensor_sink_start(GstBaseSink *bsink) {
   return TRUE;
 }
 
-static gboolean gst_cuda_tensor_sink_stop(GstBaseSink *bsink) {
-  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+static gboolean gst_cuda_prep_tensor_sink_stop(GstBaseSink *bsink) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
   self->opened = FALSE;
   g_mutex_unlock(&self->lock);
@@ -226,9 +227,9 @@ static gboolean gst_cuda_tensor_sink_stop(GstBaseSink *bsink) {
 
 // Pulls wait for tensors from READY -> PAUSED to PAUSED -> READY (basesink
 // calls start/stop at NULL <-> READY); leaving PAUSED releases them.
-static GstStateChangeReturn gst_cuda_tensor_sink_change_state(GstElement *element,
-                                                              GstStateChange transition) {
-  auto *self = GST_CUDA_TENSOR_SINK(element);
+static GstStateChangeReturn gst_cuda_prep_tensor_sink_change_state(GstElement *element,
+                                                                   GstStateChange transition) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(element);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     g_mutex_lock(&self->lock);
     self->started = TRUE;
@@ -244,7 +245,7 @@ static GstStateChangeReturn gst_cuda_tensor_sink_change_state(GstElement *elemen
     g_mutex_unlock(&self->lock);
   }
   const GstStateChangeReturn ret =
-      GST_ELEMENT_CLASS(gst_cuda_tensor_sink_parent_class)->change_state(element, transition);
+      GST_ELEMENT_CLASS(gst_cuda_prep_tensor_sink_parent_class)->change_state(element, transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     // The streaming thread has stopped: nothing is queued any more.
     g_mutex_lock(&self->lock);
@@ -257,8 +258,8 @@ static GstStateChangeReturn gst_cuda_tensor_sink_change_state(GstElement *elemen
 // Gets the streaming thread out of a wait for room (or for an empty queue
 // at EOS): it then waits in gst_base_sink_wait_preroll() (pause) or returns
 // (flush, stop). Pulls keep waiting through a pause.
-static gboolean gst_cuda_tensor_sink_unlock(GstBaseSink *bsink) {
-  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+static gboolean gst_cuda_prep_tensor_sink_unlock(GstBaseSink *bsink) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
   self->unlocked = TRUE;
   g_cond_broadcast(&self->room_cond);
@@ -266,8 +267,8 @@ static gboolean gst_cuda_tensor_sink_unlock(GstBaseSink *bsink) {
   return TRUE;
 }
 
-static gboolean gst_cuda_tensor_sink_unlock_stop(GstBaseSink *bsink) {
-  auto *self = GST_CUDA_TENSOR_SINK(bsink);
+static gboolean gst_cuda_prep_tensor_sink_unlock_stop(GstBaseSink *bsink) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(bsink);
   g_mutex_lock(&self->lock);
   self->unlocked = FALSE;
   g_mutex_unlock(&self->lock);
@@ -277,7 +278,7 @@ static gboolean gst_cuda_tensor_sink_unlock_stop(GstBaseSink *bsink) {
 // Sets `location`. An invalid pattern is kept, to be refused with an
 // element error when the sink starts; while started it is refused at once
 // and the old one stays. Takes the lock.
-static void set_location(GstCudaTensorSink *self, const gchar *location) {
+static void set_location(GstCudaPrepTensorSink *self, const gchar *location) {
   if (location != nullptr && location[0] == '\0') location = nullptr;  // empty: no files
   GstCudaPrepNpyLocation *pattern = nullptr;
   std::string error;
@@ -310,9 +311,9 @@ static void set_location(GstCudaTensorSink *self, const gchar *location) {
   g_free(kept);
 }
 
-static void gst_cuda_tensor_sink_set_property(GObject *object, guint prop_id, const GValue *value,
-                                              GParamSpec *pspec) {
-  auto *self = GST_CUDA_TENSOR_SINK(object);
+static void gst_cuda_prep_tensor_sink_set_property(GObject *object, guint prop_id,
+                                                   const GValue *value, GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(object);
   if (prop_id == PROP_LOCATION) {
     set_location(self, g_value_get_string(value));
     return;
@@ -329,7 +330,7 @@ static void gst_cuda_tensor_sink_set_property(GObject *object, guint prop_id, co
       self->drop = g_value_get_boolean(value);
       break;
     case PROP_CONSUMER:
-      self->consumer = static_cast<GstCudaTensorSinkConsumer>(g_value_get_enum(value));
+      self->consumer = static_cast<GstCudaPrepTensorSinkConsumer>(g_value_get_enum(value));
       break;
     case PROP_WAIT_ON_EOS:
       self->wait_on_eos = g_value_get_boolean(value);
@@ -343,9 +344,9 @@ static void gst_cuda_tensor_sink_set_property(GObject *object, guint prop_id, co
   g_mutex_unlock(&self->lock);
 }
 
-static void gst_cuda_tensor_sink_get_property(GObject *object, guint prop_id, GValue *value,
-                                              GParamSpec *pspec) {
-  auto *self = GST_CUDA_TENSOR_SINK(object);
+static void gst_cuda_prep_tensor_sink_get_property(GObject *object, guint prop_id, GValue *value,
+                                                   GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(object);
   g_mutex_lock(&self->lock);
   switch (prop_id) {
     case PROP_EMIT_SIGNALS:
@@ -373,8 +374,8 @@ static void gst_cuda_tensor_sink_get_property(GObject *object, guint prop_id, GV
   g_mutex_unlock(&self->lock);
 }
 
-static void gst_cuda_tensor_sink_finalize(GObject *object) {
-  auto *self = GST_CUDA_TENSOR_SINK(object);
+static void gst_cuda_prep_tensor_sink_finalize(GObject *object) {
+  auto *self = GST_CUDA_PREP_TENSOR_SINK(object);
   clear_samples(self);
   callbacks_unref(self->callbacks);
   g_free(self->location);
@@ -382,17 +383,18 @@ static void gst_cuda_tensor_sink_finalize(GObject *object) {
   g_mutex_clear(&self->lock);
   g_cond_clear(&self->pull_cond);
   g_cond_clear(&self->room_cond);
-  G_OBJECT_CLASS(gst_cuda_tensor_sink_parent_class)->finalize(object);
+  G_OBJECT_CLASS(gst_cuda_prep_tensor_sink_parent_class)->finalize(object);
 }
 
-static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
+static void gst_cuda_prep_tensor_sink_class_init(GstCudaPrepTensorSinkClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseSinkClass *sink_class = GST_BASE_SINK_CLASS(klass);
 
-  gobject_class->set_property = gst_cuda_tensor_sink_set_property;
-  gobject_class->get_property = gst_cuda_tensor_sink_get_property;
-  gobject_class->finalize = gst_cuda_tensor_sink_finalize;
+  gobject_class->set_property = gst_cuda_prep_tensor_sink_set_property;
+  gobject_class->get_property = gst_cuda_prep_tensor_sink_get_property;
+  cudaprep::name_elements_after_factory(gobject_class);
+  gobject_class->finalize = gst_cuda_prep_tensor_sink_finalize;
 
   const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_property(
@@ -425,7 +427,7 @@ static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
           "queue drops its oldest tensor and EOS does not wait (gst-launch-1.0 runs to the "
           "end). application: an application, from the first tensor on (an application "
           "that starts pulling after PLAYING sets this to lose nothing)",
-          GST_TYPE_CUDA_TENSOR_SINK_CONSUMER, DEFAULT_CONSUMER, flags));
+          GST_TYPE_CUDA_PREP_TENSOR_SINK_CONSUMER, DEFAULT_CONSUMER, flags));
   g_object_class_install_property(
       gobject_class, PROP_WAIT_ON_EOS,
       g_param_spec_boolean("wait-on-eos", "Wait on EOS",
@@ -444,13 +446,13 @@ static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
           "no files. The host waits for each copy, so only for debugging",
           nullptr, flags));
 
-  // GstFlowReturn handler(GstCudaTensorSink *sink, gpointer user_data): pull
+  // GstFlowReturn handler(GstCudaPrepTensorSink *sink, gpointer user_data): pull
   // the tensor from it (streaming thread; do not block long). Not emitted
   // when callbacks with new_tensor are set.
   signals[SIGNAL_NEW_TENSOR] =
       g_signal_new("new-tensor", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, nullptr, nullptr,
                    nullptr, GST_TYPE_FLOW_RETURN, 0, G_TYPE_NONE);
-  // void handler(GstCudaTensorSink *sink, gpointer user_data): EOS reached
+  // void handler(GstCudaPrepTensorSink *sink, gpointer user_data): EOS reached
   // (after the queue was emptied, with wait-on-eos); streaming thread. Not
   // emitted when callbacks with eos are set.
   signals[SIGNAL_EOS] = g_signal_new("eos", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, nullptr,
@@ -458,13 +460,13 @@ static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
   signals[SIGNAL_PULL_TENSOR] =
       g_signal_new_class_handler("pull-tensor", G_TYPE_FROM_CLASS(klass),
                                  static_cast<GSignalFlags>(G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION),
-                                 G_CALLBACK(gst_cuda_tensor_sink_pull_tensor), nullptr, nullptr,
-                                 nullptr, GST_TYPE_SAMPLE, 0, G_TYPE_NONE);
+                                 G_CALLBACK(gst_cuda_prep_tensor_sink_pull_tensor), nullptr,
+                                 nullptr, nullptr, GST_TYPE_SAMPLE, 0, G_TYPE_NONE);
   signals[SIGNAL_TRY_PULL_TENSOR] =
       g_signal_new_class_handler("try-pull-tensor", G_TYPE_FROM_CLASS(klass),
                                  static_cast<GSignalFlags>(G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION),
-                                 G_CALLBACK(gst_cuda_tensor_sink_try_pull_tensor), nullptr, nullptr,
-                                 nullptr, GST_TYPE_SAMPLE, 1, GST_TYPE_CLOCK_TIME);
+                                 G_CALLBACK(gst_cuda_prep_tensor_sink_try_pull_tensor), nullptr,
+                                 nullptr, nullptr, GST_TYPE_SAMPLE, 1, GST_TYPE_CLOCK_TIME);
 
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_set_static_metadata(
@@ -473,21 +475,21 @@ static void gst_cuda_tensor_sink_class_init(GstCudaTensorSinkClass *klass) {
       "with its ready event and a zero-copy DLPack export; optionally writes them as .npy files",
       "cudaprep developers");
 
-  element_class->change_state = gst_cuda_tensor_sink_change_state;
-  sink_class->render = gst_cuda_tensor_sink_render;
-  sink_class->propose_allocation = gst_cuda_tensor_sink_propose_allocation;
-  sink_class->event = gst_cuda_tensor_sink_event;
-  sink_class->start = gst_cuda_tensor_sink_start;
-  sink_class->stop = gst_cuda_tensor_sink_stop;
-  sink_class->unlock = gst_cuda_tensor_sink_unlock;
-  sink_class->unlock_stop = gst_cuda_tensor_sink_unlock_stop;
+  element_class->change_state = gst_cuda_prep_tensor_sink_change_state;
+  sink_class->render = gst_cuda_prep_tensor_sink_render;
+  sink_class->propose_allocation = gst_cuda_prep_tensor_sink_propose_allocation;
+  sink_class->event = gst_cuda_prep_tensor_sink_event;
+  sink_class->start = gst_cuda_prep_tensor_sink_start;
+  sink_class->stop = gst_cuda_prep_tensor_sink_stop;
+  sink_class->unlock = gst_cuda_prep_tensor_sink_unlock;
+  sink_class->unlock_stop = gst_cuda_prep_tensor_sink_unlock_stop;
 
-  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_TENSOR_SINK_CONSUMER,
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_SINK_CONSUMER,
                               static_cast<GstPluginAPIFlags>(0));
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_tensor_sink_debug, "cudatensorsink", 0, "CUDA tensor sink");
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_tensor_sink_debug, "cudatensorsink", 0, "CUDA tensor sink");
 }
 
-static void gst_cuda_tensor_sink_init(GstCudaTensorSink *self) {
+static void gst_cuda_prep_tensor_sink_init(GstCudaPrepTensorSink *self) {
   // An inference sink takes a tensor when it is ready, as appsink is used
   // for inference: waiting on the clock held each live batch until its
   // running time plus the pipeline's whole latency (a jitter buffer's), and

@@ -5,7 +5,7 @@
  * pipeline, as appsink hands out samples.
  *
  * Getting a tensor (link with libgstcudaprep-1.0, include this header; the
- * gst_cuda_tensor_sink_sample_* functions that read a pulled sample are in
+ * gst_cuda_prep_tensor_sink_sample_* functions that read a pulled sample are in
  * gstcudatensorsample.h, which it includes):
  *
  * |[<!-- language="C" -->
@@ -14,28 +14,28 @@
  *   // application from the first one on (see "Who takes the tensors" below).
  *   gst_util_set_object_arg(G_OBJECT(sink), "consumer", "application");
  *   gst_element_set_state(pipeline, GST_STATE_PLAYING);
- *   GstSample *sample = gst_cuda_tensor_sink_pull_tensor(GST_CUDA_TENSOR_SINK(sink));
+ *   GstSample *sample = gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink));
  *   // NULL: EOS, a flush, or the sink stopped.
- *   const GstCudaPrepTensor *tensor = gst_cuda_tensor_sink_sample_get_tensor(sample);
+ *   const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
  *   // tensor->data: device pointer on tensor->device_id; tensor->dims and
  *   // tensor->strides (bytes) in layout order (image_layout NCHW or NHWC);
  *   // tensor->batch_filled items hold frames, tensor->items[i].pts and
  *   // .geometry map item i back to its source frame.
  *
  *   // Make YOUR stream wait for the tensor on the GPU (no host sync):
- *   gst_cuda_tensor_sink_sample_begin_read(sample, my_stream);
+ *   gst_cuda_prep_tensor_sink_sample_begin_read(sample, my_stream);
  *   //   (the same as cudaStreamWaitEvent(my_stream, tensor->ready_event, 0))
  *   enqueue_inference(tensor->data, my_stream);  // TensorRT enqueueV3, a kernel...
  *   // Before dropping the sample, tell the pool that my_stream reads it, so
  *   // that the memory is not rewritten before those reads finish:
- *   gst_cuda_tensor_sink_sample_end_read(sample, my_stream);
+ *   gst_cuda_prep_tensor_sink_sample_end_read(sample, my_stream);
  *   gst_sample_unref(sample);
  * ]|
  *
  * Or zero-copy into PyTorch/CuPy through DLPack:
  *
  * |[<!-- language="C" -->
- *   DLManagedTensor *dl = gst_cuda_tensor_sink_sample_to_dlpack(sample, torch_stream);
+ *   DLManagedTensor *dl = gst_cuda_prep_tensor_sink_sample_to_dlpack(sample, torch_stream);
  *   gst_sample_unref(sample);  // the DLPack tensor keeps the buffer alive
  *   // ... the consumer calls dl->deleter(dl) when done.
  * ]|
@@ -64,45 +64,46 @@
 
 #include "cudaprep-prelude.h"
 
-// The sample API (gst_cuda_tensor_sink_sample_*), with the metas and DLPack.
+// The sample API (gst_cuda_prep_tensor_sink_sample_*), with the metas and DLPack.
 #include "gstcudatensorsample.h"
 
 G_BEGIN_DECLS
 
 /**
- * GstCudaTensorSink:
+ * GstCudaPrepTensorSink:
  *
  * The cudatensorsink element (its properties and signals: the
  * element-cudatensorsink section).
  */
-#define GST_TYPE_CUDA_TENSOR_SINK (gst_cuda_tensor_sink_get_type())
+#define GST_TYPE_CUDA_PREP_TENSOR_SINK (gst_cuda_prep_tensor_sink_get_type())
 GST_CUDA_PREP_API
-G_DECLARE_FINAL_TYPE(GstCudaTensorSink, gst_cuda_tensor_sink, GST, CUDA_TENSOR_SINK, GstBaseSink)
+G_DECLARE_FINAL_TYPE(GstCudaPrepTensorSink, gst_cuda_prep_tensor_sink, GST, CUDA_PREP_TENSOR_SINK,
+                     GstBaseSink)
 
 /**
- * GstCudaTensorSinkConsumer:
- * @GST_CUDA_TENSOR_SINK_CONSUMER_AUTO: an application once one shows itself
- * @GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION: an application, from the
+ * GstCudaPrepTensorSinkConsumer:
+ * @GST_CUDA_PREP_TENSOR_SINK_CONSUMER_AUTO: an application once one shows itself
+ * @GST_CUDA_PREP_TENSOR_SINK_CONSUMER_APPLICATION: an application, from the
  *   first tensor on
  *
  * Values of the "consumer" property (see "Who takes the tensors" in the
  * section above).
  */
 typedef enum {
-  GST_CUDA_TENSOR_SINK_CONSUMER_AUTO = 0,
-  GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION = 1,
-} GstCudaTensorSinkConsumer;
+  GST_CUDA_PREP_TENSOR_SINK_CONSUMER_AUTO = 0,
+  GST_CUDA_PREP_TENSOR_SINK_CONSUMER_APPLICATION = 1,
+} GstCudaPrepTensorSinkConsumer;
 
-#define GST_TYPE_CUDA_TENSOR_SINK_CONSUMER (gst_cuda_tensor_sink_consumer_get_type())
+#define GST_TYPE_CUDA_PREP_TENSOR_SINK_CONSUMER (gst_cuda_prep_tensor_sink_consumer_get_type())
 /**
- * gst_cuda_tensor_sink_consumer_get_type:
+ * gst_cuda_prep_tensor_sink_consumer_get_type:
  *
- * Returns: the GType of #GstCudaTensorSinkConsumer
+ * Returns: the GType of #GstCudaPrepTensorSinkConsumer
  */
-GST_CUDA_PREP_API GType gst_cuda_tensor_sink_consumer_get_type(void);
+GST_CUDA_PREP_API GType gst_cuda_prep_tensor_sink_consumer_get_type(void);
 
 /**
- * GstCudaTensorSinkCallbacks:
+ * GstCudaPrepTensorSinkCallbacks:
  * @eos: at EOS, after the queued tensors were taken when wait-on-eos is
  *   true (and the sink has a consumer). Once per EOS; not after a flush.
  * @new_tensor: a tensor was queued: pull it (without blocking long). A flow
@@ -112,14 +113,14 @@ GST_CUDA_PREP_API GType gst_cuda_tensor_sink_consumer_get_type(void);
  * the signals, and when a callback is set its signal is not emitted.
  */
 typedef struct {
-  void (*eos)(GstCudaTensorSink *sink, gpointer user_data);
-  GstFlowReturn (*new_tensor)(GstCudaTensorSink *sink, gpointer user_data);
+  void (*eos)(GstCudaPrepTensorSink *sink, gpointer user_data);
+  GstFlowReturn (*new_tensor)(GstCudaPrepTensorSink *sink, gpointer user_data);
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];
-} GstCudaTensorSinkCallbacks;
+} GstCudaPrepTensorSinkCallbacks;
 
 /**
- * gst_cuda_tensor_sink_set_callbacks:
+ * gst_cuda_prep_tensor_sink_set_callbacks:
  * @sink: the sink
  * @callbacks: (nullable): the callbacks, copied; NULL removes them
  * @user_data: what the callbacks and @notify are called with
@@ -128,12 +129,12 @@ typedef struct {
  *
  * Installs @callbacks. Thread-safe.
  */
-GST_CUDA_PREP_API void gst_cuda_tensor_sink_set_callbacks(
-    GstCudaTensorSink *sink, const GstCudaTensorSinkCallbacks *callbacks, gpointer user_data,
-    GDestroyNotify notify);
+GST_CUDA_PREP_API void gst_cuda_prep_tensor_sink_set_callbacks(
+    GstCudaPrepTensorSink *sink, const GstCudaPrepTensorSinkCallbacks *callbacks,
+    gpointer user_data, GDestroyNotify notify);
 
 /**
- * gst_cuda_tensor_sink_pull_tensor:
+ * gst_cuda_prep_tensor_sink_pull_tensor:
  * @sink: the sink
  *
  * The next tensor, waiting for one while the sink is started (PAUSED or
@@ -145,27 +146,27 @@ GST_CUDA_PREP_API void gst_cuda_tensor_sink_set_callbacks(
  *
  * Returns: (transfer full) (nullable): the next tensor's sample, or NULL
  */
-GST_CUDA_PREP_API GstSample *gst_cuda_tensor_sink_pull_tensor(GstCudaTensorSink *sink);
+GST_CUDA_PREP_API GstSample *gst_cuda_prep_tensor_sink_pull_tensor(GstCudaPrepTensorSink *sink);
 
 /**
- * gst_cuda_tensor_sink_try_pull_tensor:
+ * gst_cuda_prep_tensor_sink_try_pull_tensor:
  * @sink: the sink
  * @timeout: how long to wait (0: not at all; GST_CLOCK_TIME_NONE: forever)
  *
- * As gst_cuda_tensor_sink_pull_tensor(), waiting at most @timeout; NULL on
+ * As gst_cuda_prep_tensor_sink_pull_tensor(), waiting at most @timeout; NULL on
  * timeout too. Same as the "try-pull-tensor" action signal.
  *
  * Returns: (transfer full) (nullable): the next tensor's sample, or NULL
  */
-GST_CUDA_PREP_API GstSample *gst_cuda_tensor_sink_try_pull_tensor(GstCudaTensorSink *sink,
-                                                                  GstClockTime timeout);
+GST_CUDA_PREP_API GstSample *gst_cuda_prep_tensor_sink_try_pull_tensor(GstCudaPrepTensorSink *sink,
+                                                                       GstClockTime timeout);
 
 /**
- * gst_cuda_tensor_sink_is_eos:
+ * gst_cuda_prep_tensor_sink_is_eos:
  * @sink: the sink
  *
  * Returns: whether EOS was reached and every tensor taken
  */
-GST_CUDA_PREP_API gboolean gst_cuda_tensor_sink_is_eos(GstCudaTensorSink *sink);
+GST_CUDA_PREP_API gboolean gst_cuda_prep_tensor_sink_is_eos(GstCudaPrepTensorSink *sink);
 
 G_END_DECLS

@@ -5,13 +5,13 @@
 // (gstcudatensorsink-private.h).
 #include "gstcudatensorsink-private.h"
 
-#define GST_CAT_DEFAULT gst_cuda_tensor_sink_debug
+#define GST_CAT_DEFAULT gst_cuda_prep_tensor_sink_debug
 
 using namespace cudaprep::tensorsink;
 
 // Whether an application takes the tensors (lock held).
-static gboolean has_consumer(GstCudaTensorSink *self) {
-  return self->consumer == GST_CUDA_TENSOR_SINK_CONSUMER_APPLICATION || self->pulled ||
+static gboolean has_consumer(GstCudaPrepTensorSink *self) {
+  return self->consumer == GST_CUDA_PREP_TENSOR_SINK_CONSUMER_APPLICATION || self->pulled ||
          (self->callbacks != nullptr && self->callbacks->callbacks.new_tensor != nullptr) ||
          (self->emit_signals &&
           g_signal_has_handler_pending(self, signals[SIGNAL_NEW_TENSOR], 0, FALSE));
@@ -26,8 +26,9 @@ void cudaprep::tensorsink::callbacks_unref(Callbacks *callbacks) {
   if (callbacks != nullptr) g_atomic_rc_box_release_full(callbacks, callbacks_clear);
 }
 
-GstSample *gst_cuda_tensor_sink_try_pull_tensor(GstCudaTensorSink *sink, GstClockTime timeout) {
-  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), nullptr);
+GstSample *gst_cuda_prep_tensor_sink_try_pull_tensor(GstCudaPrepTensorSink *sink,
+                                                     GstClockTime timeout) {
+  g_return_val_if_fail(GST_IS_CUDA_PREP_TENSOR_SINK(sink), nullptr);
   gint64 deadline = G_MAXINT64;
   if (GST_CLOCK_TIME_IS_VALID(timeout))
     deadline = g_get_monotonic_time() + static_cast<gint64>(timeout / GST_USECOND);
@@ -53,22 +54,22 @@ GstSample *gst_cuda_tensor_sink_try_pull_tensor(GstCudaTensorSink *sink, GstCloc
   return sample;
 }
 
-GstSample *gst_cuda_tensor_sink_pull_tensor(GstCudaTensorSink *sink) {
-  return gst_cuda_tensor_sink_try_pull_tensor(sink, GST_CLOCK_TIME_NONE);
+GstSample *gst_cuda_prep_tensor_sink_pull_tensor(GstCudaPrepTensorSink *sink) {
+  return gst_cuda_prep_tensor_sink_try_pull_tensor(sink, GST_CLOCK_TIME_NONE);
 }
 
-gboolean gst_cuda_tensor_sink_is_eos(GstCudaTensorSink *sink) {
-  g_return_val_if_fail(GST_IS_CUDA_TENSOR_SINK(sink), FALSE);
+gboolean gst_cuda_prep_tensor_sink_is_eos(GstCudaPrepTensorSink *sink) {
+  g_return_val_if_fail(GST_IS_CUDA_PREP_TENSOR_SINK(sink), FALSE);
   g_mutex_lock(&sink->lock);
   const gboolean eos = sink->eos && g_queue_is_empty(&sink->samples);
   g_mutex_unlock(&sink->lock);
   return eos;
 }
 
-void gst_cuda_tensor_sink_set_callbacks(GstCudaTensorSink *sink,
-                                        const GstCudaTensorSinkCallbacks *callbacks,
-                                        gpointer user_data, GDestroyNotify notify) {
-  g_return_if_fail(GST_IS_CUDA_TENSOR_SINK(sink));
+void gst_cuda_prep_tensor_sink_set_callbacks(GstCudaPrepTensorSink *sink,
+                                             const GstCudaPrepTensorSinkCallbacks *callbacks,
+                                             gpointer user_data, GDestroyNotify notify) {
+  g_return_if_fail(GST_IS_CUDA_PREP_TENSOR_SINK(sink));
   Callbacks *installed = nullptr;
   if (callbacks != nullptr) {
     installed = g_atomic_rc_box_new0(Callbacks);
@@ -83,7 +84,7 @@ void gst_cuda_tensor_sink_set_callbacks(GstCudaTensorSink *sink,
   callbacks_unref(old);
 }
 
-GstFlowReturn cudaprep::tensorsink::queue_sample(GstCudaTensorSink *self, GstSample *sample) {
+GstFlowReturn cudaprep::tensorsink::queue_sample(GstCudaPrepTensorSink *self, GstSample *sample) {
   GstBaseSink *bsink = GST_BASE_SINK(self);
   g_mutex_lock(&self->lock);
   for (;;) {
@@ -124,12 +125,12 @@ GstFlowReturn cudaprep::tensorsink::queue_sample(GstCudaTensorSink *self, GstSam
   return GST_FLOW_OK;
 }
 
-void cudaprep::tensorsink::clear_samples(GstCudaTensorSink *self) {
+void cudaprep::tensorsink::clear_samples(GstCudaPrepTensorSink *self) {
   while (!g_queue_is_empty(&self->samples))
     gst_sample_unref(static_cast<GstSample *>(g_queue_pop_head(&self->samples)));
 }
 
-gboolean cudaprep::tensorsink::handle_eos(GstCudaTensorSink *self) {
+gboolean cudaprep::tensorsink::handle_eos(GstCudaPrepTensorSink *self) {
   g_mutex_lock(&self->lock);
   self->eos = TRUE;
   g_cond_broadcast(&self->pull_cond);

@@ -1,5 +1,6 @@
 #include "gstcudaprepbasetransform.h"
 
+#include <gst/cudaprep/gstcudaprepelementname-private.h>
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 
 #include "cudaprep/kernel_runtime.h"
@@ -460,6 +461,7 @@ static void gst_cuda_prep_base_transform_class_init(GstCudaPrepBaseTransformClas
   gobject_class->set_property = gst_cuda_prep_base_transform_set_property;
   gobject_class->get_property = gst_cuda_prep_base_transform_get_property;
   gobject_class->finalize = gst_cuda_prep_base_transform_finalize;
+  cudaprep::name_elements_after_factory(gobject_class);
   gst_cuda_prep_core_install_properties(gobject_class, PROP_FIRST_CORE);
 
   element_class->set_context = gst_cuda_prep_base_transform_set_context;

@@ -37,8 +37,8 @@
 #include "base/gstcudapreppixelmetas.h"
 #include "base/gstcudaprepview.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_crop_debug);
-#define GST_CAT_DEFAULT gst_cuda_crop_debug
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_crop_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_crop_debug
 
 enum {
   PROP_0,
@@ -63,7 +63,7 @@ struct CropSettings {
   }
 };
 
-struct GstCudaCropPrivate {
+struct GstCudaPrepCropPrivate {
   CropSettings settings;         // object lock
   cudaprep::PixelRect rect;      // in input pixels, chroma-aligned (streaming thread)
   gint settings_changed = 0;     // atomic: rect is to be computed again
@@ -74,13 +74,13 @@ struct GstCudaCropPrivate {
   gboolean rect_stale = FALSE;
 };
 
-struct _GstCudaCrop {
+struct _GstCudaPrepCrop {
   GstCudaPrepBaseTransform parent;
-  GstCudaCropPrivate *priv;
+  GstCudaPrepCropPrivate *priv;
 };
 
-G_DEFINE_TYPE(GstCudaCrop, gst_cuda_crop, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
-GST_ELEMENT_REGISTER_DEFINE(cudacrop, "cudacrop", GST_RANK_NONE, GST_TYPE_CUDA_CROP)
+G_DEFINE_TYPE(GstCudaPrepCrop, gst_cuda_prep_crop, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
+GST_ELEMENT_REGISTER_DEFINE(cudacrop, "cudacrop", GST_RANK_NONE, GST_TYPE_CUDA_PREP_CROP)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -91,7 +91,7 @@ static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
                             GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
 
-static CropSettings get_settings(GstCudaCrop *self) {
+static CropSettings get_settings(GstCudaPrepCrop *self) {
   GST_OBJECT_LOCK(self);
   const CropSettings settings = self->priv->settings;
   GST_OBJECT_UNLOCK(self);
@@ -221,9 +221,10 @@ static GstCaps *any_size_of(GstCaps *caps) {
 // not-negotiated upstream or gst_parse_launch's "could not link": so the
 // input side also takes any size, after the exact ones, and an output side
 // with no exact size (no frame upstream offers fits) offers any size.
-static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
-                                             GstCaps *caps, GstCaps *filter) {
-  auto *self = GST_CUDA_CROP(trans);
+static GstCaps *gst_cuda_prep_crop_transform_caps(GstBaseTransform *trans,
+                                                  GstPadDirection direction, GstCaps *caps,
+                                                  GstCaps *filter) {
+  auto *self = GST_CUDA_PREP_CROP(trans);
   const CropSettings settings = get_settings(self);
   GstCaps *result = gst_caps_new_empty();
   for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
@@ -239,7 +240,7 @@ static GstCaps *gst_cuda_crop_transform_caps(GstBaseTransform *trans, GstPadDire
   return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
-static gboolean post_impossible_crop(GstCudaCrop *self, gchar *reason) {
+static gboolean post_impossible_crop(GstCudaPrepCrop *self, gchar *reason) {
   GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Impossible crop: %s", reason), (nullptr));
   g_free(reason);
   return FALSE;
@@ -269,8 +270,8 @@ static GstCaps *sink_caps(GstBaseTransform *trans, GstCaps *filter) {
 // GstBaseTransform's own answer refuses a frame the crop leaves no pixels
 // of, so the caps never arrived, upstream failed to negotiate and its source
 // posted "Internal data stream error" first, never "Impossible crop".
-static gboolean gst_cuda_crop_query(GstBaseTransform *trans, GstPadDirection direction,
-                                    GstQuery *query) {
+static gboolean gst_cuda_prep_crop_query(GstBaseTransform *trans, GstPadDirection direction,
+                                         GstQuery *query) {
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_CAPS) {
     GstCaps *filter = nullptr;
     gst_query_parse_caps(query, &filter);
@@ -287,24 +288,25 @@ static gboolean gst_cuda_crop_query(GstBaseTransform *trans, GstPadDirection dir
     gst_caps_unref(taken);
     return TRUE;
   }
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_crop_parent_class)->query(trans, direction, query);
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_crop_parent_class)->query(trans, direction, query);
 }
 
-static gchar *gst_cuda_crop_input_error(GstCudaPrepBaseTransform *base,
-                                        const GstVideoInfo *in_info) {
+static gchar *gst_cuda_prep_crop_input_error(GstCudaPrepBaseTransform *base,
+                                             const GstVideoInfo *in_info) {
   cudaprep::PixelRect rect;
   gchar *reason = nullptr;
-  if (compute_rect_for(get_settings(GST_CUDA_CROP(base)), in_info, &rect, &reason)) return nullptr;
+  if (compute_rect_for(get_settings(GST_CUDA_PREP_CROP(base)), in_info, &rect, &reason))
+    return nullptr;
   gchar *error = g_strdup_printf("Impossible crop: %s", reason);
   g_free(reason);
   return error;
 }
 
-static gboolean gst_cuda_crop_set_info(GstCudaPrepBaseTransform *base, GstCaps *,
-                                       const GstVideoInfo *in_info, GstCaps *,
-                                       const GstVideoInfo *out_info) {
-  auto *self = GST_CUDA_CROP(base);
-  GstCudaCropPrivate *priv = self->priv;
+static gboolean gst_cuda_prep_crop_set_info(GstCudaPrepBaseTransform *base, GstCaps *,
+                                            const GstVideoInfo *in_info, GstCaps *,
+                                            const GstVideoInfo *out_info) {
+  auto *self = GST_CUDA_PREP_CROP(base);
+  GstCudaPrepCropPrivate *priv = self->priv;
   gchar *reason = nullptr;
   g_atomic_int_set(&priv->settings_changed, 0);
   const gint generation = g_atomic_int_get(&priv->settings_generation);
@@ -338,14 +340,15 @@ static gboolean gst_cuda_crop_set_info(GstCudaPrepBaseTransform *base, GstCaps *
 // The region comes from the settings now, not from the last caps: after a
 // live property change the upstream renegotiation asks before this element
 // has renegotiated.
-static gboolean gst_cuda_crop_region_read(GstCudaPrepBaseTransform *base,
-                                          const GstVideoInfo *in_info, GstCudaPrepRegion *region) {
+static gboolean gst_cuda_prep_crop_region_read(GstCudaPrepBaseTransform *base,
+                                               const GstVideoInfo *in_info,
+                                               GstCudaPrepRegion *region) {
   gchar *reason = nullptr;
   *region = GstCudaPrepRegion{};
   // Of the frame the caps describe: a pending resize upstream must not take
   // it for a part of its own input.
   region->of_result = TRUE;
-  if (compute_rect_for(get_settings(GST_CUDA_CROP(base)), in_info, &region->rect, &reason))
+  if (compute_rect_for(get_settings(GST_CUDA_PREP_CROP(base)), in_info, &region->rect, &reason))
     return TRUE;
   g_free(reason);  // named when the caps arrive
   return FALSE;
@@ -354,8 +357,8 @@ static gboolean gst_cuda_crop_region_read(GstCudaPrepBaseTransform *base,
 // A crop that moved but kept its size leaves the caps as they were, and
 // GstBaseTransform calls set_caps only for new caps: the new position is
 // taken here, from the next frame on. A new size comes through set_caps.
-static void take_new_position(GstCudaCrop *self) {
-  GstCudaCropPrivate *priv = self->priv;
+static void take_new_position(GstCudaPrepCrop *self) {
+  GstCudaPrepCropPrivate *priv = self->priv;
   if (!g_atomic_int_compare_and_exchange(&priv->settings_changed, 1, 0)) return;
   cudaprep::PixelRect rect;
   gchar *reason = nullptr;
@@ -383,9 +386,9 @@ static bool holds_pending_resize(GstBuffer *buffer) {
 // the memory would make the upload pool discard the frame and allocate one
 // per frame). A frame uploaded for the region of earlier settings (on its
 // way when they changed) lacks this crop's pixels: dropped, never shown.
-static GstCudaPrepOutputPlan gst_cuda_crop_plan_output(GstCudaPrepBaseTransform *base,
-                                                       GstBuffer *inbuf) {
-  auto *self = GST_CUDA_CROP(base);
+static GstCudaPrepOutputPlan gst_cuda_prep_crop_plan_output(GstCudaPrepBaseTransform *base,
+                                                            GstBuffer *inbuf) {
+  auto *self = GST_CUDA_PREP_CROP(base);
   if (self->priv->rect_stale) {
     GST_INFO_OBJECT(self, "dropping a frame: the crop changed while its caps were negotiated");
     return GST_CUDA_PREP_OUTPUT_DROP;
@@ -411,7 +414,7 @@ static GstCudaPrepOutputPlan gst_cuda_crop_plan_output(GstCudaPrepBaseTransform 
 }
 
 // The crop window of `input` (no copy).
-static gboolean input_view(GstCudaCrop *self, GstBuffer *input, cudaprep::Image *view) {
+static gboolean input_view(GstCudaPrepCrop *self, GstBuffer *input, cudaprep::Image *view) {
   if (!gst_cuda_prep_base_transform_input_image(GST_CUDA_PREP_BASE_TRANSFORM(self), input, view))
     return FALSE;
   const cudaprep::PixelRect &rect = self->priv->rect;
@@ -422,7 +425,7 @@ static gboolean input_view(GstCudaCrop *self, GstBuffer *input, cudaprep::Image 
 // Folds the crop into the pending resize of `outbuf`, which holds upstream's
 // source frame: the resize's destination rectangle (the whole caps frame by
 // default) moves by minus the crop's corner.
-static void crop_pending_resize(GstCudaCrop *self, GstBuffer *outbuf) {
+static void crop_pending_resize(GstCudaPrepCrop *self, GstBuffer *outbuf) {
   const GstVideoInfo *in_info =
       gst_cuda_prep_base_transform_get_in_info(GST_CUDA_PREP_BASE_TRANSFORM(self));
   GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(outbuf);
@@ -435,9 +438,9 @@ static void crop_pending_resize(GstCudaCrop *self, GstBuffer *outbuf) {
   pending->cropped = TRUE;
 }
 
-static gboolean gst_cuda_crop_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
-                                              GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
-  auto *self = GST_CUDA_CROP(base);
+static gboolean gst_cuda_prep_crop_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
+                                                   GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
+  auto *self = GST_CUDA_PREP_CROP(base);
   GstCudaPrepPixelMove move = GstCudaPrepPixelMove::kNewFrame;
   if (plan == GST_CUDA_PREP_OUTPUT_IN_PLACE && holds_pending_resize(outbuf)) {
     crop_pending_resize(self, outbuf);
@@ -458,13 +461,13 @@ static gboolean gst_cuda_crop_annotate_output(GstCudaPrepBaseTransform *base, Gs
 
 // Upstream may leave its resize here when downstream takes pending work:
 // the crop then composes into it (crop_pending_resize) instead of a view.
-static gboolean gst_cuda_crop_accepts_pending(GstCudaPrepBaseTransform *base) {
+static gboolean gst_cuda_prep_crop_accepts_pending(GstCudaPrepBaseTransform *base) {
   return gst_cuda_prep_base_transform_ask_downstream_takes_pending(base);
 }
 
-static GstFlowReturn gst_cuda_crop_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
-                                           GstBuffer *outbuf) {
-  auto *self = GST_CUDA_CROP(base);
+static GstFlowReturn gst_cuda_prep_crop_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
+                                                GstBuffer *outbuf) {
+  auto *self = GST_CUDA_PREP_CROP(base);
   cudaprep::Image view, compact;
   if (!input_view(self, inbuf, &view) ||
       !gst_cuda_prep_base_transform_output_image(base, outbuf, &compact) ||
@@ -491,9 +494,9 @@ static gboolean parse_region(const GValue *value, CropSettings *settings) {
   return TRUE;
 }
 
-static void gst_cuda_crop_set_property(GObject *object, guint prop_id, const GValue *value,
-                                       GParamSpec *pspec) {
-  auto *self = GST_CUDA_CROP(object);
+static void gst_cuda_prep_crop_set_property(GObject *object, guint prop_id, const GValue *value,
+                                            GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_CROP(object);
   GST_OBJECT_LOCK(self);
   CropSettings &settings = self->priv->settings;
   gint *field = settings.field(prop_id);
@@ -523,9 +526,9 @@ static void append_int(GValue *array, gint value) {
   gst_value_array_append_and_take_value(array, &item);
 }
 
-static void gst_cuda_crop_get_property(GObject *object, guint prop_id, GValue *value,
-                                       GParamSpec *pspec) {
-  auto *self = GST_CUDA_CROP(object);
+static void gst_cuda_prep_crop_get_property(GObject *object, guint prop_id, GValue *value,
+                                            GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_CROP(object);
   GST_OBJECT_LOCK(self);
   CropSettings &settings = self->priv->settings;
   gint *field = settings.field(prop_id);
@@ -540,20 +543,20 @@ static void gst_cuda_crop_get_property(GObject *object, guint prop_id, GValue *v
   GST_OBJECT_UNLOCK(self);
 }
 
-static void gst_cuda_crop_finalize(GObject *object) {
-  delete GST_CUDA_CROP(object)->priv;
-  G_OBJECT_CLASS(gst_cuda_crop_parent_class)->finalize(object);
+static void gst_cuda_prep_crop_finalize(GObject *object) {
+  delete GST_CUDA_PREP_CROP(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_prep_crop_parent_class)->finalize(object);
 }
 
-static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
+static void gst_cuda_prep_crop_class_init(GstCudaPrepCropClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
-  gobject_class->set_property = gst_cuda_crop_set_property;
-  gobject_class->get_property = gst_cuda_crop_get_property;
-  gobject_class->finalize = gst_cuda_crop_finalize;
+  gobject_class->set_property = gst_cuda_prep_crop_set_property;
+  gobject_class->get_property = gst_cuda_prep_crop_get_property;
+  gobject_class->finalize = gst_cuda_prep_crop_finalize;
   const auto flags =
       static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_CONTROLLABLE);
   struct {
@@ -597,20 +600,20 @@ static void gst_cuda_crop_class_init(GstCudaCropClass *klass) {
       "cudaprep developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->transform_caps = gst_cuda_crop_transform_caps;
-  trans_class->query = gst_cuda_crop_query;
+  trans_class->transform_caps = gst_cuda_prep_crop_transform_caps;
+  trans_class->query = gst_cuda_prep_crop_query;
   gst_cuda_prep_base_transform_class_read_nvcodec_frames(base_class);
-  base_class->input_error = gst_cuda_crop_input_error;
-  base_class->set_info = gst_cuda_crop_set_info;
-  base_class->plan_output = gst_cuda_crop_plan_output;
-  base_class->annotate_output = gst_cuda_crop_annotate_output;
-  base_class->process = gst_cuda_crop_process;
-  base_class->region_read = gst_cuda_crop_region_read;
-  base_class->accepts_pending = gst_cuda_crop_accepts_pending;
+  base_class->input_error = gst_cuda_prep_crop_input_error;
+  base_class->set_info = gst_cuda_prep_crop_set_info;
+  base_class->plan_output = gst_cuda_prep_crop_plan_output;
+  base_class->annotate_output = gst_cuda_prep_crop_annotate_output;
+  base_class->process = gst_cuda_prep_crop_process;
+  base_class->region_read = gst_cuda_prep_crop_region_read;
+  base_class->accepts_pending = gst_cuda_prep_crop_accepts_pending;
 
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_crop_debug, "cudacrop", 0, "CUDA crop");
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_crop_debug, "cudacrop", 0, "CUDA crop");
 }
 
-static void gst_cuda_crop_init(GstCudaCrop *self) {
-  self->priv = new GstCudaCropPrivate();
+static void gst_cuda_prep_crop_init(GstCudaPrepCrop *self) {
+  self->priv = new GstCudaPrepCropPrivate();
 }

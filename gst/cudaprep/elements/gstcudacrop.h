@@ -4,8 +4,9 @@
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_CUDA_CROP (gst_cuda_crop_get_type())
-G_DECLARE_FINAL_TYPE(GstCudaCrop, gst_cuda_crop, GST, CUDA_CROP, GstCudaPrepBaseTransform)
+#define GST_TYPE_CUDA_PREP_CROP (gst_cuda_prep_crop_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaPrepCrop, gst_cuda_prep_crop, GST, CUDA_PREP_CROP,
+                     GstCudaPrepBaseTransform)
 
 GST_ELEMENT_REGISTER_DECLARE(cudacrop);
 

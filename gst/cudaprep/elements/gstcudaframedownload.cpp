@@ -14,16 +14,17 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include "cudaprep/copy.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_download_debug);
-#define GST_CAT_DEFAULT gst_cuda_frame_download_debug
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_frame_download_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_frame_download_debug
 
-struct _GstCudaFrameDownload {
+struct _GstCudaPrepFrameDownload {
   GstCudaPrepBaseTransform parent;
 };
 
-G_DEFINE_TYPE(GstCudaFrameDownload, gst_cuda_frame_download, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
+G_DEFINE_TYPE(GstCudaPrepFrameDownload, gst_cuda_prep_frame_download,
+              GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(cudaframedownload, "cudaframedownload", GST_RANK_NONE,
-                            GST_TYPE_CUDA_FRAME_DOWNLOAD)
+                            GST_TYPE_CUDA_PREP_FRAME_DOWNLOAD)
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -33,9 +34,9 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(GST_CUDA_PREP_FRAME_FORMATS) ";" GST_CUDA_PREP_VIDEO_CAPS(
         GST_CUDA_PREP_FRAME_FORMATS)));
 
-static GstCaps *gst_cuda_frame_download_transform_caps(GstBaseTransform *trans,
-                                                       GstPadDirection direction, GstCaps *caps,
-                                                       GstCaps *filter) {
+static GstCaps *gst_cuda_prep_frame_download_transform_caps(GstBaseTransform *trans,
+                                                            GstPadDirection direction,
+                                                            GstCaps *caps, GstCaps *filter) {
   GstCaps *result = gst_cuda_prep_caps_with_feature(caps, GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED);
   if (direction == GST_PAD_SINK)
     result = gst_caps_merge(gst_cuda_prep_caps_with_feature(caps, nullptr), result);
@@ -43,17 +44,17 @@ static GstCaps *gst_cuda_frame_download_transform_caps(GstBaseTransform *trans,
 }
 
 // Device frames out pass through.
-static gboolean gst_cuda_frame_download_set_info(GstCudaPrepBaseTransform *base, GstCaps *,
-                                                 const GstVideoInfo *, GstCaps *outcaps,
-                                                 const GstVideoInfo *) {
+static gboolean gst_cuda_prep_frame_download_set_info(GstCudaPrepBaseTransform *base, GstCaps *,
+                                                      const GstVideoInfo *, GstCaps *outcaps,
+                                                      const GstVideoInfo *) {
   gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(base),
                                      gst_cuda_prep_caps_are_device(outcaps));
   return TRUE;
 }
 
-static GstFlowReturn gst_cuda_frame_download_process(GstCudaPrepBaseTransform *base,
-                                                     GstBuffer *inbuf, GstBuffer *outbuf) {
-  auto *self = GST_CUDA_FRAME_DOWNLOAD(base);
+static GstFlowReturn gst_cuda_prep_frame_download_process(GstCudaPrepBaseTransform *base,
+                                                          GstBuffer *inbuf, GstBuffer *outbuf) {
+  auto *self = GST_CUDA_PREP_FRAME_DOWNLOAD(base);
   cudaprep::Image device_frame;
   if (!gst_cuda_prep_base_transform_input_image(base, inbuf, &device_frame)) return GST_FLOW_ERROR;
   GstVideoFrame host_frame;
@@ -76,7 +77,7 @@ static GstFlowReturn gst_cuda_frame_download_process(GstCudaPrepBaseTransform *b
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
-static void gst_cuda_frame_download_class_init(GstCudaFrameDownloadClass *klass) {
+static void gst_cuda_prep_frame_download_class_init(GstCudaPrepFrameDownloadClass *klass) {
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
@@ -90,12 +91,12 @@ static void gst_cuda_frame_download_class_init(GstCudaFrameDownloadClass *klass)
       "cudaprep developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->transform_caps = gst_cuda_frame_download_transform_caps;
-  base_class->set_info = gst_cuda_frame_download_set_info;
-  base_class->process = gst_cuda_frame_download_process;
+  trans_class->transform_caps = gst_cuda_prep_frame_download_transform_caps;
+  base_class->set_info = gst_cuda_prep_frame_download_set_info;
+  base_class->process = gst_cuda_prep_frame_download_process;
 
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_frame_download_debug, "cudaframedownload", 0,
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_frame_download_debug, "cudaframedownload", 0,
                           "CUDA frame download");
 }
 
-static void gst_cuda_frame_download_init(GstCudaFrameDownload *) {}
+static void gst_cuda_prep_frame_download_init(GstCudaPrepFrameDownload *) {}

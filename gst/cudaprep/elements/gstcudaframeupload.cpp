@@ -34,8 +34,8 @@
 #include "base/gstcudaprepnvcodec.h"
 #include "base/gstcudapreppixelmetas.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_frame_upload_debug);
-#define GST_CAT_DEFAULT gst_cuda_frame_upload_debug
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_frame_upload_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_frame_upload_debug
 
 // Frames in flight between the CPU copy and the GPU copy: the CPU waits for a
 // slot's previous copy only when it laps the ring, i.e. when the GPU is this
@@ -52,7 +52,7 @@ struct StagingSlot {
   bool pending = false;
 };
 
-struct GstCudaFrameUploadPrivate {
+struct GstCudaPrepFrameUploadPrivate {
   StagingSlot slots[kStagingSlots];
   int next_slot = 0;
   cudaprep::Image staging_layout;  // plane offsets (as pointers from 0) and pitches
@@ -64,14 +64,14 @@ struct GstCudaFrameUploadPrivate {
   std::vector<cudaprep::RowCopy> row_copies;
 };
 
-struct _GstCudaFrameUpload {
+struct _GstCudaPrepFrameUpload {
   GstCudaPrepBaseTransform parent;
-  GstCudaFrameUploadPrivate *priv;
+  GstCudaPrepFrameUploadPrivate *priv;
 };
 
-G_DEFINE_TYPE(GstCudaFrameUpload, gst_cuda_frame_upload, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
+G_DEFINE_TYPE(GstCudaPrepFrameUpload, gst_cuda_prep_frame_upload, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(cudaframeupload, "cudaframeupload", GST_RANK_NONE,
-                            GST_TYPE_CUDA_FRAME_UPLOAD)
+                            GST_TYPE_CUDA_PREP_FRAME_UPLOAD)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -81,7 +81,7 @@ static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
                             GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_FRAME_FORMATS)));
 
-static void free_staging(GstCudaFrameUpload *self) {
+static void free_staging(GstCudaPrepFrameUpload *self) {
   for (StagingSlot &slot : self->priv->slots) {
     if (slot.copied != nullptr) {
       // The GPU may still read the pinned memory.
@@ -97,8 +97,8 @@ static void free_staging(GstCudaFrameUpload *self) {
 
 // Sizes the staging layout for the negotiated frames; the pinned buffers
 // themselves are allocated only if a frame needs staging.
-static gboolean prepare_staging(GstCudaFrameUpload *self, const GstVideoInfo *in_info) {
-  GstCudaFrameUploadPrivate *priv = self->priv;
+static gboolean prepare_staging(GstCudaPrepFrameUpload *self, const GstVideoInfo *in_info) {
+  GstCudaPrepFrameUploadPrivate *priv = self->priv;
   cudaprep::Image &layout = priv->staging_layout;
   if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &layout.format)) return FALSE;
   layout.width = GST_VIDEO_INFO_WIDTH(in_info);
@@ -121,9 +121,9 @@ static gboolean prepare_staging(GstCudaFrameUpload *self, const GstVideoInfo *in
   return TRUE;
 }
 
-static GstCaps *gst_cuda_frame_upload_transform_caps(GstBaseTransform *trans,
-                                                     GstPadDirection direction, GstCaps *caps,
-                                                     GstCaps *filter) {
+static GstCaps *gst_cuda_prep_frame_upload_transform_caps(GstBaseTransform *trans,
+                                                          GstPadDirection direction, GstCaps *caps,
+                                                          GstCaps *filter) {
   GstCaps *result = gst_cuda_prep_caps_with_feature(caps, GST_CAPS_FEATURE_MEMORY_CUDA_PITCHED);
   if (direction == GST_PAD_SRC)
     result = gst_caps_merge(result, gst_cuda_prep_caps_with_feature(caps, nullptr));
@@ -132,18 +132,18 @@ static GstCaps *gst_cuda_frame_upload_transform_caps(GstBaseTransform *trans,
 
 // Device frames in pass through; nvcodec's frames go on in place (the base
 // class reads them as device frames); system memory is staged.
-static gboolean gst_cuda_frame_upload_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
-                                               const GstVideoInfo *in_info, GstCaps *,
-                                               const GstVideoInfo *) {
-  auto *self = GST_CUDA_FRAME_UPLOAD(base);
+static gboolean gst_cuda_prep_frame_upload_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                                    const GstVideoInfo *in_info, GstCaps *,
+                                                    const GstVideoInfo *) {
+  auto *self = GST_CUDA_PREP_FRAME_UPLOAD(base);
   free_staging(self);
   const gboolean passthrough = gst_cuda_prep_caps_are_device(incaps);
   gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(base), passthrough);
   return passthrough || gst_cuda_prep_caps_are_nvcodec(incaps) || prepare_staging(self, in_info);
 }
 
-static GstCudaPrepOutputPlan gst_cuda_frame_upload_plan_output(GstCudaPrepBaseTransform *base,
-                                                               GstBuffer *) {
+static GstCudaPrepOutputPlan gst_cuda_prep_frame_upload_plan_output(GstCudaPrepBaseTransform *base,
+                                                                    GstBuffer *) {
   return gst_cuda_prep_base_transform_input_is_nvcodec(base) ? GST_CUDA_PREP_OUTPUT_IN_PLACE
                                                              : GST_CUDA_PREP_OUTPUT_RUN;
 }
@@ -159,9 +159,9 @@ static gboolean is_pinned(const void *host) {
 
 // Copies the mapped frame into the slot's pinned staging buffer, row by row
 // where GStreamer's stride pads the rows.
-static gboolean stage_frame(GstCudaFrameUpload *self, StagingSlot &slot,
+static gboolean stage_frame(GstCudaPrepFrameUpload *self, StagingSlot &slot,
                             const GstVideoFrame &host_frame, cudaprep::Image *staging) {
-  GstCudaFrameUploadPrivate *priv = self->priv;
+  GstCudaPrepFrameUploadPrivate *priv = self->priv;
   if (slot.host == nullptr &&
       !CUDAPREP_CHECK(self, cudaHostAlloc(reinterpret_cast<void **>(&slot.host),
                                           priv->staging_bytes, cudaHostAllocPortable)))
@@ -183,10 +183,10 @@ static gboolean stage_frame(GstCudaFrameUpload *self, StagingSlot &slot,
   return TRUE;
 }
 
-static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
-                                                   GstBuffer *outbuf) {
-  auto *self = GST_CUDA_FRAME_UPLOAD(base);
-  GstCudaFrameUploadPrivate *priv = self->priv;
+static GstFlowReturn gst_cuda_prep_frame_upload_process(GstCudaPrepBaseTransform *base,
+                                                        GstBuffer *inbuf, GstBuffer *outbuf) {
+  auto *self = GST_CUDA_PREP_FRAME_UPLOAD(base);
+  GstCudaPrepFrameUploadPrivate *priv = self->priv;
   cudaprep::Image device_frame;
   if (!gst_cuda_prep_base_transform_output_image(base, outbuf, &device_frame))
     return GST_FLOW_ERROR;
@@ -247,9 +247,9 @@ static GstFlowReturn gst_cuda_frame_upload_process(GstCudaPrepBaseTransform *bas
 // Takes a region announced downstream when it can be copied as announced:
 // rows by a pattern every plane can copy by, or a rectangle on chroma-aligned
 // offsets.
-static gboolean take_region(GstCudaFrameUpload *self, const GstCudaPrepRegion &region,
+static gboolean take_region(GstCudaPrepFrameUpload *self, const GstCudaPrepRegion &region,
                             const GstVideoInfo *info) {
-  GstCudaFrameUploadPrivate *priv = self->priv;
+  GstCudaPrepFrameUploadPrivate *priv = self->priv;
   cudaprep::PixelFormat format;
   if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(info), &format)) return FALSE;
   if (region.rows.period == 0) {
@@ -276,9 +276,10 @@ static gboolean take_region(GstCudaFrameUpload *self, const GstCudaPrepRegion &r
 
 // Copies only what downstream reads, when it says what: a region
 // (cudacrop), or rows (cudaresize's downscales).
-static gboolean gst_cuda_frame_upload_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
-  auto *self = GST_CUDA_FRAME_UPLOAD(trans);
-  GstCudaFrameUploadPrivate *priv = self->priv;
+static gboolean gst_cuda_prep_frame_upload_decide_allocation(GstBaseTransform *trans,
+                                                             GstQuery *query) {
+  auto *self = GST_CUDA_PREP_FRAME_UPLOAD(trans);
+  GstCudaPrepFrameUploadPrivate *priv = self->priv;
   const GstVideoInfo *out_info =
       gst_cuda_prep_base_transform_get_out_info(GST_CUDA_PREP_BASE_TRANSFORM(self));
   GstCudaPrepRegion region;
@@ -288,20 +289,21 @@ static gboolean gst_cuda_frame_upload_decide_allocation(GstBaseTransform *trans,
                                                   GST_VIDEO_INFO_HEIGHT(out_info), &region) &&
                   take_region(self, region, out_info);
   priv->region = priv->partial ? region : GstCudaPrepRegion{};
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_frame_upload_parent_class)
       ->decide_allocation(trans, query);
 }
 
 // Offers upstream pinned frames, so the GPU copies straight from them.
-static gboolean gst_cuda_frame_upload_propose_allocation(GstBaseTransform *trans,
-                                                         GstQuery *decide_query, GstQuery *query) {
+static gboolean gst_cuda_prep_frame_upload_propose_allocation(GstBaseTransform *trans,
+                                                              GstQuery *decide_query,
+                                                              GstQuery *query) {
   GstCaps *caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
   GstVideoInfo info;
   if (gst_base_transform_is_passthrough(trans) || caps == nullptr ||
       gst_cuda_prep_caps_are_device(caps) || gst_cuda_prep_caps_are_nvcodec(caps) ||
       !gst_video_info_from_caps(&info, caps))
-    return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
+    return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_frame_upload_parent_class)
         ->propose_allocation(trans, decide_query, query);
 
   gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
@@ -327,34 +329,35 @@ static gboolean gst_cuda_frame_upload_propose_allocation(GstBaseTransform *trans
 // The upload copies pixels 1:1, so regions of interest and analytics
 // results (an application's or a detector's, for cudabatch region-source=
 // roi-meta or detections) stay where they are.
-static gboolean gst_cuda_frame_upload_transform_meta(GstBaseTransform *trans, GstBuffer *outbuf,
-                                                     GstMeta *meta, GstBuffer *inbuf) {
+static gboolean gst_cuda_prep_frame_upload_transform_meta(GstBaseTransform *trans,
+                                                          GstBuffer *outbuf, GstMeta *meta,
+                                                          GstBuffer *inbuf) {
   if (gst_cuda_prep_meta_marks_objects(meta)) return TRUE;
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_frame_upload_parent_class)
       ->transform_meta(trans, outbuf, meta, inbuf);
 }
 
-static gboolean gst_cuda_frame_upload_stop(GstBaseTransform *trans) {
+static gboolean gst_cuda_prep_frame_upload_stop(GstBaseTransform *trans) {
   const gint device_id =
       gst_cuda_prep_base_transform_get_device_id(GST_CUDA_PREP_BASE_TRANSFORM(trans));
   if (device_id >= 0) {
     GstCudaPrepScopedDevice device(device_id);
-    free_staging(GST_CUDA_FRAME_UPLOAD(trans));
+    free_staging(GST_CUDA_PREP_FRAME_UPLOAD(trans));
   }
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_frame_upload_parent_class)->stop(trans);
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_frame_upload_parent_class)->stop(trans);
 }
 
-static void gst_cuda_frame_upload_finalize(GObject *object) {
-  delete GST_CUDA_FRAME_UPLOAD(object)->priv;
-  G_OBJECT_CLASS(gst_cuda_frame_upload_parent_class)->finalize(object);
+static void gst_cuda_prep_frame_upload_finalize(GObject *object) {
+  delete GST_CUDA_PREP_FRAME_UPLOAD(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_prep_frame_upload_parent_class)->finalize(object);
 }
 
-static void gst_cuda_frame_upload_class_init(GstCudaFrameUploadClass *klass) {
+static void gst_cuda_prep_frame_upload_class_init(GstCudaPrepFrameUploadClass *klass) {
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
-  G_OBJECT_CLASS(klass)->finalize = gst_cuda_frame_upload_finalize;
+  G_OBJECT_CLASS(klass)->finalize = gst_cuda_prep_frame_upload_finalize;
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_element_class_set_static_metadata(
@@ -364,19 +367,20 @@ static void gst_cuda_frame_upload_class_init(GstCudaFrameUploadClass *klass) {
       "cudaprep developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->transform_caps = gst_cuda_frame_upload_transform_caps;
+  trans_class->transform_caps = gst_cuda_prep_frame_upload_transform_caps;
   gst_cuda_prep_base_transform_class_read_nvcodec_frames(base_class);
-  trans_class->stop = gst_cuda_frame_upload_stop;
-  trans_class->propose_allocation = gst_cuda_frame_upload_propose_allocation;
-  trans_class->decide_allocation = gst_cuda_frame_upload_decide_allocation;
-  trans_class->transform_meta = gst_cuda_frame_upload_transform_meta;
-  base_class->set_info = gst_cuda_frame_upload_set_info;
-  base_class->process = gst_cuda_frame_upload_process;
-  base_class->plan_output = gst_cuda_frame_upload_plan_output;
+  trans_class->stop = gst_cuda_prep_frame_upload_stop;
+  trans_class->propose_allocation = gst_cuda_prep_frame_upload_propose_allocation;
+  trans_class->decide_allocation = gst_cuda_prep_frame_upload_decide_allocation;
+  trans_class->transform_meta = gst_cuda_prep_frame_upload_transform_meta;
+  base_class->set_info = gst_cuda_prep_frame_upload_set_info;
+  base_class->process = gst_cuda_prep_frame_upload_process;
+  base_class->plan_output = gst_cuda_prep_frame_upload_plan_output;
 
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_frame_upload_debug, "cudaframeupload", 0, "CUDA frame upload");
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_frame_upload_debug, "cudaframeupload", 0,
+                          "CUDA frame upload");
 }
 
-static void gst_cuda_frame_upload_init(GstCudaFrameUpload *self) {
-  self->priv = new GstCudaFrameUploadPrivate();
+static void gst_cuda_prep_frame_upload_init(GstCudaPrepFrameUpload *self) {
+  self->priv = new GstCudaPrepFrameUploadPrivate();
 }

@@ -37,8 +37,8 @@
 #include "base/gstcudapreptensorformat.h"
 #include "base/gstcudaprepview.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_normalize_debug);
-#define GST_CAT_DEFAULT gst_cuda_normalize_debug
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_normalize_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_normalize_debug
 
 enum { PROP_0, PROP_MEAN, PROP_STD, PROP_SCALE, PROP_CHANNEL_ORDER, PROP_DTYPE };
 
@@ -54,20 +54,21 @@ struct NormalizeSettings {
   cudaprep::DataType dtype = DEFAULT_DTYPE;
 };
 
-struct GstCudaNormalizePrivate {
+struct GstCudaPrepNormalizePrivate {
   NormalizeSettings settings;  // object lock
   // Negotiated (streaming thread).
   GstCudaPrepPlanarInfo out_info;
   cudaprep::NormalizeParams params;
 };
 
-struct _GstCudaNormalize {
+struct _GstCudaPrepNormalize {
   GstCudaPrepBaseTransform parent;
-  GstCudaNormalizePrivate *priv;
+  GstCudaPrepNormalizePrivate *priv;
 };
 
-G_DEFINE_TYPE(GstCudaNormalize, gst_cuda_normalize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
-GST_ELEMENT_REGISTER_DEFINE(cudanormalize, "cudanormalize", GST_RANK_NONE, GST_TYPE_CUDA_NORMALIZE)
+G_DEFINE_TYPE(GstCudaPrepNormalize, gst_cuda_prep_normalize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
+GST_ELEMENT_REGISTER_DEFINE(cudanormalize, "cudanormalize", GST_RANK_NONE,
+                            GST_TYPE_CUDA_PREP_NORMALIZE)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -123,15 +124,15 @@ static cudaprep::NormalizeParams params_of(const NormalizeSettings &settings) {
   return params;
 }
 
-static NormalizeSettings get_settings(GstCudaNormalize *self) {
+static NormalizeSettings get_settings(GstCudaPrepNormalize *self) {
   GST_OBJECT_LOCK(self);
   const NormalizeSettings settings = self->priv->settings;
   GST_OBJECT_UNLOCK(self);
   return settings;
 }
 
-static gchar *gst_cuda_normalize_settings_error(GstCudaPrepBaseTransform *base) {
-  const std::string error = settings_error(get_settings(GST_CUDA_NORMALIZE(base)));
+static gchar *gst_cuda_prep_normalize_settings_error(GstCudaPrepBaseTransform *base) {
+  const std::string error = settings_error(get_settings(GST_CUDA_PREP_NORMALIZE(base)));
   return error.empty() ? nullptr : g_strdup(error.c_str());
 }
 
@@ -153,9 +154,9 @@ static void get_double_array(const std::vector<double> &values, GValue *value) {
   }
 }
 
-static void gst_cuda_normalize_set_property(GObject *object, guint prop_id, const GValue *value,
-                                            GParamSpec *pspec) {
-  auto *self = GST_CUDA_NORMALIZE(object);
+static void gst_cuda_prep_normalize_set_property(GObject *object, guint prop_id,
+                                                 const GValue *value, GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_NORMALIZE(object);
   GST_OBJECT_LOCK(self);
   NormalizeSettings &settings = self->priv->settings;
   switch (prop_id) {
@@ -181,9 +182,9 @@ static void gst_cuda_normalize_set_property(GObject *object, guint prop_id, cons
   GST_OBJECT_UNLOCK(self);
 }
 
-static void gst_cuda_normalize_get_property(GObject *object, guint prop_id, GValue *value,
-                                            GParamSpec *pspec) {
-  auto *self = GST_CUDA_NORMALIZE(object);
+static void gst_cuda_prep_normalize_get_property(GObject *object, guint prop_id, GValue *value,
+                                                 GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_NORMALIZE(object);
   GST_OBJECT_LOCK(self);
   const NormalizeSettings &settings = self->priv->settings;
   switch (prop_id) {
@@ -210,7 +211,7 @@ static void gst_cuda_normalize_get_property(GObject *object, guint prop_id, GVal
 }
 
 // The planar caps the current settings produce (size and rate unset).
-static GstStructure *planar_structure(GstCudaNormalize *self) {
+static GstStructure *planar_structure(GstCudaPrepNormalize *self) {
   const NormalizeSettings settings = get_settings(self);
   const cudaprep::ChannelOrder channel_order = settings.channel_order;
   const cudaprep::DataType dtype = settings.dtype;
@@ -222,10 +223,10 @@ static GstStructure *planar_structure(GstCudaNormalize *self) {
 
 // Video -> planar with the properties' dtype and channels; planar -> the
 // video formats that can give the properties' channel order (gray: GRAY8).
-static GstCaps *gst_cuda_normalize_transform_caps(GstBaseTransform *trans,
-                                                  GstPadDirection direction, GstCaps *caps,
-                                                  GstCaps *filter) {
-  auto *self = GST_CUDA_NORMALIZE(trans);
+static GstCaps *gst_cuda_prep_normalize_transform_caps(GstBaseTransform *trans,
+                                                       GstPadDirection direction, GstCaps *caps,
+                                                       GstCaps *filter) {
+  auto *self = GST_CUDA_PREP_NORMALIZE(trans);
   GstStructure *planar = planar_structure(self);
   const gboolean gray = g_strcmp0(gst_structure_get_string(planar, "channel-order"), "GRAY") == 0;
   GstCaps *result = gst_caps_new_empty();
@@ -250,11 +251,11 @@ static GstCaps *gst_cuda_normalize_transform_caps(GstBaseTransform *trans,
   return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
-static gboolean gst_cuda_normalize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
-                                            const GstVideoInfo *in_info, GstCaps *outcaps,
-                                            const GstVideoInfo *) {
-  auto *self = GST_CUDA_NORMALIZE(base);
-  GstCudaNormalizePrivate *priv = self->priv;
+static gboolean gst_cuda_prep_normalize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                                 const GstVideoInfo *in_info, GstCaps *outcaps,
+                                                 const GstVideoInfo *) {
+  auto *self = GST_CUDA_PREP_NORMALIZE(base);
+  GstCudaPrepNormalizePrivate *priv = self->priv;
   if (!gst_cuda_prep_planar_info_from_caps(&priv->out_info, outcaps)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
                       ("Invalid planar output caps: %s", GST_CUDA_PREP_PLANAR_CAPS_RULES),
@@ -291,7 +292,7 @@ static gboolean gst_cuda_normalize_set_info(GstCudaPrepBaseTransform *base, GstC
 // Whether the fused kernel computes what the separate ones would: it
 // resizes to RGB, or to GRAY8 for channel-order=gray, so a GRAY8 input
 // expanded to RGB is not.
-static gboolean fusable(GstCudaNormalize *self, GstVideoFormat in_format) {
+static gboolean fusable(GstCudaPrepNormalize *self, GstVideoFormat in_format) {
   const bool gray_input = in_format == GST_VIDEO_FORMAT_GRAY8;
   const bool gray_output = self->priv->params.channel_order == cudaprep::ChannelOrder::kGray;
   return gray_input == gray_output;
@@ -300,8 +301,8 @@ static gboolean fusable(GstCudaNormalize *self, GstVideoFormat in_format) {
 // Upstream may leave its resize here when this element can hand it on with
 // its own work: downstream takes pending work (asked now, with the current
 // caps) and the result is the same.
-static gboolean gst_cuda_normalize_accepts_pending(GstCudaPrepBaseTransform *base) {
-  auto *self = GST_CUDA_NORMALIZE(base);
+static gboolean gst_cuda_prep_normalize_accepts_pending(GstCudaPrepBaseTransform *base) {
+  auto *self = GST_CUDA_PREP_NORMALIZE(base);
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   if (in_info == nullptr || !fusable(self, GST_VIDEO_INFO_FORMAT(in_info))) return FALSE;
   return gst_cuda_prep_base_transform_ask_downstream_takes_pending(base);
@@ -310,16 +311,16 @@ static gboolean gst_cuda_normalize_accepts_pending(GstCudaPrepBaseTransform *bas
 // Its own kernel, or the fused one downstream runs with this element's
 // work (with no resize: when a cudaresize upstream left one, it compiles the
 // kernel that runs both).
-static cudaError_t gst_cuda_normalize_prepare_kernels(GstCudaPrepBaseTransform *base,
-                                                      const GstCudaPrepPendingReader *pending) {
-  GstCudaNormalizePrivate *priv = GST_CUDA_NORMALIZE(base)->priv;
+static cudaError_t gst_cuda_prep_normalize_prepare_kernels(
+    GstCudaPrepBaseTransform *base, const GstCudaPrepPendingReader *pending) {
+  GstCudaPrepNormalizePrivate *priv = GST_CUDA_PREP_NORMALIZE(base)->priv;
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   cudaprep::PixelFormat format;
   if (in_info == nullptr || !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &format))
     return cudaErrorInvalidValue;
   // plan_output() runs this element's own kernel where the fused one would
   // not compute the same (fusable()), downstream's pending work or not.
-  if (pending == nullptr || !fusable(GST_CUDA_NORMALIZE(base), GST_VIDEO_INFO_FORMAT(in_info)))
+  if (pending == nullptr || !fusable(GST_CUDA_PREP_NORMALIZE(base), GST_VIDEO_INFO_FORMAT(in_info)))
     return cudaprep::prepare_normalize(format, priv->params.channel_order, priv->out_info.dtype);
   const cudaprep::ResizeParams identity;
   if (pending->batched)
@@ -330,33 +331,34 @@ static cudaError_t gst_cuda_normalize_prepare_kernels(GstCudaPrepBaseTransform *
 
 // Runs its own kernel, or leaves the normalisation (and any pending resize)
 // to downstream's fused kernel: the frame stays the source buffer.
-static GstCudaPrepOutputPlan gst_cuda_normalize_plan_output(GstCudaPrepBaseTransform *base,
-                                                            GstBuffer *) {
+static GstCudaPrepOutputPlan gst_cuda_prep_normalize_plan_output(GstCudaPrepBaseTransform *base,
+                                                                 GstBuffer *) {
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   return gst_cuda_prep_base_transform_downstream_runs_pending(base) &&
-                 fusable(GST_CUDA_NORMALIZE(base), GST_VIDEO_INFO_FORMAT(in_info))
+                 fusable(GST_CUDA_PREP_NORMALIZE(base), GST_VIDEO_INFO_FORMAT(in_info))
              ? GST_CUDA_PREP_OUTPUT_IN_PLACE
              : GST_CUDA_PREP_OUTPUT_RUN;
 }
 
-static gboolean gst_cuda_normalize_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *,
-                                                   GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
+static gboolean gst_cuda_prep_normalize_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *,
+                                                        GstBuffer *outbuf,
+                                                        GstCudaPrepOutputPlan plan) {
   if (plan != GST_CUDA_PREP_OUTPUT_IN_PLACE) return TRUE;
   GstCudaPrepPendingMeta *pending = gst_buffer_ensure_cuda_prep_pending_meta(outbuf);
   if (!pending->has_resize) pending->resize = cudaprep::ResizeParams();  // 1:1, exact
   pending->has_normalize = TRUE;
-  pending->normalize = GST_CUDA_NORMALIZE(base)->priv->params;
+  pending->normalize = GST_CUDA_PREP_NORMALIZE(base)->priv->params;
   return TRUE;
 }
 
-static gsize gst_cuda_normalize_output_block_size(GstCudaPrepBaseTransform *base) {
-  return GST_CUDA_NORMALIZE(base)->priv->out_info.size;
+static gsize gst_cuda_prep_normalize_output_block_size(GstCudaPrepBaseTransform *base) {
+  return GST_CUDA_PREP_NORMALIZE(base)->priv->out_info.size;
 }
 
-static GstFlowReturn gst_cuda_normalize_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
-                                                GstBuffer *outbuf) {
-  auto *self = GST_CUDA_NORMALIZE(base);
-  GstCudaNormalizePrivate *priv = self->priv;
+static GstFlowReturn gst_cuda_prep_normalize_process(GstCudaPrepBaseTransform *base,
+                                                     GstBuffer *inbuf, GstBuffer *outbuf) {
+  auto *self = GST_CUDA_PREP_NORMALIZE(base);
+  GstCudaPrepNormalizePrivate *priv = self->priv;
   cudaprep::Image source;
   cudaprep::PlanarImage planar;
   const gchar *error = nullptr;
@@ -377,20 +379,20 @@ static GstFlowReturn gst_cuda_normalize_process(GstCudaPrepBaseTransform *base, 
   return GST_FLOW_OK;
 }
 
-static void gst_cuda_normalize_finalize(GObject *object) {
-  delete GST_CUDA_NORMALIZE(object)->priv;
-  G_OBJECT_CLASS(gst_cuda_normalize_parent_class)->finalize(object);
+static void gst_cuda_prep_normalize_finalize(GObject *object) {
+  delete GST_CUDA_PREP_NORMALIZE(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_prep_normalize_parent_class)->finalize(object);
 }
 
-static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
+static void gst_cuda_prep_normalize_class_init(GstCudaPrepNormalizeClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
-  gobject_class->set_property = gst_cuda_normalize_set_property;
-  gobject_class->get_property = gst_cuda_normalize_get_property;
-  gobject_class->finalize = gst_cuda_normalize_finalize;
+  gobject_class->set_property = gst_cuda_prep_normalize_set_property;
+  gobject_class->get_property = gst_cuda_prep_normalize_get_property;
+  gobject_class->finalize = gst_cuda_prep_normalize_finalize;
 
   // Read when caps are set: changes apply from the next negotiation.
   const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
@@ -445,23 +447,23 @@ static void gst_cuda_normalize_class_init(GstCudaNormalizeClass *klass) {
       "cudaprep developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_caps = gst_cuda_normalize_transform_caps;
-  base_class->settings_error = gst_cuda_normalize_settings_error;
-  base_class->set_info = gst_cuda_normalize_set_info;
-  base_class->accepts_pending = gst_cuda_normalize_accepts_pending;
+  trans_class->transform_caps = gst_cuda_prep_normalize_transform_caps;
+  base_class->settings_error = gst_cuda_prep_normalize_settings_error;
+  base_class->set_info = gst_cuda_prep_normalize_set_info;
+  base_class->accepts_pending = gst_cuda_prep_normalize_accepts_pending;
   base_class->hands_input_to_pending = TRUE;
   base_class->pending_keeps_pixels = TRUE;
-  base_class->prepare_kernels = gst_cuda_normalize_prepare_kernels;
-  base_class->plan_output = gst_cuda_normalize_plan_output;
-  base_class->annotate_output = gst_cuda_normalize_annotate_output;
-  base_class->output_block_size = gst_cuda_normalize_output_block_size;
-  base_class->process = gst_cuda_normalize_process;
+  base_class->prepare_kernels = gst_cuda_prep_normalize_prepare_kernels;
+  base_class->plan_output = gst_cuda_prep_normalize_plan_output;
+  base_class->annotate_output = gst_cuda_prep_normalize_annotate_output;
+  base_class->output_block_size = gst_cuda_prep_normalize_output_block_size;
+  base_class->process = gst_cuda_prep_normalize_process;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_CHANNEL_ORDER, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_FLOAT_DTYPE, static_cast<GstPluginAPIFlags>(0));
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_normalize_debug, "cudanormalize", 0, "CUDA normalize");
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_normalize_debug, "cudanormalize", 0, "CUDA normalize");
 }
 
-static void gst_cuda_normalize_init(GstCudaNormalize *self) {
-  self->priv = new GstCudaNormalizePrivate();
+static void gst_cuda_prep_normalize_init(GstCudaPrepNormalize *self) {
+  self->priv = new GstCudaPrepNormalizePrivate();
 }

@@ -22,7 +22,8 @@ gboolean gst_cuda_prep_register_elements(GstPlugin *plugin) {
   ok &= GST_ELEMENT_REGISTER(cudanormalize, plugin);
   ok &= GST_ELEMENT_REGISTER(cudatensorize, plugin);
   // The sink lives in the library (appsink's precedent): registered by type.
-  ok &= gst_element_register(plugin, "cudatensorsink", GST_RANK_NONE, GST_TYPE_CUDA_TENSOR_SINK);
+  ok &=
+      gst_element_register(plugin, "cudatensorsink", GST_RANK_NONE, GST_TYPE_CUDA_PREP_TENSOR_SINK);
   ok &= GST_ELEMENT_REGISTER(cudabatch, plugin);
   ok &= GST_ELEMENT_REGISTER(cudapreprocess, plugin);
   ok &= GST_ELEMENT_REGISTER(cudaprepsrc, plugin);

@@ -23,10 +23,12 @@
 
 #include <string>
 
+#include <gst/cudaprep/gstcudaprepelementname-private.h>
+
 #include "modelconfig/modelconfig.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_preprocess_debug);
-#define GST_CAT_DEFAULT gst_cuda_preprocess_debug
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_preprocess_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_preprocess_debug
 
 enum {
   PROP_0,
@@ -38,7 +40,7 @@ enum {
   PROP_CONFIG_ERROR,
 };
 
-struct _GstCudaPreprocess {
+struct _GstCudaPrepPreprocess {
   GstBin parent;
   GstPad *sinkpad;  // ghost pads, targets set when the chain is built
   GstPad *srcpad;
@@ -60,11 +62,11 @@ static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
                             GST_STATIC_CAPS("other/x-cudaprep-tensor(memory:CUDAPitched)"));
 
-G_DEFINE_TYPE(GstCudaPreprocess, gst_cuda_preprocess, GST_TYPE_BIN)
+G_DEFINE_TYPE(GstCudaPrepPreprocess, gst_cuda_prep_preprocess, GST_TYPE_BIN)
 GST_ELEMENT_REGISTER_DEFINE(cudapreprocess, "cudapreprocess", GST_RANK_NONE,
-                            GST_TYPE_CUDA_PREPROCESS)
+                            GST_TYPE_CUDA_PREP_PREPROCESS)
 
-static void remove_chain(GstCudaPreprocess *self) {
+static void remove_chain(GstCudaPrepPreprocess *self) {
   if (self->chain == nullptr) return;
   gst_ghost_pad_set_target(GST_GHOST_PAD(self->sinkpad), nullptr);
   gst_ghost_pad_set_target(GST_GHOST_PAD(self->srcpad), nullptr);
@@ -74,7 +76,7 @@ static void remove_chain(GstCudaPreprocess *self) {
 
 // Reads the config and builds the chain from its own launch fragment (the
 // fragment users read back is what runs). Called in NULL only.
-static void rebuild(GstCudaPreprocess *self) {
+static void rebuild(GstCudaPrepPreprocess *self) {
   remove_chain(self);
   self->launch_fragment->clear();
   self->tensor_shape->clear();
@@ -127,9 +129,9 @@ static void rebuild(GstCudaPreprocess *self) {
                   self->launch_fragment->c_str(), self->tensor_shape->c_str());
 }
 
-static void gst_cuda_preprocess_set_property(GObject *object, guint prop_id, const GValue *value,
-                                             GParamSpec *pspec) {
-  auto *self = GST_CUDA_PREPROCESS(object);
+static void gst_cuda_prep_preprocess_set_property(GObject *object, guint prop_id,
+                                                  const GValue *value, GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_PREPROCESS(object);
   if (GST_STATE(self) != GST_STATE_NULL) {
     // The chain is rebuilt only where no data flows.
     g_warning("cudapreprocess: %s can only change in the NULL state; it keeps its value",
@@ -159,9 +161,9 @@ static void set_nullable_string(GValue *value, const std::string &text) {
   g_value_set_string(value, text.empty() ? nullptr : text.c_str());
 }
 
-static void gst_cuda_preprocess_get_property(GObject *object, guint prop_id, GValue *value,
-                                             GParamSpec *pspec) {
-  auto *self = GST_CUDA_PREPROCESS(object);
+static void gst_cuda_prep_preprocess_get_property(GObject *object, guint prop_id, GValue *value,
+                                                  GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_PREPROCESS(object);
   switch (prop_id) {
     case PROP_MODEL_CONFIG:
       set_nullable_string(value, *self->model_config);
@@ -187,33 +189,35 @@ static void gst_cuda_preprocess_get_property(GObject *object, guint prop_id, GVa
   }
 }
 
-static GstStateChangeReturn gst_cuda_preprocess_change_state(GstElement *element,
-                                                             GstStateChange transition) {
-  auto *self = GST_CUDA_PREPROCESS(element);
+static GstStateChangeReturn gst_cuda_prep_preprocess_change_state(GstElement *element,
+                                                                  GstStateChange transition) {
+  auto *self = GST_CUDA_PREP_PREPROCESS(element);
   if (transition == GST_STATE_CHANGE_NULL_TO_READY && self->chain == nullptr) {
     GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("cudapreprocess: %s", self->config_error->c_str()),
                       (nullptr));
     return GST_STATE_CHANGE_FAILURE;
   }
-  return GST_ELEMENT_CLASS(gst_cuda_preprocess_parent_class)->change_state(element, transition);
+  return GST_ELEMENT_CLASS(gst_cuda_prep_preprocess_parent_class)
+      ->change_state(element, transition);
 }
 
-static void gst_cuda_preprocess_finalize(GObject *object) {
-  auto *self = GST_CUDA_PREPROCESS(object);
+static void gst_cuda_prep_preprocess_finalize(GObject *object) {
+  auto *self = GST_CUDA_PREP_PREPROCESS(object);
   delete self->model_config;
   delete self->launch_fragment;
   delete self->tensor_shape;
   delete self->config_error;
-  G_OBJECT_CLASS(gst_cuda_preprocess_parent_class)->finalize(object);
+  G_OBJECT_CLASS(gst_cuda_prep_preprocess_parent_class)->finalize(object);
 }
 
-static void gst_cuda_preprocess_class_init(GstCudaPreprocessClass *klass) {
+static void gst_cuda_prep_preprocess_class_init(GstCudaPrepPreprocessClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
-  gobject_class->set_property = gst_cuda_preprocess_set_property;
-  gobject_class->get_property = gst_cuda_preprocess_get_property;
-  gobject_class->finalize = gst_cuda_preprocess_finalize;
-  element_class->change_state = gst_cuda_preprocess_change_state;
+  gobject_class->set_property = gst_cuda_prep_preprocess_set_property;
+  gobject_class->get_property = gst_cuda_prep_preprocess_get_property;
+  gobject_class->finalize = gst_cuda_prep_preprocess_finalize;
+  cudaprep::name_elements_after_factory(gobject_class);
+  element_class->change_state = gst_cuda_prep_preprocess_change_state;
 
   const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   const auto read_only = static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
@@ -262,11 +266,11 @@ static void gst_cuda_preprocess_class_init(GstCudaPreprocessClass *klass) {
       "Builds the cudaprep chain (resize, crop, normalize, tensorize) that reproduces a model's "
       "own preprocessing description (Hugging Face, timm, torchvision, Ultralytics, .modelinfo)",
       "cudaprep developers");
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_preprocess_debug, "cudapreprocess", 0,
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_preprocess_debug, "cudapreprocess", 0,
                           "CUDA preprocess from a model's config");
 }
 
-static void gst_cuda_preprocess_init(GstCudaPreprocess *self) {
+static void gst_cuda_prep_preprocess_init(GstCudaPrepPreprocess *self) {
   self->model_config = new std::string();
   self->launch_fragment = new std::string();
   self->tensor_shape = new std::string();

@@ -44,8 +44,8 @@
 #include "base/gstcudapreptensorformat.h"
 #include "cudaprep/tensorize.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_tensorize_debug);
-#define GST_CAT_DEFAULT gst_cuda_tensorize_debug
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_tensorize_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_tensorize_debug
 
 enum { PROP_0, PROP_LAYOUT, PROP_BATCH_SIZE, PROP_DTYPE, PROP_FUSE };
 
@@ -60,9 +60,9 @@ struct TensorizeSettings {
   gboolean fuse = TRUE;
 };
 
-struct GstCudaTensorizePrivate {
-  GstCudaTensorizePrivate(GstElement *element, GstCudaPrepCore *core)
-      : writer(element, core, GST_CUDA_TENSORIZE_TENSOR_ID) {}
+struct GstCudaPrepTensorizePrivate {
+  GstCudaPrepTensorizePrivate(GstElement *element, GstCudaPrepCore *core)
+      : writer(element, core, GST_CUDA_PREP_TENSORIZE_TENSOR_ID) {}
 
   TensorizeSettings settings;  // object lock
 
@@ -78,13 +78,14 @@ struct GstCudaTensorizePrivate {
   GstClockTime end_time = GST_CLOCK_TIME_NONE;  // of the last frame added, if known
 };
 
-struct _GstCudaTensorize {
+struct _GstCudaPrepTensorize {
   GstCudaPrepBaseTransform parent;
-  GstCudaTensorizePrivate *priv;
+  GstCudaPrepTensorizePrivate *priv;
 };
 
-G_DEFINE_TYPE(GstCudaTensorize, gst_cuda_tensorize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
-GST_ELEMENT_REGISTER_DEFINE(cudatensorize, "cudatensorize", GST_RANK_NONE, GST_TYPE_CUDA_TENSORIZE)
+G_DEFINE_TYPE(GstCudaPrepTensorize, gst_cuda_prep_tensorize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
+GST_ELEMENT_REGISTER_DEFINE(cudatensorize, "cudatensorize", GST_RANK_NONE,
+                            GST_TYPE_CUDA_PREP_TENSORIZE)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -93,7 +94,7 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
 
-static TensorizeSettings get_settings(GstCudaTensorize *self) {
+static TensorizeSettings get_settings(GstCudaPrepTensorize *self) {
   GST_OBJECT_LOCK(self);
   const TensorizeSettings settings = self->priv->settings;
   GST_OBJECT_UNLOCK(self);
@@ -119,8 +120,8 @@ static bool batch_size_in_range(const TensorizeSettings &settings) {
   return settings.batch_size >= 1 && settings.batch_size <= GST_CUDA_PREP_TENSOR_MAX_BATCH;
 }
 
-static gchar *gst_cuda_tensorize_settings_error(GstCudaPrepBaseTransform *base) {
-  const TensorizeSettings settings = get_settings(GST_CUDA_TENSORIZE(base));
+static gchar *gst_cuda_prep_tensorize_settings_error(GstCudaPrepBaseTransform *base) {
+  const TensorizeSettings settings = get_settings(GST_CUDA_PREP_TENSORIZE(base));
   if (batch_size_in_range(settings)) return nullptr;
   return g_strdup_printf("batch-size=%u is outside 1..%d", settings.batch_size,
                          GST_CUDA_PREP_TENSOR_MAX_BATCH);
@@ -129,10 +130,10 @@ static gchar *gst_cuda_tensorize_settings_error(GstCudaPrepBaseTransform *base) 
 // Input -> tensor with the properties' layout, batch and dtype (whether the
 // dtype suits the input is checked in set_info, with a message); tensor ->
 // planar frames or 8-bit video of the same size and channels.
-static GstCaps *gst_cuda_tensorize_transform_caps(GstBaseTransform *trans,
-                                                  GstPadDirection direction, GstCaps *caps,
-                                                  GstCaps *filter) {
-  auto *self = GST_CUDA_TENSORIZE(trans);
+static GstCaps *gst_cuda_prep_tensorize_transform_caps(GstBaseTransform *trans,
+                                                       GstPadDirection direction, GstCaps *caps,
+                                                       GstCaps *filter) {
+  auto *self = GST_CUDA_PREP_TENSORIZE(trans);
   const TensorizeSettings settings = get_settings(self);
   GstCaps *result = gst_caps_new_empty();
   const guint size = gst_caps_get_size(caps);
@@ -188,14 +189,14 @@ static GstCaps *gst_cuda_tensorize_transform_caps(GstBaseTransform *trans,
   return gst_cuda_prep_caps_filter_result(GST_ELEMENT(trans), direction, caps, result, filter);
 }
 
-static GstFlowReturn push_partial_batch(GstCudaTensorize *self);
+static GstFlowReturn push_partial_batch(GstCudaPrepTensorize *self);
 
 // The tensor's channels, size and dtype from the input caps; posts an error
 // naming what does not fit.
-static gboolean input_shape(GstCudaTensorize *self, GstCaps *incaps, const GstVideoInfo *video_info,
-                            gint dtype_setting, gint *channels, gint *height, gint *width,
-                            cudaprep::DataType *dtype) {
-  GstCudaTensorizePrivate *priv = self->priv;
+static gboolean input_shape(GstCudaPrepTensorize *self, GstCaps *incaps,
+                            const GstVideoInfo *video_info, gint dtype_setting, gint *channels,
+                            gint *height, gint *width, cudaprep::DataType *dtype) {
+  GstCudaPrepTensorizePrivate *priv = self->priv;
   const GstStructure *in = gst_caps_get_structure(incaps, 0);
   priv->planar_input = video_info == nullptr;
   if (!resolve_dtype(dtype_setting, in, dtype)) {
@@ -248,11 +249,11 @@ static gboolean input_shape(GstCudaTensorize *self, GstCaps *incaps, const GstVi
 
 // A renegotiation (new caps, or a new batch-size, layout or dtype) first
 // sends the batch begun under the old one on its way, whole as it was.
-static gboolean gst_cuda_tensorize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
-                                            const GstVideoInfo *in_info, GstCaps *outcaps,
-                                            const GstVideoInfo *) {
-  auto *self = GST_CUDA_TENSORIZE(base);
-  GstCudaTensorizePrivate *priv = self->priv;
+static gboolean gst_cuda_prep_tensorize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                                 const GstVideoInfo *in_info, GstCaps *outcaps,
+                                                 const GstVideoInfo *) {
+  auto *self = GST_CUDA_PREP_TENSORIZE(base);
+  GstCudaPrepTensorizePrivate *priv = self->priv;
   const GstFlowReturn pushed = push_partial_batch(self);
   if (pushed != GST_FLOW_OK)
     GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(pushed));
@@ -302,38 +303,38 @@ static gboolean gst_cuda_tensorize_set_info(GstCudaPrepBaseTransform *base, GstC
 // kernel per frame) when the result is the same: normalised frames in the
 // tensor's own dtype (a float16 frame into a float32 tensor is rounded twice
 // by the separate kernels).
-static gboolean gst_cuda_tensorize_accepts_pending(GstCudaPrepBaseTransform *base) {
-  GstCudaTensorizePrivate *priv = GST_CUDA_TENSORIZE(base)->priv;
-  return get_settings(GST_CUDA_TENSORIZE(base)).fuse && priv->planar_input &&
+static gboolean gst_cuda_prep_tensorize_accepts_pending(GstCudaPrepBaseTransform *base) {
+  GstCudaPrepTensorizePrivate *priv = GST_CUDA_PREP_TENSORIZE(base)->priv;
+  return get_settings(GST_CUDA_PREP_TENSORIZE(base)).fuse && priv->planar_input &&
          priv->planar_info.dtype == priv->desc.dtype;
 }
 
 // The fused kernel runs here, once per frame, in the tensor's dtype.
-static gboolean gst_cuda_tensorize_pending_reader(GstCudaPrepBaseTransform *base, GstCaps *,
-                                                  GstCudaPrepPendingReader *reader) {
-  reader->dtype = GST_CUDA_TENSORIZE(base)->priv->desc.dtype;
+static gboolean gst_cuda_prep_tensorize_pending_reader(GstCudaPrepBaseTransform *base, GstCaps *,
+                                                       GstCudaPrepPendingReader *reader) {
+  reader->dtype = GST_CUDA_PREP_TENSORIZE(base)->priv->desc.dtype;
   reader->batched = FALSE;
   reader->max_items = 1;
   return TRUE;
 }
 
 // The kernel that packs frames without pending work.
-static cudaError_t gst_cuda_tensorize_prepare_kernels(GstCudaPrepBaseTransform *base,
-                                                      const GstCudaPrepPendingReader *) {
-  GstCudaTensorizePrivate *priv = GST_CUDA_TENSORIZE(base)->priv;
+static cudaError_t gst_cuda_prep_tensorize_prepare_kernels(GstCudaPrepBaseTransform *base,
+                                                           const GstCudaPrepPendingReader *) {
+  GstCudaPrepTensorizePrivate *priv = GST_CUDA_PREP_TENSORIZE(base)->priv;
   if (priv->planar_input)
     return cudaprep::prepare_tensorize_planar(priv->planar_info.dtype, priv->desc.dtype);
   return cudaprep::prepare_tensorize_interleaved();
 }
 
-static gsize gst_cuda_tensorize_output_block_size(GstCudaPrepBaseTransform *base) {
-  return cudaprep::tensor_span_bytes(GST_CUDA_TENSORIZE(base)->priv->desc);
+static gsize gst_cuda_prep_tensorize_output_block_size(GstCudaPrepBaseTransform *base) {
+  return cudaprep::tensor_span_bytes(GST_CUDA_PREP_TENSORIZE(base)->priv->desc);
 }
 
 // Starts a batch: a tensor buffer from the pool, ordered after its earlier
 // readers (an application may still read it on its own stream).
-static GstFlowReturn start_batch(GstCudaTensorize *self) {
-  GstCudaTensorizePrivate *priv = self->priv;
+static GstFlowReturn start_batch(GstCudaPrepTensorize *self) {
+  GstCudaPrepTensorizePrivate *priv = self->priv;
   // GstBaseTransform activates its pool only in prepare_output_buffer, which
   // batching bypasses.
   GstBufferPool *pool = gst_base_transform_get_buffer_pool(GST_BASE_TRANSFORM(self));
@@ -345,8 +346,8 @@ static GstFlowReturn start_batch(GstCudaTensorize *self) {
 
 // Closes the batch (missing items zeroed, the write recorded after the last
 // kernel, the tensor described) and stamps it. Returns the buffer to push.
-static GstBuffer *finish_batch(GstCudaTensorize *self, GstFlowReturn *ret) {
-  GstCudaTensorizePrivate *priv = self->priv;
+static GstBuffer *finish_batch(GstCudaPrepTensorize *self, GstFlowReturn *ret) {
+  GstCudaPrepTensorizePrivate *priv = self->priv;
   const guint filled = priv->writer.filled();
   const gsize batch_size = priv->writer.batch_size();
   const GstClockTime first_pts = priv->writer.first_pts();
@@ -368,8 +369,8 @@ static GstBuffer *finish_batch(GstCudaTensorize *self, GstFlowReturn *ret) {
 // Writes `frame` into the next item of the batch: the fused kernel when
 // upstream left its work in a pending meta, else tensorize of a planar or
 // 8-bit frame (one kernel per frame).
-static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
-  GstCudaTensorizePrivate *priv = self->priv;
+static GstFlowReturn add_frame(GstCudaPrepTensorize *self, GstBuffer *frame) {
+  GstCudaPrepTensorizePrivate *priv = self->priv;
   auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
   if (!gst_cuda_prep_core_make_current(gst_cuda_prep_base_transform_get_core(base)))
     return GST_FLOW_ERROR;
@@ -394,9 +395,9 @@ static GstFlowReturn add_frame(GstCudaTensorize *self, GstBuffer *frame) {
 
 // The default submit_input_buffer negotiates and queues the frame in
 // queued_buf; here each frame goes into the batch, and a full batch leaves.
-static GstFlowReturn gst_cuda_tensorize_generate_output(GstBaseTransform *trans,
-                                                        GstBuffer **outbuf) {
-  auto *self = GST_CUDA_TENSORIZE(trans);
+static GstFlowReturn gst_cuda_prep_tensorize_generate_output(GstBaseTransform *trans,
+                                                             GstBuffer **outbuf) {
+  auto *self = GST_CUDA_PREP_TENSORIZE(trans);
   *outbuf = nullptr;
   GstBuffer *frame = trans->queued_buf;
   trans->queued_buf = nullptr;
@@ -410,7 +411,7 @@ static GstFlowReturn gst_cuda_tensorize_generate_output(GstBaseTransform *trans,
 
 // Pushes a partial batch downstream: at EOS, and before a renegotiation
 // (its frames belong to the old caps).
-static GstFlowReturn push_partial_batch(GstCudaTensorize *self) {
+static GstFlowReturn push_partial_batch(GstCudaPrepTensorize *self) {
   if (!self->priv->writer.is_open()) return GST_FLOW_OK;
   GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
   if (!gst_cuda_prep_core_make_current(core)) return GST_FLOW_ERROR;
@@ -430,8 +431,8 @@ static gboolean caps_event_repeats_current(GstBaseTransform *trans, GstEvent *ev
   return repeats;
 }
 
-static gboolean gst_cuda_tensorize_sink_event(GstBaseTransform *trans, GstEvent *event) {
-  auto *self = GST_CUDA_TENSORIZE(trans);
+static gboolean gst_cuda_prep_tensorize_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  auto *self = GST_CUDA_PREP_TENSORIZE(trans);
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_CAPS:
       // funnel, concat and input-selector re-send the caps in force: the
@@ -451,23 +452,24 @@ static gboolean gst_cuda_tensorize_sink_event(GstBaseTransform *trans, GstEvent 
     default:
       break;
   }
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)->sink_event(trans, event);
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_tensorize_parent_class)->sink_event(trans, event);
 }
 
-static gboolean gst_cuda_tensorize_stop(GstBaseTransform *trans) {
-  GstCudaTensorizePrivate *priv = GST_CUDA_TENSORIZE(trans)->priv;
+static gboolean gst_cuda_prep_tensorize_stop(GstBaseTransform *trans) {
+  GstCudaPrepTensorizePrivate *priv = GST_CUDA_PREP_TENSORIZE(trans)->priv;
   priv->writer.drop();
   const gint device_id = gst_cuda_prep_core_get_device_id(
       gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(trans)));
   // (The base class's stop synchronises the stream.)
-  const gboolean stopped = GST_BASE_TRANSFORM_CLASS(gst_cuda_tensorize_parent_class)->stop(trans);
+  const gboolean stopped =
+      GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_tensorize_parent_class)->stop(trans);
   priv->writer.finish_gpu_time(device_id);
   return stopped;
 }
 
-static void gst_cuda_tensorize_set_property(GObject *object, guint prop_id, const GValue *value,
-                                            GParamSpec *pspec) {
-  auto *self = GST_CUDA_TENSORIZE(object);
+static void gst_cuda_prep_tensorize_set_property(GObject *object, guint prop_id,
+                                                 const GValue *value, GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_TENSORIZE(object);
   GST_OBJECT_LOCK(self);
   TensorizeSettings &settings = self->priv->settings;
   switch (prop_id) {
@@ -490,9 +492,9 @@ static void gst_cuda_tensorize_set_property(GObject *object, guint prop_id, cons
   GST_OBJECT_UNLOCK(self);
 }
 
-static void gst_cuda_tensorize_get_property(GObject *object, guint prop_id, GValue *value,
-                                            GParamSpec *pspec) {
-  auto *self = GST_CUDA_TENSORIZE(object);
+static void gst_cuda_prep_tensorize_get_property(GObject *object, guint prop_id, GValue *value,
+                                                 GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_TENSORIZE(object);
   const TensorizeSettings settings = get_settings(self);
   switch (prop_id) {
     case PROP_LAYOUT:
@@ -513,20 +515,20 @@ static void gst_cuda_tensorize_get_property(GObject *object, guint prop_id, GVal
   }
 }
 
-static void gst_cuda_tensorize_finalize(GObject *object) {
-  delete GST_CUDA_TENSORIZE(object)->priv;
-  G_OBJECT_CLASS(gst_cuda_tensorize_parent_class)->finalize(object);
+static void gst_cuda_prep_tensorize_finalize(GObject *object) {
+  delete GST_CUDA_PREP_TENSORIZE(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_prep_tensorize_parent_class)->finalize(object);
 }
 
-static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
+static void gst_cuda_prep_tensorize_class_init(GstCudaPrepTensorizeClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
-  gobject_class->set_property = gst_cuda_tensorize_set_property;
-  gobject_class->get_property = gst_cuda_tensorize_get_property;
-  gobject_class->finalize = gst_cuda_tensorize_finalize;
+  gobject_class->set_property = gst_cuda_prep_tensorize_set_property;
+  gobject_class->get_property = gst_cuda_prep_tensorize_get_property;
+  gobject_class->finalize = gst_cuda_prep_tensorize_finalize;
 
   // Read when caps are set: changes apply from the next negotiation.
   const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
@@ -571,23 +573,23 @@ static void gst_cuda_tensorize_class_init(GstCudaTensorizeClass *klass) {
       "cudaprep developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_caps = gst_cuda_tensorize_transform_caps;
-  trans_class->generate_output = gst_cuda_tensorize_generate_output;
-  trans_class->sink_event = gst_cuda_tensorize_sink_event;
-  trans_class->stop = gst_cuda_tensorize_stop;
-  base_class->settings_error = gst_cuda_tensorize_settings_error;
-  base_class->set_info = gst_cuda_tensorize_set_info;
-  base_class->accepts_pending = gst_cuda_tensorize_accepts_pending;
-  base_class->pending_reader = gst_cuda_tensorize_pending_reader;
-  base_class->prepare_kernels = gst_cuda_tensorize_prepare_kernels;
-  base_class->output_block_size = gst_cuda_tensorize_output_block_size;
+  trans_class->transform_caps = gst_cuda_prep_tensorize_transform_caps;
+  trans_class->generate_output = gst_cuda_prep_tensorize_generate_output;
+  trans_class->sink_event = gst_cuda_prep_tensorize_sink_event;
+  trans_class->stop = gst_cuda_prep_tensorize_stop;
+  base_class->settings_error = gst_cuda_prep_tensorize_settings_error;
+  base_class->set_info = gst_cuda_prep_tensorize_set_info;
+  base_class->accepts_pending = gst_cuda_prep_tensorize_accepts_pending;
+  base_class->pending_reader = gst_cuda_prep_tensorize_pending_reader;
+  base_class->prepare_kernels = gst_cuda_prep_tensorize_prepare_kernels;
+  base_class->output_block_size = gst_cuda_prep_tensorize_output_block_size;
 
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_TENSOR_DTYPE, static_cast<GstPluginAPIFlags>(0));
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_tensorize_debug, "cudatensorize", 0, "CUDA tensorize");
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_tensorize_debug, "cudatensorize", 0, "CUDA tensorize");
 }
 
-static void gst_cuda_tensorize_init(GstCudaTensorize *self) {
-  self->priv = new GstCudaTensorizePrivate(
+static void gst_cuda_prep_tensorize_init(GstCudaPrepTensorize *self) {
+  self->priv = new GstCudaPrepTensorizePrivate(
       GST_ELEMENT(self), gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self)));
 }

@@ -4,13 +4,13 @@
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_CUDA_TENSORIZE (gst_cuda_tensorize_get_type())
-G_DECLARE_FINAL_TYPE(GstCudaTensorize, gst_cuda_tensorize, GST, CUDA_TENSORIZE,
+#define GST_TYPE_CUDA_PREP_TENSORIZE (gst_cuda_prep_tensorize_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaPrepTensorize, gst_cuda_prep_tensorize, GST, CUDA_PREP_TENSORIZE,
                      GstCudaPrepBaseTransform)
 
 GST_ELEMENT_REGISTER_DECLARE(cudatensorize);
 
 // The id (GstCudaPrepTensor.id) of the image tensor cudatensorize attaches.
-#define GST_CUDA_TENSORIZE_TENSOR_ID "image"
+#define GST_CUDA_PREP_TENSORIZE_TENSOR_ID "image"
 
 G_END_DECLS

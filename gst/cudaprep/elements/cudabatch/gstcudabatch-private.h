@@ -21,12 +21,12 @@
 #include "elements/cudabatch/gstcudabatch.h"
 #include "elements/cudabatch/gstcudabatchpad.h"
 
-GST_DEBUG_CATEGORY_EXTERN(gst_cuda_batch_debug);
+GST_DEBUG_CATEGORY_EXTERN(gst_cuda_prep_batch_debug);
 
 #define DEFAULT_BATCH_SIZE 4
 #define DEFAULT_LATENCY_BUDGET (40 * GST_MSECOND)
 #define DEFAULT_MAX_SOURCE_FRAMES 0
-#define DEFAULT_SOURCE_POLICY GST_CUDA_BATCH_SOURCE_POLICY_WAIT
+#define DEFAULT_SOURCE_POLICY GST_CUDA_PREP_BATCH_SOURCE_POLICY_WAIT
 #define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
 #define DEFAULT_STATS_INTERVAL 0
 #define MAX_STATS_INTERVAL 3600000
@@ -36,17 +36,17 @@ GST_DEBUG_CATEGORY_EXTERN(gst_cuda_batch_debug);
 struct BatchSettings {
   guint batch_size = DEFAULT_BATCH_SIZE;
   guint max_source_frames = DEFAULT_MAX_SOURCE_FRAMES;  // 0: no limit
-  GstCudaBatchSourcePolicy source_policy = DEFAULT_SOURCE_POLICY;
+  GstCudaPrepBatchSourcePolicy source_policy = DEFAULT_SOURCE_POLICY;
   cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
   guint stats_interval = DEFAULT_STATS_INTERVAL;  // ms; 0: no messages
   guint latency_window = DEFAULT_LATENCY_WINDOW;  // items per source
 };
 
-struct GstCudaBatchPrivate {
-  explicit GstCudaBatchPrivate(GstElement *element, guint first_core_prop)
+struct GstCudaPrepBatchPrivate {
+  explicit GstCudaPrepBatchPrivate(GstElement *element, guint first_core_prop)
       : core(gst_cuda_prep_core_new(element, first_core_prop)),
-        writer(element, core, GST_CUDA_BATCH_TENSOR_ID) {}
-  ~GstCudaBatchPrivate() { gst_cuda_prep_core_free(core); }
+        writer(element, core, GST_CUDA_PREP_BATCH_TENSOR_ID) {}
+  ~GstCudaPrepBatchPrivate() { gst_cuda_prep_core_free(core); }
 
   GstCudaPrepCore *core;
   GstCudaPrepBatchWriter writer;  // writes each batch's tensor
@@ -62,8 +62,8 @@ struct GstCudaBatchPrivate {
   std::vector<GstCudaPrepBatchItem> items;
   // Where each item came from, in the order of `items`.
   struct Origin {
-    GstCudaBatchPad *pad;  // a reference
-    gint flush_epoch;      // the pad's when the frame was taken
+    GstCudaPrepBatchPad *pad;  // a reference
+    gint flush_epoch;          // the pad's when the frame was taken
     GstClockTime running_time;
     GstClockTime arrival;  // at the pad (host monotonic time), NONE: unknown
   };
@@ -77,9 +77,9 @@ struct GstCudaBatchPrivate {
   GstClockTime next_stats = GST_CLOCK_TIME_NONE;  // when the next stats message is due
 };
 
-struct _GstCudaBatch {
+struct _GstCudaPrepBatch {
   GstAggregator parent;
-  GstCudaBatchPrivate *priv;
+  GstCudaPrepBatchPrivate *priv;
 };
 
 namespace cudaprep::batch {
@@ -87,37 +87,38 @@ namespace cudaprep::batch {
 // --- The element (gstcudabatch.cpp) ------------------------------------------
 
 // A copy of the element's settings, taken under its object lock.
-BatchSettings get_settings(GstCudaBatch *self);
+BatchSettings get_settings(GstCudaPrepBatch *self);
 // The sink pads, each with a reference, in pad order.
-std::vector<GstCudaBatchPad *> sink_pads(GstCudaBatch *self);
+std::vector<GstCudaPrepBatchPad *> sink_pads(GstCudaPrepBatch *self);
 // Drops the references sink_pads() gave and empties `pads`.
-void unref_pads(std::vector<GstCudaBatchPad *> *pads);
+void unref_pads(std::vector<GstCudaPrepBatchPad *> *pads);
 
 // --- The waiting batch's items (gstcudabatchitems.cpp) -----------------------
 // All on the streaming (aggregate) thread, which owns the batch.
 
 // Drops every waiting item (and its frame and pad references).
-void drop_items(GstCudaBatch *self);
+void drop_items(GstCudaPrepBatch *self);
 // Drops the items of frames a pad took before its latest flush: a flush on
 // one source discards what that source sent before it, and nothing of the
 // others'.
-void drop_flushed_items(GstCudaBatch *self);
+void drop_flushed_items(GstCudaPrepBatch *self);
 // cudabatch-stats: batches, and sources, a cudabatch-source-stats per pad
 // (the `stats` property and the element message; any thread).
-GstStructure *stats_structure(GstCudaBatch *self);
+GstStructure *stats_structure(GstCudaPrepBatch *self);
 // Writes the waiting items into a tensor buffer and pushes it (nothing
 // when no item waits): one preprocess_batch() launch for every item whose
 // frame carries pending work (every region item does), one tensorize launch
 // for each frame that does not.
-GstFlowReturn push_batch(GstCudaBatch *self);
+GstFlowReturn push_batch(GstCudaPrepBatch *self);
 // The pad's next frame under the source policy (latest: its newest queued
 // one, the older ones dropped), or NULL.
-GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstCudaBatchSourcePolicy policy);
+GstBuffer *take_frame(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad,
+                      GstCudaPrepBatchSourcePolicy policy);
 // Appends an item (taking its buffer reference); a full batch leaves.
-GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad,
+GstFlowReturn append_item(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad,
                           const GstCudaPrepBatchItem &item);
 // The frame's items: the whole frame, or one per region. Takes `buffer`.
-GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer);
+GstFlowReturn add_frame(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuffer *buffer);
 
 // --- Regions as items (gstcudabatchregions.cpp) ------------------------------
 
@@ -126,16 +127,16 @@ GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buf
 // stretch, its method, pad value and colorimetry) and normalised as its
 // cudanormalize would. A frame with more regions than the batch has room
 // for goes on into the next batches. Does not take `buffer`.
-GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
-                                const GstCudaBatchPadSettings &settings);
+GstFlowReturn add_frame_regions(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuffer *buffer,
+                                const GstCudaPrepBatchPadSettings &settings);
 
 // --- When a batch leaves (gstcudabatchaggregate.cpp) -------------------------
 
 // GstAggregator's aggregate(): the frames waiting on the pads into the
 // batch, which leaves when full, due or at the end.
-GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeout);
+GstFlowReturn gst_cuda_prep_batch_aggregate(GstAggregator *agg, gboolean timeout);
 // GstAggregator's get_next_time(): when aggregate() is next due without
 // every pad holding a frame. Called with the aggregator's source lock held.
-GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg);
+GstClockTime gst_cuda_prep_batch_get_next_time(GstAggregator *agg);
 
 }  // namespace cudaprep::batch

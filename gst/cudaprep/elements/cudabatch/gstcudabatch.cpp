@@ -75,6 +75,7 @@
 #include <string>
 #include <vector>
 
+#include <gst/cudaprep/gstcudaprepelementname-private.h>
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
@@ -85,8 +86,8 @@
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudapreptensorformat.h"
 
-GST_DEBUG_CATEGORY(gst_cuda_batch_debug);
-#define GST_CAT_DEFAULT gst_cuda_batch_debug
+GST_DEBUG_CATEGORY(gst_cuda_prep_batch_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_batch_debug
 
 using namespace cudaprep::batch;
 
@@ -105,9 +106,9 @@ enum {
 };
 
 // Posts the element error for a pad whose region settings cannot work.
-static gboolean check_pad_settings(GstCudaBatch *self, GstCudaBatchPad *pad) {
+static gboolean check_pad_settings(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad) {
   const std::string reason =
-      gst_cuda_batch_pad_settings_error(pad, gst_cuda_batch_pad_get_settings(pad));
+      gst_cuda_prep_batch_pad_settings_error(pad, gst_cuda_prep_batch_pad_get_settings(pad));
   if (reason.empty()) return TRUE;
   GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", reason.c_str()), (nullptr));
   return FALSE;
@@ -115,35 +116,35 @@ static gboolean check_pad_settings(GstCudaBatch *self, GstCudaBatchPad *pad) {
 
 // --- Element ----------------------------------------------------------------
 
-static void gst_cuda_batch_child_proxy_init(gpointer g_iface, gpointer iface_data);
+static void gst_cuda_prep_batch_child_proxy_init(gpointer g_iface, gpointer iface_data);
 
-G_DEFINE_TYPE_WITH_CODE(GstCudaBatch, gst_cuda_batch, GST_TYPE_AGGREGATOR,
+G_DEFINE_TYPE_WITH_CODE(GstCudaPrepBatch, gst_cuda_prep_batch, GST_TYPE_AGGREGATOR,
                         G_IMPLEMENT_INTERFACE(GST_TYPE_CHILD_PROXY,
-                                              gst_cuda_batch_child_proxy_init))
-GST_ELEMENT_REGISTER_DEFINE(cudabatch, "cudabatch", GST_RANK_NONE, GST_TYPE_CUDA_BATCH)
+                                              gst_cuda_prep_batch_child_proxy_init))
+GST_ELEMENT_REGISTER_DEFINE(cudabatch, "cudabatch", GST_RANK_NONE, GST_TYPE_CUDA_PREP_BATCH)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink_%u", GST_PAD_SINK, GST_PAD_REQUEST, GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
 
-static GType gst_cuda_batch_source_policy_get_type() {
+static GType gst_cuda_prep_batch_source_policy_get_type() {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {GST_CUDA_BATCH_SOURCE_POLICY_WAIT,
+      {GST_CUDA_PREP_BATCH_SOURCE_POLICY_WAIT,
        "Every frame in turn: a faster source's frames queue and it is held back", "wait"},
-      {GST_CUDA_BATCH_SOURCE_POLICY_LATEST,
+      {GST_CUDA_PREP_BATCH_SOURCE_POLICY_LATEST,
        "Only the newest frame per turn: a faster source's older frames are dropped", "latest"},
       {0, nullptr, nullptr}};
   if (g_once_init_enter(&type)) {
-    g_once_init_leave(&type, g_enum_register_static("GstCudaBatchSourcePolicy", values));
+    g_once_init_leave(&type, g_enum_register_static("GstCudaPrepBatchSourcePolicy", values));
   }
   return type;
 }
 
 namespace cudaprep::batch {
 
-BatchSettings get_settings(GstCudaBatch *self) {
+BatchSettings get_settings(GstCudaPrepBatch *self) {
   GST_OBJECT_LOCK(self);
   const BatchSettings settings = self->priv->settings;
   GST_OBJECT_UNLOCK(self);
@@ -151,43 +152,44 @@ BatchSettings get_settings(GstCudaBatch *self) {
 }
 
 // The sink pads, each with a reference, in pad order.
-std::vector<GstCudaBatchPad *> sink_pads(GstCudaBatch *self) {
-  std::vector<GstCudaBatchPad *> pads;
+std::vector<GstCudaPrepBatchPad *> sink_pads(GstCudaPrepBatch *self) {
+  std::vector<GstCudaPrepBatchPad *> pads;
   GST_OBJECT_LOCK(self);
   for (GList *l = GST_ELEMENT(self)->sinkpads; l != nullptr; l = l->next)
-    pads.push_back(GST_CUDA_BATCH_PAD(gst_object_ref(l->data)));
+    pads.push_back(GST_CUDA_PREP_BATCH_PAD(gst_object_ref(l->data)));
   GST_OBJECT_UNLOCK(self);
   return pads;
 }
 
-void unref_pads(std::vector<GstCudaBatchPad *> *pads) {
-  for (GstCudaBatchPad *pad : *pads) gst_object_unref(pad);
+void unref_pads(std::vector<GstCudaPrepBatchPad *> *pads) {
+  for (GstCudaPrepBatchPad *pad : *pads) gst_object_unref(pad);
   pads->clear();
 }
 
 }  // namespace cudaprep::batch
 
-static GstPad *gst_cuda_batch_request_new_pad(GstElement *element, GstPadTemplate *templ,
-                                              const gchar *name, const GstCaps *caps) {
-  GstPad *pad =
-      GST_ELEMENT_CLASS(gst_cuda_batch_parent_class)->request_new_pad(element, templ, name, caps);
+static GstPad *gst_cuda_prep_batch_request_new_pad(GstElement *element, GstPadTemplate *templ,
+                                                   const gchar *name, const GstCaps *caps) {
+  GstPad *pad = GST_ELEMENT_CLASS(gst_cuda_prep_batch_parent_class)
+                    ->request_new_pad(element, templ, name, caps);
   if (pad == nullptr) return nullptr;
   // GstAggregator names request pads sink_N; N is the item's source index.
   const gchar *pad_name = GST_PAD_NAME(pad);
-  GST_CUDA_BATCH_PAD(pad)->source_index =
+  GST_CUDA_PREP_BATCH_PAD(pad)->source_index =
       static_cast<gint>(g_ascii_strtoll(pad_name + strlen("sink_"), nullptr, 10));
   gst_child_proxy_child_added(GST_CHILD_PROXY(element), G_OBJECT(pad), GST_OBJECT_NAME(pad));
   return pad;
 }
 
-static void gst_cuda_batch_release_pad(GstElement *element, GstPad *pad) {
+static void gst_cuda_prep_batch_release_pad(GstElement *element, GstPad *pad) {
   gst_child_proxy_child_removed(GST_CHILD_PROXY(element), G_OBJECT(pad), GST_OBJECT_NAME(pad));
-  GST_ELEMENT_CLASS(gst_cuda_batch_parent_class)->release_pad(element, pad);
+  GST_ELEMENT_CLASS(gst_cuda_prep_batch_parent_class)->release_pad(element, pad);
 }
 
 // Pads as children, so that gst-launch sets pad properties
 // (cudabatch sink_0::regions=...).
-static GObject *gst_cuda_batch_child_proxy_get_child_by_index(GstChildProxy *proxy, guint index) {
+static GObject *gst_cuda_prep_batch_child_proxy_get_child_by_index(GstChildProxy *proxy,
+                                                                   guint index) {
   GObject *child = nullptr;
   GST_OBJECT_LOCK(proxy);
   child = static_cast<GObject *>(g_list_nth_data(GST_ELEMENT(proxy)->sinkpads, index));
@@ -196,17 +198,17 @@ static GObject *gst_cuda_batch_child_proxy_get_child_by_index(GstChildProxy *pro
   return child;
 }
 
-static guint gst_cuda_batch_child_proxy_get_children_count(GstChildProxy *proxy) {
+static guint gst_cuda_prep_batch_child_proxy_get_children_count(GstChildProxy *proxy) {
   GST_OBJECT_LOCK(proxy);
   const guint count = GST_ELEMENT(proxy)->numsinkpads;
   GST_OBJECT_UNLOCK(proxy);
   return count;
 }
 
-static void gst_cuda_batch_child_proxy_init(gpointer g_iface, gpointer) {
+static void gst_cuda_prep_batch_child_proxy_init(gpointer g_iface, gpointer) {
   auto *iface = static_cast<GstChildProxyInterface *>(g_iface);
-  iface->get_child_by_index = gst_cuda_batch_child_proxy_get_child_by_index;
-  iface->get_children_count = gst_cuda_batch_child_proxy_get_children_count;
+  iface->get_child_by_index = gst_cuda_prep_batch_child_proxy_get_child_by_index;
+  iface->get_children_count = gst_cuda_prep_batch_child_proxy_get_children_count;
 }
 
 // --- Caps and negotiation -----------------------------------------------------
@@ -229,7 +231,7 @@ static GstCaps *tensor_caps(const GstCudaPrepPlanarInfo &info, const cudaprep::T
 // The kernel that writes frames without pending work into the tensor,
 // compiled now rather than on the first batch (a chain's fused kernel is
 // its cudaresize's to compile: the pending reader of the allocation query).
-static void prepare_tensorize(GstCudaBatch *self, const GstCudaPrepPlanarInfo &info) {
+static void prepare_tensorize(GstCudaPrepBatch *self, const GstCudaPrepPlanarInfo &info) {
   GstCudaPrepScopedDevice device(gst_cuda_prep_core_get_device_id(self->priv->core));
   const cudaError_t prepared = device.result() == cudaSuccess
                                    ? cudaprep::prepare_tensorize_planar(info.dtype, info.dtype)
@@ -239,8 +241,8 @@ static void prepare_tensorize(GstCudaBatch *self, const GstCudaPrepPlanarInfo &i
                        cudaGetErrorName(prepared), cudaprep::kernel_runtime_error().c_str());
 }
 
-static gboolean set_pad_caps(GstCudaBatch *self, GstCudaBatchPad *pad, GstCaps *caps) {
-  GstCudaBatchPrivate *priv = self->priv;
+static gboolean set_pad_caps(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstCaps *caps) {
+  GstCudaPrepBatchPrivate *priv = self->priv;
   GstCudaPrepPlanarInfo info;
   if (!gst_cuda_prep_planar_info_from_caps(&info, caps)) {
     GST_ELEMENT_ERROR(
@@ -253,9 +255,9 @@ static gboolean set_pad_caps(GstCudaBatch *self, GstCudaBatchPad *pad, GstCaps *
   pad->has_info = TRUE;
   // Another pad already set the frame: this one must match it, unless it is
   // the only pad with caps (then it may change the tensor).
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
   gboolean others = FALSE;
-  for (GstCudaBatchPad *other : pads) others = others || (other != pad && other->has_info);
+  for (GstCudaPrepBatchPad *other : pads) others = others || (other != pad && other->has_info);
   unref_pads(&pads);
   const auto same_frame = [](const GstCudaPrepPlanarInfo &a, const GstCudaPrepPlanarInfo &b) {
     return a.width == b.width && a.height == b.height && a.channel_order == b.channel_order &&
@@ -293,10 +295,10 @@ static gboolean set_pad_caps(GstCudaBatch *self, GstCudaBatchPad *pad, GstCaps *
 }
 
 // The tensor of the negotiated frame; nothing until a pad has caps.
-static GstFlowReturn gst_cuda_batch_update_src_caps(GstAggregator *agg, GstCaps *downstream,
-                                                    GstCaps **ret) {
-  auto *self = GST_CUDA_BATCH(agg);
-  GstCudaBatchPrivate *priv = self->priv;
+static GstFlowReturn gst_cuda_prep_batch_update_src_caps(GstAggregator *agg, GstCaps *downstream,
+                                                         GstCaps **ret) {
+  auto *self = GST_CUDA_PREP_BATCH(agg);
+  GstCudaPrepBatchPrivate *priv = self->priv;
   if (!priv->has_info) return GST_AGGREGATOR_FLOW_NEED_DATA;
   GstCaps *caps = tensor_caps(priv->info, priv->desc, get_settings(self));
   if (downstream != nullptr && !gst_caps_can_intersect(caps, downstream)) {
@@ -310,49 +312,49 @@ static GstFlowReturn gst_cuda_batch_update_src_caps(GstAggregator *agg, GstCaps 
   return GST_FLOW_OK;
 }
 
-static gboolean gst_cuda_batch_sink_event(GstAggregator *agg, GstAggregatorPad *pad,
-                                          GstEvent *event) {
-  auto *self = GST_CUDA_BATCH(agg);
+static gboolean gst_cuda_prep_batch_sink_event(GstAggregator *agg, GstAggregatorPad *pad,
+                                               GstEvent *event) {
+  auto *self = GST_CUDA_PREP_BATCH(agg);
   if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_START) {
     // The aggregator empties the pad's queue; the items its frames already
     // became leave the batch before it is next filled or pushed (the
     // streaming thread owns the batch). A flush of every pad (a seek) also
     // drops the whole batch in flush().
     const gboolean handled =
-        GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->sink_event(agg, pad, event);
-    g_atomic_int_inc(&GST_CUDA_BATCH_PAD(pad)->flush_epoch);
+        GST_AGGREGATOR_CLASS(gst_cuda_prep_batch_parent_class)->sink_event(agg, pad, event);
+    g_atomic_int_inc(&GST_CUDA_PREP_BATCH_PAD(pad)->flush_epoch);
     return handled;
   }
   if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
     GstCaps *caps = nullptr;
     gst_event_parse_caps(event, &caps);
-    if (!check_pad_settings(self, GST_CUDA_BATCH_PAD(pad)) ||
-        !set_pad_caps(self, GST_CUDA_BATCH_PAD(pad), caps)) {
+    if (!check_pad_settings(self, GST_CUDA_PREP_BATCH_PAD(pad)) ||
+        !set_pad_caps(self, GST_CUDA_PREP_BATCH_PAD(pad), caps)) {
       gst_event_unref(event);
       return FALSE;
     }
   }
-  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->sink_event(agg, pad, event);
+  return GST_AGGREGATOR_CLASS(gst_cuda_prep_batch_parent_class)->sink_event(agg, pad, event);
 }
 
 // Device frames from each chain; announcing the pending meta lets
 // cudaresize and cudanormalize leave their work to the batch's one launch.
-static gboolean gst_cuda_batch_sink_query(GstAggregator *agg, GstAggregatorPad *pad,
-                                          GstQuery *query) {
-  auto *self = GST_CUDA_BATCH(agg);
+static gboolean gst_cuda_prep_batch_sink_query(GstAggregator *agg, GstAggregatorPad *pad,
+                                               GstQuery *query) {
+  auto *self = GST_CUDA_PREP_BATCH(agg);
   switch (GST_QUERY_TYPE(query)) {
     case GST_QUERY_ALLOCATION: {
       if (!gst_cuda_prep_core_propose_pool(self->priv->core, query)) return FALSE;
       // One preprocess_batch() per batch, compiled by the chain's cudaresize
       // (or cudanormalize) when it negotiates.
-      GstCudaBatchPad *batch_pad = GST_CUDA_BATCH_PAD(pad);
+      GstCudaPrepBatchPad *batch_pad = GST_CUDA_PREP_BATCH_PAD(pad);
       GstCudaPrepPendingReader reader;
       reader.dtype = batch_pad->has_info ? batch_pad->info.dtype : cudaprep::DataType::kFloat32;
       reader.batched = TRUE;
       reader.max_items = static_cast<gint>(MAX(get_settings(self).batch_size, 1u));
       gst_cuda_prep_query_add_pending_meta(query, &reader);
       GstCudaPrepRegion region;
-      if (gst_cuda_batch_pad_regions_read(GST_CUDA_BATCH_PAD(pad), &region)) {
+      if (gst_cuda_prep_batch_pad_regions_read(GST_CUDA_PREP_BATCH_PAD(pad), &region)) {
         GST_INFO_OBJECT(pad, "the regions read the %dx%d rectangle at (%d,%d)", region.rect.width,
                         region.rect.height, region.rect.x, region.rect.y);
         gst_cuda_prep_query_add_region(query, &region);
@@ -365,49 +367,49 @@ static gboolean gst_cuda_batch_sink_query(GstAggregator *agg, GstAggregatorPad *
     default:
       break;
   }
-  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->sink_query(agg, pad, query);
+  return GST_AGGREGATOR_CLASS(gst_cuda_prep_batch_parent_class)->sink_query(agg, pad, query);
 }
 
-static gboolean gst_cuda_batch_src_query(GstAggregator *agg, GstQuery *query) {
-  auto *self = GST_CUDA_BATCH(agg);
+static gboolean gst_cuda_prep_batch_src_query(GstAggregator *agg, GstQuery *query) {
+  auto *self = GST_CUDA_PREP_BATCH(agg);
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
       gst_cuda_prep_core_answer_query(self->priv->core, query))
     return TRUE;
-  return GST_AGGREGATOR_CLASS(gst_cuda_batch_parent_class)->src_query(agg, query);
+  return GST_AGGREGATOR_CLASS(gst_cuda_prep_batch_parent_class)->src_query(agg, query);
 }
 
-static gboolean gst_cuda_batch_decide_allocation(GstAggregator *agg, GstQuery *query) {
-  auto *self = GST_CUDA_BATCH(agg);
+static gboolean gst_cuda_prep_batch_decide_allocation(GstAggregator *agg, GstQuery *query) {
+  auto *self = GST_CUDA_PREP_BATCH(agg);
   return gst_cuda_prep_core_decide_block_pool(self->priv->core, query,
                                               cudaprep::tensor_span_bytes(self->priv->desc));
 }
 
 // GstAggregator has no flush of its own to chain up to (its vfunc is NULL).
-static GstFlowReturn gst_cuda_batch_flush(GstAggregator *agg) {
-  for (const GstCudaBatchPrivate::Origin &origin : GST_CUDA_BATCH(agg)->priv->origins)
+static GstFlowReturn gst_cuda_prep_batch_flush(GstAggregator *agg) {
+  for (const GstCudaPrepBatchPrivate::Origin &origin : GST_CUDA_PREP_BATCH(agg)->priv->origins)
     if (GST_CLOCK_TIME_IS_VALID(origin.arrival)) origin.pad->stats->dropped_flush(1);
-  drop_items(GST_CUDA_BATCH(agg));
+  drop_items(GST_CUDA_PREP_BATCH(agg));
   return GST_FLOW_OK;
 }
 
-static gboolean gst_cuda_batch_start(GstAggregator *agg) {
-  auto *self = GST_CUDA_BATCH(agg);
+static gboolean gst_cuda_prep_batch_start(GstAggregator *agg) {
+  auto *self = GST_CUDA_PREP_BATCH(agg);
   self->priv->has_info = FALSE;
   self->priv->next_pad = 0;
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
   gboolean valid = TRUE;
-  for (GstCudaBatchPad *pad : pads) valid = valid && check_pad_settings(self, pad);
+  for (GstCudaPrepBatchPad *pad : pads) valid = valid && check_pad_settings(self, pad);
   unref_pads(&pads);
   return valid && gst_cuda_prep_core_start(self->priv->core);
 }
 
-static gboolean gst_cuda_batch_stop(GstAggregator *agg) {
-  auto *self = GST_CUDA_BATCH(agg);
+static gboolean gst_cuda_prep_batch_stop(GstAggregator *agg) {
+  auto *self = GST_CUDA_PREP_BATCH(agg);
   drop_items(self);
   self->priv->next_stats = GST_CLOCK_TIME_NONE;
   // The aggregator discards what the pads still hold.
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
-  for (GstCudaBatchPad *pad : pads) pad->stats->clear_queue(FALSE);
+  std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
+  for (GstCudaPrepBatchPad *pad : pads) pad->stats->clear_queue(FALSE);
   unref_pads(&pads);
   const gint device_id = gst_cuda_prep_core_get_device_id(self->priv->core);
   const gboolean stopped = gst_cuda_prep_core_stop(self->priv->core);  // (synchronises the stream)
@@ -415,16 +417,16 @@ static gboolean gst_cuda_batch_stop(GstAggregator *agg) {
   return stopped;
 }
 
-static void gst_cuda_batch_set_context(GstElement *element, GstContext *context) {
-  gst_cuda_prep_core_set_context(GST_CUDA_BATCH(element)->priv->core, context);
-  GST_ELEMENT_CLASS(gst_cuda_batch_parent_class)->set_context(element, context);
+static void gst_cuda_prep_batch_set_context(GstElement *element, GstContext *context) {
+  gst_cuda_prep_core_set_context(GST_CUDA_PREP_BATCH(element)->priv->core, context);
+  GST_ELEMENT_CLASS(gst_cuda_prep_batch_parent_class)->set_context(element, context);
 }
 
 // --- Properties ---------------------------------------------------------------
 
-static void gst_cuda_batch_set_property(GObject *object, guint prop_id, const GValue *value,
-                                        GParamSpec *pspec) {
-  auto *self = GST_CUDA_BATCH(object);
+static void gst_cuda_prep_batch_set_property(GObject *object, guint prop_id, const GValue *value,
+                                             GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_BATCH(object);
   if (gst_cuda_prep_core_set_property(self->priv->core, prop_id, value)) return;
   switch (prop_id) {
     case PROP_BATCH_SIZE:
@@ -446,7 +448,7 @@ static void gst_cuda_batch_set_property(GObject *object, guint prop_id, const GV
     case PROP_SOURCE_POLICY:
       GST_OBJECT_LOCK(self);
       self->priv->settings.source_policy =
-          static_cast<GstCudaBatchSourcePolicy>(g_value_get_enum(value));
+          static_cast<GstCudaPrepBatchSourcePolicy>(g_value_get_enum(value));
       GST_OBJECT_UNLOCK(self);
       break;
     case PROP_LAYOUT:
@@ -470,9 +472,9 @@ static void gst_cuda_batch_set_property(GObject *object, guint prop_id, const GV
   }
 }
 
-static void gst_cuda_batch_get_property(GObject *object, guint prop_id, GValue *value,
-                                        GParamSpec *pspec) {
-  auto *self = GST_CUDA_BATCH(object);
+static void gst_cuda_prep_batch_get_property(GObject *object, guint prop_id, GValue *value,
+                                             GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_BATCH(object);
   if (gst_cuda_prep_core_get_property(self->priv->core, prop_id, value)) return;
   const BatchSettings settings = get_settings(self);
   switch (prop_id) {
@@ -510,20 +512,21 @@ static void gst_cuda_batch_get_property(GObject *object, guint prop_id, GValue *
   }
 }
 
-static void gst_cuda_batch_finalize(GObject *object) {
-  auto *self = GST_CUDA_BATCH(object);
+static void gst_cuda_prep_batch_finalize(GObject *object) {
+  auto *self = GST_CUDA_PREP_BATCH(object);
   drop_items(self);
   delete self->priv;
-  G_OBJECT_CLASS(gst_cuda_batch_parent_class)->finalize(object);
+  G_OBJECT_CLASS(gst_cuda_prep_batch_parent_class)->finalize(object);
 }
 
-static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
+static void gst_cuda_prep_batch_class_init(GstCudaPrepBatchClass *klass) {
   auto *gobject_class = G_OBJECT_CLASS(klass);
   auto *element_class = GST_ELEMENT_CLASS(klass);
   auto *agg_class = GST_AGGREGATOR_CLASS(klass);
-  gobject_class->set_property = gst_cuda_batch_set_property;
-  gobject_class->get_property = gst_cuda_batch_get_property;
-  gobject_class->finalize = gst_cuda_batch_finalize;
+  gobject_class->set_property = gst_cuda_prep_batch_set_property;
+  gobject_class->get_property = gst_cuda_prep_batch_get_property;
+  gobject_class->finalize = gst_cuda_prep_batch_finalize;
+  cudaprep::name_elements_after_factory(gobject_class);
 
   const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                               GST_PARAM_MUTABLE_READY);
@@ -558,7 +561,7 @@ static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
       gobject_class, PROP_SOURCE_POLICY,
       g_param_spec_enum("source-policy", "Source policy",
                         "What a source faster than the others does",
-                        gst_cuda_batch_source_policy_get_type(), DEFAULT_SOURCE_POLICY,
+                        gst_cuda_prep_batch_source_policy_get_type(), DEFAULT_SOURCE_POLICY,
                         static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
   g_object_class_install_property(
       gobject_class, PROP_LAYOUT,
@@ -592,37 +595,37 @@ static void gst_cuda_batch_class_init(GstCudaBatchClass *klass) {
   gst_cuda_prep_core_install_properties(gobject_class, PROP_CORE_FIRST);
 
   gst_element_class_add_static_pad_template_with_gtype(element_class, &sink_template,
-                                                       GST_TYPE_CUDA_BATCH_PAD);
+                                                       GST_TYPE_CUDA_PREP_BATCH_PAD);
   gst_element_class_add_static_pad_template_with_gtype(element_class, &src_template,
                                                        GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_set_static_metadata(
       element_class, "CUDA batch", "Filter/Converter/Video/Tensor",
       "Frames of many sources into one batch tensor, one kernel launch per batch",
       "cudaprep developers");
-  element_class->request_new_pad = gst_cuda_batch_request_new_pad;
-  element_class->release_pad = gst_cuda_batch_release_pad;
-  element_class->set_context = gst_cuda_batch_set_context;
+  element_class->request_new_pad = gst_cuda_prep_batch_request_new_pad;
+  element_class->release_pad = gst_cuda_prep_batch_release_pad;
+  element_class->set_context = gst_cuda_prep_batch_set_context;
 
-  agg_class->aggregate = gst_cuda_batch_aggregate;
-  agg_class->get_next_time = gst_cuda_batch_get_next_time;
-  agg_class->sink_event = gst_cuda_batch_sink_event;
-  agg_class->sink_query = gst_cuda_batch_sink_query;
-  agg_class->src_query = gst_cuda_batch_src_query;
-  agg_class->update_src_caps = gst_cuda_batch_update_src_caps;
-  agg_class->decide_allocation = gst_cuda_batch_decide_allocation;
-  agg_class->flush = gst_cuda_batch_flush;
-  agg_class->start = gst_cuda_batch_start;
-  agg_class->stop = gst_cuda_batch_stop;
+  agg_class->aggregate = gst_cuda_prep_batch_aggregate;
+  agg_class->get_next_time = gst_cuda_prep_batch_get_next_time;
+  agg_class->sink_event = gst_cuda_prep_batch_sink_event;
+  agg_class->sink_query = gst_cuda_prep_batch_sink_query;
+  agg_class->src_query = gst_cuda_prep_batch_src_query;
+  agg_class->update_src_caps = gst_cuda_prep_batch_update_src_caps;
+  agg_class->decide_allocation = gst_cuda_prep_batch_decide_allocation;
+  agg_class->flush = gst_cuda_prep_batch_flush;
+  agg_class->start = gst_cuda_prep_batch_start;
+  agg_class->stop = gst_cuda_prep_batch_stop;
 
-  gst_type_mark_as_plugin_api(gst_cuda_batch_source_policy_get_type(),
+  gst_type_mark_as_plugin_api(gst_cuda_prep_batch_source_policy_get_type(),
                               static_cast<GstPluginAPIFlags>(0));
-  gst_type_mark_as_plugin_api(gst_cuda_batch_region_source_get_type(),
+  gst_type_mark_as_plugin_api(gst_cuda_prep_batch_region_source_get_type(),
                               static_cast<GstPluginAPIFlags>(0));
-  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_BATCH_PAD, static_cast<GstPluginAPIFlags>(0));
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_batch_debug, "cudabatch", 0, "cudaprep batching element");
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_BATCH_PAD, static_cast<GstPluginAPIFlags>(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_batch_debug, "cudabatch", 0, "cudaprep batching element");
 }
 
-static void gst_cuda_batch_init(GstCudaBatch *self) {
-  self->priv = new GstCudaBatchPrivate(GST_ELEMENT(self), PROP_CORE_FIRST);
+static void gst_cuda_prep_batch_init(GstCudaPrepBatch *self) {
+  self->priv = new GstCudaPrepBatchPrivate(GST_ELEMENT(self), PROP_CORE_FIRST);
   g_object_set(self, "latency", static_cast<guint64>(DEFAULT_LATENCY_BUDGET), nullptr);
 }

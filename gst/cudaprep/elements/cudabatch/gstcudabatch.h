@@ -6,17 +6,18 @@
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_CUDA_BATCH (gst_cuda_batch_get_type())
-G_DECLARE_FINAL_TYPE(GstCudaBatch, gst_cuda_batch, GST, CUDA_BATCH, GstAggregator)
+#define GST_TYPE_CUDA_PREP_BATCH (gst_cuda_prep_batch_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaPrepBatch, gst_cuda_prep_batch, GST, CUDA_PREP_BATCH, GstAggregator)
 GST_ELEMENT_REGISTER_DECLARE(cudabatch);
 
 // How a batch treats a source that delivers faster than the others.
 typedef enum {
-  GST_CUDA_BATCH_SOURCE_POLICY_WAIT,  // every queued frame in turn; the source waits (backpressure)
-  GST_CUDA_BATCH_SOURCE_POLICY_LATEST,  // its newest frame; older queued ones are dropped
-} GstCudaBatchSourcePolicy;
+  GST_CUDA_PREP_BATCH_SOURCE_POLICY_WAIT,    // every queued frame in turn; the source waits
+                                             // (backpressure)
+  GST_CUDA_PREP_BATCH_SOURCE_POLICY_LATEST,  // its newest frame; older queued ones are dropped
+} GstCudaPrepBatchSourcePolicy;
 
 // The tensor id of cudabatch's output.
-#define GST_CUDA_BATCH_TENSOR_ID "image"
+#define GST_CUDA_PREP_BATCH_TENSOR_ID "image"
 
 G_END_DECLS

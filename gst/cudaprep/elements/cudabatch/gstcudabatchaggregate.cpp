@@ -6,12 +6,12 @@
 
 #include <vector>
 
-#define GST_CAT_DEFAULT gst_cuda_batch_debug
+#define GST_CAT_DEFAULT gst_cuda_prep_batch_debug
 
 namespace cudaprep::batch {
 
 // The running time of the pad's next queued frame, NONE without one.
-static GstClockTime head_running_time(GstCudaBatchPad *pad) {
+static GstClockTime head_running_time(GstCudaPrepBatchPad *pad) {
   GstBuffer *head = gst_aggregator_pad_peek_buffer(GST_AGGREGATOR_PAD(pad));
   if (head == nullptr) return GST_CLOCK_TIME_NONE;
   const GstClockTime running = gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment,
@@ -21,19 +21,21 @@ static GstClockTime head_running_time(GstCudaBatchPad *pad) {
 }
 
 // How many items of the waiting batch `pad`'s frames became.
-static guint items_of(GstCudaBatch *self, GstCudaBatchPad *pad) {
+static guint items_of(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad) {
   guint count = 0;
-  for (const GstCudaBatchPrivate::Origin &origin : self->priv->origins) count += origin.pad == pad;
+  for (const GstCudaPrepBatchPrivate::Origin &origin : self->priv->origins)
+    count += origin.pad == pad;
   return count;
 }
 
 // The pad whose queued frame is the earliest, among those still under
 // max-source-frames in the waiting batch; NULL when none has a frame.
-static GstCudaBatchPad *earliest_pad(GstCudaBatch *self, const std::vector<GstCudaBatchPad *> &pads,
-                                     const BatchSettings &settings) {
-  GstCudaBatchPad *earliest = nullptr;
+static GstCudaPrepBatchPad *earliest_pad(GstCudaPrepBatch *self,
+                                         const std::vector<GstCudaPrepBatchPad *> &pads,
+                                         const BatchSettings &settings) {
+  GstCudaPrepBatchPad *earliest = nullptr;
   GstClockTime earliest_time = GST_CLOCK_TIME_NONE;
-  for (GstCudaBatchPad *pad : pads) {
+  for (GstCudaPrepBatchPad *pad : pads) {
     if (!gst_aggregator_pad_has_buffer(GST_AGGREGATOR_PAD(pad))) continue;
     if (settings.max_source_frames != 0 && items_of(self, pad) >= settings.max_source_frames)
       continue;
@@ -52,9 +54,9 @@ static GstCudaBatchPad *earliest_pad(GstCudaBatch *self, const std::vector<GstCu
 // oldest frame's arrival at its pad plus latency-budget, whatever latency
 // upstream reports (an RTSP jitter buffer's 2 s would otherwise hold every
 // partial batch that long). FALSE where no item's arrival is known.
-static gboolean time_to_due(GstCudaBatch *self, GstClockTimeDiff *left) {
+static gboolean time_to_due(GstCudaPrepBatch *self, GstClockTimeDiff *left) {
   GstClockTime oldest = GST_CLOCK_TIME_NONE;
-  for (const GstCudaBatchPrivate::Origin &origin : self->priv->origins)
+  for (const GstCudaPrepBatchPrivate::Origin &origin : self->priv->origins)
     if (GST_CLOCK_TIME_IS_VALID(origin.arrival) &&
         (!GST_CLOCK_TIME_IS_VALID(oldest) || origin.arrival < oldest))
       oldest = origin.arrival;
@@ -68,8 +70,8 @@ static gboolean time_to_due(GstCudaBatch *self, GstClockTimeDiff *left) {
 // Whether the waiting batch's oldest frame has waited its latency budget;
 // for items of unknown arrival, whether the clock passed their running time
 // plus the aggregator's latency.
-static gboolean oldest_is_due(GstCudaBatch *self) {
-  GstCudaBatchPrivate *priv = self->priv;
+static gboolean oldest_is_due(GstCudaPrepBatch *self) {
+  GstCudaPrepBatchPrivate *priv = self->priv;
   if (priv->items.empty()) return TRUE;
   GstClockTimeDiff left = 0;
   if (time_to_due(self, &left)) return left <= 0;
@@ -88,20 +90,21 @@ static gboolean oldest_is_due(GstCudaBatch *self) {
 // max-source-frames of one source per batch; a full batch leaves at once
 // and a partial one when its oldest frame is due. get_next_time() wakes
 // this whenever a frame arrives and when the oldest is due.
-static GstFlowReturn aggregate_live(GstCudaBatch *self, const std::vector<GstCudaBatchPad *> &pads,
+static GstFlowReturn aggregate_live(GstCudaPrepBatch *self,
+                                    const std::vector<GstCudaPrepBatchPad *> &pads,
                                     const BatchSettings &settings, gboolean *all_eos) {
-  GstCudaBatchPrivate *priv = self->priv;
+  GstCudaPrepBatchPrivate *priv = self->priv;
   GstFlowReturn ret = GST_FLOW_OK;
   drop_flushed_items(self);
   while (ret == GST_FLOW_OK) {
-    GstCudaBatchPad *pad = earliest_pad(self, pads, settings);
+    GstCudaPrepBatchPad *pad = earliest_pad(self, pads, settings);
     if (pad == nullptr) break;
     GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
     if (buffer == nullptr) continue;  // a gap
     ret = add_frame(self, pad, buffer);
   }
   *all_eos = !pads.empty();
-  for (GstCudaBatchPad *pad : pads)
+  for (GstCudaPrepBatchPad *pad : pads)
     *all_eos = *all_eos && gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad));
   if (ret == GST_FLOW_OK && !priv->items.empty() && oldest_is_due(self)) {
     GST_DEBUG_OBJECT(self, "latency budget: pushing %zu items", priv->items.size());
@@ -113,16 +116,16 @@ static GstFlowReturn aggregate_live(GstCudaBatch *self, const std::vector<GstCud
 // Sources that are not live: one turn over the pads, each with a frame
 // queued gives one (GstAggregator calls this when every pad has one); a
 // full batch leaves. A timeout pushes what the batch holds.
-static GstFlowReturn aggregate_in_turn(GstCudaBatch *self,
-                                       const std::vector<GstCudaBatchPad *> &pads,
+static GstFlowReturn aggregate_in_turn(GstCudaPrepBatch *self,
+                                       const std::vector<GstCudaPrepBatchPad *> &pads,
                                        const BatchSettings &settings, gboolean timeout,
                                        gboolean *all_eos) {
-  GstCudaBatchPrivate *priv = self->priv;
+  GstCudaPrepBatchPrivate *priv = self->priv;
   GstFlowReturn ret = GST_FLOW_OK;
   *all_eos = !pads.empty();
   const size_t count = pads.size();
   for (size_t turn = 0; turn < count && ret == GST_FLOW_OK; ++turn) {
-    GstCudaBatchPad *pad = pads[(priv->next_pad + turn) % count];
+    GstCudaPrepBatchPad *pad = pads[(priv->next_pad + turn) % count];
     GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
     if (buffer == nullptr) {
       *all_eos = *all_eos && gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad));
@@ -139,11 +142,11 @@ static GstFlowReturn aggregate_in_turn(GstCudaBatch *self,
   return ret;
 }
 
-GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeout) {
-  auto *self = GST_CUDA_BATCH(agg);
-  GstCudaBatchPrivate *priv = self->priv;
+GstFlowReturn gst_cuda_prep_batch_aggregate(GstAggregator *agg, gboolean timeout) {
+  auto *self = GST_CUDA_PREP_BATCH(agg);
+  GstCudaPrepBatchPrivate *priv = self->priv;
   const BatchSettings settings = get_settings(self);
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
   priv->total_latency = gst_aggregator_get_latency(agg);
   const gboolean live = GST_CLOCK_TIME_IS_VALID(priv->total_latency);
   gboolean all_eos = FALSE;
@@ -167,12 +170,12 @@ GstFlowReturn gst_cuda_batch_aggregate(GstAggregator *agg, gboolean timeout) {
 // waiting batch's oldest frame is due (time_to_due(), turned into the
 // running time the aggregator adds its latency to); NONE while nothing
 // waits. Called with the aggregator's source lock held.
-GstClockTime gst_cuda_batch_get_next_time(GstAggregator *agg) {
-  auto *self = GST_CUDA_BATCH(agg);
-  GstCudaBatchPrivate *priv = self->priv;
+GstClockTime gst_cuda_prep_batch_get_next_time(GstAggregator *agg) {
+  auto *self = GST_CUDA_PREP_BATCH(agg);
+  GstCudaPrepBatchPrivate *priv = self->priv;
   drop_flushed_items(self);
   const BatchSettings settings = get_settings(self);
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
+  std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
   const gboolean frame_to_add = priv->has_info && earliest_pad(self, pads, settings) != nullptr;
   unref_pads(&pads);
   if (frame_to_add) return 0;

@@ -9,14 +9,14 @@
 #include <gst/cudaprep/gstcudaprepmeta.h>
 #include "base/gstcudapreppixelmetas.h"
 
-#define GST_CAT_DEFAULT gst_cuda_batch_debug
+#define GST_CAT_DEFAULT gst_cuda_prep_batch_debug
 
 namespace cudaprep::batch {
 
-void drop_items(GstCudaBatch *self) {
-  GstCudaBatchPrivate *priv = self->priv;
+void drop_items(GstCudaPrepBatch *self) {
+  GstCudaPrepBatchPrivate *priv = self->priv;
   for (GstCudaPrepBatchItem &item : priv->items) gst_buffer_unref(item.buffer);
-  for (GstCudaBatchPrivate::Origin &origin : priv->origins) gst_object_unref(origin.pad);
+  for (GstCudaPrepBatchPrivate::Origin &origin : priv->origins) gst_object_unref(origin.pad);
   priv->items.clear();
   priv->origins.clear();
   priv->first_running_time = GST_CLOCK_TIME_NONE;
@@ -25,11 +25,11 @@ void drop_items(GstCudaBatch *self) {
 // Drops the items of frames a pad took before its latest flush: a flush on
 // one source discards what that source sent before it, and nothing of the
 // others'.
-void drop_flushed_items(GstCudaBatch *self) {
-  GstCudaBatchPrivate *priv = self->priv;
+void drop_flushed_items(GstCudaPrepBatch *self) {
+  GstCudaPrepBatchPrivate *priv = self->priv;
   size_t kept = 0;
   for (size_t i = 0; i < priv->items.size(); ++i) {
-    GstCudaBatchPrivate::Origin &origin = priv->origins[i];
+    GstCudaPrepBatchPrivate::Origin &origin = priv->origins[i];
     if (origin.flush_epoch != g_atomic_int_get(&origin.pad->flush_epoch)) {
       GST_DEBUG_OBJECT(origin.pad, "flushed: its item at %" GST_TIME_FORMAT " leaves the batch",
                        GST_TIME_ARGS(priv->items[i].pts));
@@ -49,14 +49,14 @@ void drop_flushed_items(GstCudaBatch *self) {
 }
 
 // cudabatch-stats: batches, and sources, a cudabatch-source-stats per pad.
-GstStructure *stats_structure(GstCudaBatch *self) {
+GstStructure *stats_structure(GstCudaPrepBatch *self) {
   GST_OBJECT_LOCK(self);
   const guint64 batches = self->priv->batches;
   GST_OBJECT_UNLOCK(self);
   GValue sources = G_VALUE_INIT;
   gst_value_array_init(&sources, 0);
-  std::vector<GstCudaBatchPad *> pads = sink_pads(self);
-  for (GstCudaBatchPad *pad : pads) {
+  std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
+  for (GstCudaPrepBatchPad *pad : pads) {
     GValue source = G_VALUE_INIT;
     g_value_init(&source, GST_TYPE_STRUCTURE);
     g_value_take_boxed(&source, pad->stats->to_structure(GST_PAD_NAME(pad), pad->source_index));
@@ -71,9 +71,9 @@ GstStructure *stats_structure(GstCudaBatch *self) {
 
 // Each item's latency, from its frame's arrival at its pad to now, when its
 // batch leaves.
-static void record_batch(GstCudaBatch *self, const BatchSettings &settings) {
+static void record_batch(GstCudaPrepBatch *self, const BatchSettings &settings) {
   const GstClockTime now = gst_util_get_timestamp();
-  for (const GstCudaBatchPrivate::Origin &origin : self->priv->origins)
+  for (const GstCudaPrepBatchPrivate::Origin &origin : self->priv->origins)
     origin.pad->stats->batched(origin.arrival, now, settings.latency_window);
   GST_OBJECT_LOCK(self);
   ++self->priv->batches;
@@ -82,8 +82,8 @@ static void record_batch(GstCudaBatch *self, const BatchSettings &settings) {
 
 // The stats as an element message every stats-interval ms (checked as
 // batches leave).
-static void post_stats_when_due(GstCudaBatch *self, const BatchSettings &settings) {
-  GstCudaBatchPrivate *priv = self->priv;
+static void post_stats_when_due(GstCudaPrepBatch *self, const BatchSettings &settings) {
+  GstCudaPrepBatchPrivate *priv = self->priv;
   if (settings.stats_interval == 0) return;
   const GstClockTime now = gst_util_get_timestamp();
   if (GST_CLOCK_TIME_IS_VALID(priv->next_stats) && now < priv->next_stats) return;
@@ -98,8 +98,8 @@ static void post_stats_when_due(GstCudaBatch *self, const BatchSettings &setting
 // when no item waits): one preprocess_batch() launch for every item whose
 // frame carries pending work (every region item does), one tensorize launch
 // for each frame that does not.
-GstFlowReturn push_batch(GstCudaBatch *self) {
-  GstCudaBatchPrivate *priv = self->priv;
+GstFlowReturn push_batch(GstCudaPrepBatch *self) {
+  GstCudaPrepBatchPrivate *priv = self->priv;
   drop_flushed_items(self);
   if (priv->items.empty()) return GST_FLOW_OK;
   if (!gst_cuda_prep_core_make_current(priv->core)) {
@@ -135,7 +135,7 @@ GstFlowReturn push_batch(GstCudaBatch *self) {
 // as an empty buffer flagged GAP (qtdemux edit lists, a decoder after
 // packet loss): no frame, so no item and no error; the batch that leaves
 // without it says so in its fill count.
-static GstBuffer *pop_frame(GstCudaBatchPad *pad) {
+static GstBuffer *pop_frame(GstCudaPrepBatchPad *pad) {
   GstBuffer *buffer;
   while ((buffer = gst_aggregator_pad_pop_buffer(GST_AGGREGATOR_PAD(pad))) != nullptr &&
          GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP) && gst_buffer_get_size(buffer) == 0) {
@@ -148,13 +148,14 @@ static GstBuffer *pop_frame(GstCudaBatchPad *pad) {
 
 // The pad's next frame under the source policy (latest: its newest queued
 // one, the older ones dropped), or NULL.
-GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstCudaBatchSourcePolicy policy) {
+GstBuffer *take_frame(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad,
+                      GstCudaPrepBatchSourcePolicy policy) {
   // Read before the pop: a frame popped just before a flush empties the
   // queue counts as flushed.
   pad->taken_epoch = g_atomic_int_get(&pad->flush_epoch);
   GstBuffer *buffer = pop_frame(pad);
   pad->taken_arrival = buffer != nullptr ? pad->stats->taken(buffer) : GST_CLOCK_TIME_NONE;
-  if (buffer == nullptr || policy != GST_CUDA_BATCH_SOURCE_POLICY_LATEST) return buffer;
+  if (buffer == nullptr || policy != GST_CUDA_PREP_BATCH_SOURCE_POLICY_LATEST) return buffer;
   while (GstBuffer *newer = pop_frame(pad)) {
     GST_LOG_OBJECT(pad, "source-policy=latest drops the frame at %" GST_TIME_FORMAT,
                    GST_TIME_ARGS(GST_BUFFER_PTS(buffer)));
@@ -168,29 +169,30 @@ GstBuffer *take_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstCudaBatchSour
 }
 
 // Appends an item (taking its buffer reference); a full batch leaves.
-GstFlowReturn append_item(GstCudaBatch *self, GstCudaBatchPad *pad,
+GstFlowReturn append_item(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad,
                           const GstCudaPrepBatchItem &item) {
-  GstCudaBatchPrivate *priv = self->priv;
+  GstCudaPrepBatchPrivate *priv = self->priv;
   drop_flushed_items(self);
   const GstClockTime running_time =
       gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment, GST_FORMAT_TIME, item.pts);
   if (priv->items.empty()) priv->first_running_time = running_time;
   priv->items.push_back(item);
-  priv->origins.push_back(GstCudaBatchPrivate::Origin{
-      GST_CUDA_BATCH_PAD(gst_object_ref(pad)), pad->taken_epoch, running_time, pad->taken_arrival});
+  priv->origins.push_back(
+      GstCudaPrepBatchPrivate::Origin{GST_CUDA_PREP_BATCH_PAD(gst_object_ref(pad)),
+                                      pad->taken_epoch, running_time, pad->taken_arrival});
   if (priv->items.size() == static_cast<size_t>(priv->desc.dims[0])) return push_batch(self);
   return GST_FLOW_OK;
 }
 
 // The frame's items: the whole frame, or one per region. Takes `buffer`.
-GstFlowReturn add_frame(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer) {
+GstFlowReturn add_frame(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuffer *buffer) {
   if (!self->priv->has_info) {
     gst_buffer_unref(buffer);
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("A frame arrived before any caps"), (nullptr));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  const GstCudaBatchPadSettings settings = gst_cuda_batch_pad_get_settings(pad);
-  if (settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_FRAME) {
+  const GstCudaPrepBatchPadSettings settings = gst_cuda_prep_batch_pad_get_settings(pad);
+  if (settings.region_source != GST_CUDA_PREP_BATCH_REGION_SOURCE_FRAME) {
     const GstFlowReturn ret = add_frame_regions(self, pad, buffer, settings);
     gst_buffer_unref(buffer);
     return ret;

@@ -12,34 +12,34 @@ enum {
   PAD_PROP_MIN_CONFIDENCE,
 };
 
-#define DEFAULT_REGION_SOURCE GST_CUDA_BATCH_REGION_SOURCE_FRAME
+#define DEFAULT_REGION_SOURCE GST_CUDA_PREP_BATCH_REGION_SOURCE_FRAME
 
-G_DEFINE_TYPE(GstCudaBatchPad, gst_cuda_batch_pad, GST_TYPE_AGGREGATOR_PAD)
+G_DEFINE_TYPE(GstCudaPrepBatchPad, gst_cuda_prep_batch_pad, GST_TYPE_AGGREGATOR_PAD)
 
-GType gst_cuda_batch_region_source_get_type(void) {
+GType gst_cuda_prep_batch_region_source_get_type(void) {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {GST_CUDA_BATCH_REGION_SOURCE_FRAME, "One item per frame: the whole frame", "frame"},
-      {GST_CUDA_BATCH_REGION_SOURCE_PROPERTY,
+      {GST_CUDA_PREP_BATCH_REGION_SOURCE_FRAME, "One item per frame: the whole frame", "frame"},
+      {GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY,
        "One item per rectangle of the pad's regions property, on every frame", "regions"},
-      {GST_CUDA_BATCH_REGION_SOURCE_ROI_META,
+      {GST_CUDA_PREP_BATCH_REGION_SOURCE_ROI_META,
        "One item per GstVideoRegionOfInterestMeta on the frame (of roi-type, if set); a frame "
        "with none gives none",
        "roi-meta"},
-      {GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS,
+      {GST_CUDA_PREP_BATCH_REGION_SOURCE_DETECTIONS,
        "One item per object detection (GStreamer's GstAnalyticsODMtd, 1.24 on) on the frame (of "
        "roi-type, if set, with at least min-confidence); a frame with none gives none",
        "detections"},
       {0, nullptr, nullptr}};
   if (g_once_init_enter(&type)) {
-    g_once_init_leave(&type, g_enum_register_static("GstCudaBatchRegionSource", values));
+    g_once_init_leave(&type, g_enum_register_static("GstCudaPrepBatchRegionSource", values));
   }
   return type;
 }
 
-GstCudaBatchPadSettings gst_cuda_batch_pad_get_settings(GstCudaBatchPad *pad) {
+GstCudaPrepBatchPadSettings gst_cuda_prep_batch_pad_get_settings(GstCudaPrepBatchPad *pad) {
   GST_OBJECT_LOCK(pad);
-  const GstCudaBatchPadSettings settings = *pad->settings;
+  const GstCudaPrepBatchPadSettings settings = *pad->settings;
   GST_OBJECT_UNLOCK(pad);
   return settings;
 }
@@ -75,11 +75,11 @@ static gboolean parse_regions(const GValue *value, std::vector<cudaprep::PixelRe
   return TRUE;
 }
 
-std::string gst_cuda_batch_pad_settings_error(GstCudaBatchPad *pad,
-                                              const GstCudaBatchPadSettings &settings) {
+std::string gst_cuda_prep_batch_pad_settings_error(GstCudaPrepBatchPad *pad,
+                                                   const GstCudaPrepBatchPadSettings &settings) {
   const std::string name = GST_PAD_NAME(pad);
   if (!settings.regions_error.empty()) return name + ": " + settings.regions_error;
-  const bool by_property = settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_PROPERTY;
+  const bool by_property = settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY;
   if (by_property && settings.regions.empty())
     return name +
            ": region-source=regions, but its regions property is empty; set it, e.g. "
@@ -87,9 +87,9 @@ std::string gst_cuda_batch_pad_settings_error(GstCudaBatchPad *pad,
   if (!by_property && !settings.regions.empty())
     return name + ": its regions property is set, but region-source is not regions; set " +
            "region-source=regions to batch those rectangles";
-  const bool by_detections = settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS;
-  if (settings.roi_type != 0 && settings.region_source != GST_CUDA_BATCH_REGION_SOURCE_ROI_META &&
-      !by_detections)
+  const bool by_detections = settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_DETECTIONS;
+  if (settings.roi_type != 0 &&
+      settings.region_source != GST_CUDA_PREP_BATCH_REGION_SOURCE_ROI_META && !by_detections)
     return name + ": roi-type is set, but region-source is neither roi-meta nor detections";
   if (settings.min_confidence > 0.0 && !by_detections)
     return name + ": min-confidence is set, but region-source is not detections";
@@ -101,15 +101,15 @@ std::string gst_cuda_batch_pad_settings_error(GstCudaBatchPad *pad,
   return {};
 }
 
-static void gst_cuda_batch_pad_set_property(GObject *object, guint prop_id, const GValue *value,
-                                            GParamSpec *pspec) {
-  auto *pad = GST_CUDA_BATCH_PAD(object);
+static void gst_cuda_prep_batch_pad_set_property(GObject *object, guint prop_id,
+                                                 const GValue *value, GParamSpec *pspec) {
+  auto *pad = GST_CUDA_PREP_BATCH_PAD(object);
   gboolean regions_changed = FALSE;
   GST_OBJECT_LOCK(pad);
-  GstCudaBatchPadSettings &settings = *pad->settings;
+  GstCudaPrepBatchPadSettings &settings = *pad->settings;
   switch (prop_id) {
     case PAD_PROP_REGION_SOURCE:
-      settings.region_source = static_cast<GstCudaBatchRegionSource>(g_value_get_enum(value));
+      settings.region_source = static_cast<GstCudaPrepBatchRegionSource>(g_value_get_enum(value));
       regions_changed = TRUE;
       break;
     case PAD_PROP_REGIONS:
@@ -135,10 +135,10 @@ static void gst_cuda_batch_pad_set_property(GObject *object, guint prop_id, cons
   if (regions_changed) gst_pad_push_event(GST_PAD(pad), gst_event_new_reconfigure());
 }
 
-static void gst_cuda_batch_pad_get_property(GObject *object, guint prop_id, GValue *value,
-                                            GParamSpec *pspec) {
-  auto *pad = GST_CUDA_BATCH_PAD(object);
-  const GstCudaBatchPadSettings settings = gst_cuda_batch_pad_get_settings(pad);
+static void gst_cuda_prep_batch_pad_get_property(GObject *object, guint prop_id, GValue *value,
+                                                 GParamSpec *pspec) {
+  auto *pad = GST_CUDA_PREP_BATCH_PAD(object);
+  const GstCudaPrepBatchPadSettings settings = gst_cuda_prep_batch_pad_get_settings(pad);
   switch (prop_id) {
     case PAD_PROP_REGION_SOURCE:
       g_value_set_enum(value, settings.region_source);
@@ -171,8 +171,9 @@ static void gst_cuda_batch_pad_get_property(GObject *object, guint prop_id, GVal
 
 // The statistics see each frame arrive (the latency's start) and whether the
 // aggregator queued it.
-static GstFlowReturn gst_cuda_batch_pad_chain(GstPad *pad, GstObject *parent, GstBuffer *buffer) {
-  auto *self = GST_CUDA_BATCH_PAD(pad);
+static GstFlowReturn gst_cuda_prep_batch_pad_chain(GstPad *pad, GstObject *parent,
+                                                   GstBuffer *buffer) {
+  auto *self = GST_CUDA_PREP_BATCH_PAD(pad);
   self->stats->arrived(buffer, gst_util_get_timestamp());
   const GstBuffer *arrived = buffer;  // (the chain takes the reference)
   const GstFlowReturn ret = self->aggregator_chain(pad, parent, buffer);
@@ -180,35 +181,35 @@ static GstFlowReturn gst_cuda_batch_pad_chain(GstPad *pad, GstObject *parent, Gs
   return ret;
 }
 
-static void gst_cuda_batch_pad_constructed(GObject *object) {
-  G_OBJECT_CLASS(gst_cuda_batch_pad_parent_class)->constructed(object);
-  auto *pad = GST_CUDA_BATCH_PAD(object);
+static void gst_cuda_prep_batch_pad_constructed(GObject *object) {
+  G_OBJECT_CLASS(gst_cuda_prep_batch_pad_parent_class)->constructed(object);
+  auto *pad = GST_CUDA_PREP_BATCH_PAD(object);
   pad->aggregator_chain = GST_PAD_CHAINFUNC(pad);
   g_return_if_fail(pad->aggregator_chain != nullptr);  // a sink pad: GstAggregatorPad set it
-  gst_pad_set_chain_function(GST_PAD(pad), gst_cuda_batch_pad_chain);
+  gst_pad_set_chain_function(GST_PAD(pad), gst_cuda_prep_batch_pad_chain);
 }
 
 // A flush stop: what the flush start discarded of the pad's queue.
-static GstFlowReturn gst_cuda_batch_pad_flush(GstAggregatorPad *aggpad, GstAggregator *agg) {
-  GST_CUDA_BATCH_PAD(aggpad)->stats->clear_queue(TRUE);
-  auto *parent_class = GST_AGGREGATOR_PAD_CLASS(gst_cuda_batch_pad_parent_class);
+static GstFlowReturn gst_cuda_prep_batch_pad_flush(GstAggregatorPad *aggpad, GstAggregator *agg) {
+  GST_CUDA_PREP_BATCH_PAD(aggpad)->stats->clear_queue(TRUE);
+  auto *parent_class = GST_AGGREGATOR_PAD_CLASS(gst_cuda_prep_batch_pad_parent_class);
   return parent_class->flush != nullptr ? parent_class->flush(aggpad, agg) : GST_FLOW_OK;
 }
 
-static void gst_cuda_batch_pad_finalize(GObject *object) {
-  auto *pad = GST_CUDA_BATCH_PAD(object);
+static void gst_cuda_prep_batch_pad_finalize(GObject *object) {
+  auto *pad = GST_CUDA_PREP_BATCH_PAD(object);
   delete pad->settings;
   delete pad->stats;
-  G_OBJECT_CLASS(gst_cuda_batch_pad_parent_class)->finalize(object);
+  G_OBJECT_CLASS(gst_cuda_prep_batch_pad_parent_class)->finalize(object);
 }
 
-static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
+static void gst_cuda_prep_batch_pad_class_init(GstCudaPrepBatchPadClass *klass) {
   auto *gobject_class = G_OBJECT_CLASS(klass);
-  gobject_class->set_property = gst_cuda_batch_pad_set_property;
-  gobject_class->get_property = gst_cuda_batch_pad_get_property;
-  gobject_class->finalize = gst_cuda_batch_pad_finalize;
-  gobject_class->constructed = gst_cuda_batch_pad_constructed;
-  GST_AGGREGATOR_PAD_CLASS(klass)->flush = gst_cuda_batch_pad_flush;
+  gobject_class->set_property = gst_cuda_prep_batch_pad_set_property;
+  gobject_class->get_property = gst_cuda_prep_batch_pad_get_property;
+  gobject_class->finalize = gst_cuda_prep_batch_pad_finalize;
+  gobject_class->constructed = gst_cuda_prep_batch_pad_constructed;
+  GST_AGGREGATOR_PAD_CLASS(klass)->flush = gst_cuda_prep_batch_pad_flush;
   const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                               GST_PARAM_MUTABLE_PLAYING);
   g_object_class_install_property(
@@ -218,7 +219,8 @@ static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
                         "each region of interest meta on the frame, or each object detection "
                         "(GstAnalyticsODMtd) on it (the regions modes need the pad's cudaresize ! "
                         "cudanormalize to leave their work to cudabatch)",
-                        gst_cuda_batch_region_source_get_type(), DEFAULT_REGION_SOURCE, flags));
+                        gst_cuda_prep_batch_region_source_get_type(), DEFAULT_REGION_SOURCE,
+                        flags));
   // Open ranges: a bad rectangle is named at READY->PAUSED or caps time
   // rather than dropped by GLib with a warning.
   g_object_class_install_property(
@@ -251,21 +253,21 @@ static void gst_cuda_batch_pad_class_init(GstCudaBatchPadClass *klass) {
                           0.0, 1.0, 0.0, flags));
 }
 
-static void gst_cuda_batch_pad_init(GstCudaBatchPad *pad) {
+static void gst_cuda_prep_batch_pad_init(GstCudaPrepBatchPad *pad) {
   new (&pad->info) GstCudaPrepPlanarInfo();
-  pad->settings = new GstCudaBatchPadSettings();
-  pad->stats = new GstCudaBatchSourceStats();
+  pad->settings = new GstCudaPrepBatchPadSettings();
+  pad->stats = new GstCudaPrepBatchSourceStats();
   pad->taken_arrival = GST_CLOCK_TIME_NONE;
 }
 
-gboolean gst_cuda_batch_pad_regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion *region) {
-  const GstCudaBatchPadSettings settings = gst_cuda_batch_pad_get_settings(pad);
-  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_FRAME ||
-      !gst_cuda_batch_pad_settings_error(pad, settings).empty())
+gboolean gst_cuda_prep_batch_pad_regions_read(GstCudaPrepBatchPad *pad, GstCudaPrepRegion *region) {
+  const GstCudaPrepBatchPadSettings settings = gst_cuda_prep_batch_pad_get_settings(pad);
+  if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_FRAME ||
+      !gst_cuda_prep_batch_pad_settings_error(pad, settings).empty())
     return FALSE;
   *region = GstCudaPrepRegion{};
-  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_ROI_META ||
-      settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS) {
+  if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_ROI_META ||
+      settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_DETECTIONS) {
     region->rect = cudaprep::PixelRect{0, 0, G_MAXINT, G_MAXINT};
     return TRUE;
   }

@@ -17,32 +17,33 @@
 
 G_BEGIN_DECLS
 
-#define GST_TYPE_CUDA_BATCH_PAD (gst_cuda_batch_pad_get_type())
-G_DECLARE_FINAL_TYPE(GstCudaBatchPad, gst_cuda_batch_pad, GST, CUDA_BATCH_PAD, GstAggregatorPad)
+#define GST_TYPE_CUDA_PREP_BATCH_PAD (gst_cuda_prep_batch_pad_get_type())
+G_DECLARE_FINAL_TYPE(GstCudaPrepBatchPad, gst_cuda_prep_batch_pad, GST, CUDA_PREP_BATCH_PAD,
+                     GstAggregatorPad)
 
 // Where a sink pad's batch items come from (the pad's `region-source`).
 typedef enum {
-  GST_CUDA_BATCH_REGION_SOURCE_FRAME,       // one item per frame: the whole frame
-  GST_CUDA_BATCH_REGION_SOURCE_PROPERTY,    // one item per rectangle of the pad's `regions`
-  GST_CUDA_BATCH_REGION_SOURCE_ROI_META,    // one per GstVideoRegionOfInterestMeta on the frame
-  GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS,  // one per GstAnalyticsODMtd (GStreamer >= 1.24)
-} GstCudaBatchRegionSource;
+  GST_CUDA_PREP_BATCH_REGION_SOURCE_FRAME,     // one item per frame: the whole frame
+  GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY,  // one item per rectangle of the pad's `regions`
+  GST_CUDA_PREP_BATCH_REGION_SOURCE_ROI_META,  // one per GstVideoRegionOfInterestMeta on the frame
+  GST_CUDA_PREP_BATCH_REGION_SOURCE_DETECTIONS,  // one per GstAnalyticsODMtd (GStreamer >= 1.24)
+} GstCudaPrepBatchRegionSource;
 
-GType gst_cuda_batch_region_source_get_type(void);
+GType gst_cuda_prep_batch_region_source_get_type(void);
 
 G_END_DECLS
 
 // A pad's region settings: the properties (the pad's object lock), and
 // the snapshot the streaming threads work from.
-struct GstCudaBatchPadSettings {
-  GstCudaBatchRegionSource region_source = GST_CUDA_BATCH_REGION_SOURCE_FRAME;
+struct GstCudaPrepBatchPadSettings {
+  GstCudaPrepBatchRegionSource region_source = GST_CUDA_PREP_BATCH_REGION_SOURCE_FRAME;
   std::vector<cudaprep::PixelRect> regions;  // parsed from `regions`
   std::string regions_error;                 // why `regions` as set cannot work; empty if it can
   GQuark roi_type = 0;                       // 0: every ROI meta or detection
   double min_confidence = 0.0;               // detections: the lowest confidence taken
 };
 
-struct _GstCudaBatchPad {
+struct _GstCudaPrepBatchPad {
   GstAggregatorPad parent;
   gint source_index;  // N of sink_N
   gboolean has_info;  // info holds this pad's negotiated planar frame
@@ -52,18 +53,18 @@ struct _GstCudaBatchPad {
   gint taken_epoch;            // flush_epoch when the streaming thread took its last frame
   GstClockTime taken_arrival;  // when that frame arrived at the pad (NONE: unknown)
   GstCudaPrepPlanarInfo info;
-  GstCudaBatchPadSettings *settings;     // the pad's object lock
-  GstCudaBatchSourceStats *stats;        // its own lock
-  GstPadChainFunction aggregator_chain;  // GstAggregatorPad's, which ours wraps
+  GstCudaPrepBatchPadSettings *settings;  // the pad's object lock
+  GstCudaPrepBatchSourceStats *stats;     // its own lock
+  GstPadChainFunction aggregator_chain;   // GstAggregatorPad's, which ours wraps
 };
 
 // A copy of the pad's settings, taken under its object lock.
-GstCudaBatchPadSettings gst_cuda_batch_pad_get_settings(GstCudaBatchPad *pad);
+GstCudaPrepBatchPadSettings gst_cuda_prep_batch_pad_get_settings(GstCudaPrepBatchPad *pad);
 
 // Why the pad's settings cannot work (a sentence naming the pad), or an
 // empty string.
-std::string gst_cuda_batch_pad_settings_error(GstCudaBatchPad *pad,
-                                              const GstCudaBatchPadSettings &settings);
+std::string gst_cuda_prep_batch_pad_settings_error(GstCudaPrepBatchPad *pad,
+                                                   const GstCudaPrepBatchPadSettings &settings);
 
 // What a pad's regions read of each source frame, announced upstream in
 // its allocation answer; FALSE for whole-frame items (whose chain reads what
@@ -75,4 +76,4 @@ std::string gst_cuda_batch_pad_settings_error(GstCudaBatchPad *pad,
 // and cudaresize, leaving their work here, hand it on in place of what they
 // would read themselves (cudaresize's rows of a whole-frame downscale), and
 // the upload checks it against the frame.
-gboolean gst_cuda_batch_pad_regions_read(GstCudaBatchPad *pad, GstCudaPrepRegion *region);
+gboolean gst_cuda_prep_batch_pad_regions_read(GstCudaPrepBatchPad *pad, GstCudaPrepRegion *region);

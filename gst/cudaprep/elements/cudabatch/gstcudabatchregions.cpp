@@ -18,7 +18,7 @@
 #include "base/gstcudaprepregion.h"
 #include "base/gstcudaprepview.h"
 
-#define GST_CAT_DEFAULT gst_cuda_batch_debug
+#define GST_CAT_DEFAULT gst_cuda_prep_batch_debug
 
 namespace cudaprep::batch {
 
@@ -32,10 +32,10 @@ struct FrameRegion {
 // frame's region of interest metas (of roi-type) or object detections (of
 // roi-type, at least min-confidence), clipped to the frame, empty ones left
 // out; a detection's region id is its result's id in the relation meta.
-static gboolean frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
-                              const GstCudaBatchPadSettings &settings, gint width, gint height,
+static gboolean frame_regions(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuffer *buffer,
+                              const GstCudaPrepBatchPadSettings &settings, gint width, gint height,
                               std::vector<FrameRegion> *regions) {
-  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_PROPERTY) {
+  if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY) {
     for (size_t i = 0; i < settings.regions.size(); ++i) {
       const cudaprep::PixelRect &rect = settings.regions[i];
       if (static_cast<gint64>(rect.x) + rect.width > width ||
@@ -65,7 +65,7 @@ static gboolean frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffe
                             static_cast<gint>(right - left), static_cast<gint>(bottom - top)},
         id});
   };
-  if (settings.region_source == GST_CUDA_BATCH_REGION_SOURCE_DETECTIONS) {
+  if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_DETECTIONS) {
     for (const GstCudaPrepDetection &detection :
          gst_cuda_prep_buffer_detections(buffer, settings.roi_type, settings.min_confidence))
       add_clipped(detection.rect.x, detection.rect.y, detection.rect.width, detection.rect.height,
@@ -86,9 +86,9 @@ static gboolean frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffe
 // would resize that part (its letterbox or stretch, its method, pad value
 // and colorimetry) and normalised as its cudanormalize would. A frame with
 // more regions than the batch has room for goes on into the next batches.
-GstFlowReturn add_frame_regions(GstCudaBatch *self, GstCudaBatchPad *pad, GstBuffer *buffer,
-                                const GstCudaBatchPadSettings &settings) {
-  GstCudaBatchPrivate *priv = self->priv;
+GstFlowReturn add_frame_regions(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuffer *buffer,
+                                const GstCudaPrepBatchPadSettings &settings) {
+  GstCudaPrepBatchPrivate *priv = self->priv;
   const GstCudaPrepPendingMeta *pending = gst_buffer_get_cuda_prep_pending_meta(buffer);
   if (pending == nullptr || !pending->has_normalize) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED,

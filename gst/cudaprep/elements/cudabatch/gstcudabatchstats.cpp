@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-guint64 gst_cuda_batch_percentile(std::vector<guint64> samples, double p) {
+guint64 gst_cuda_prep_batch_percentile(std::vector<guint64> samples, double p) {
   if (samples.empty()) return 0;
   const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * samples.size()));
   const size_t index = std::min(samples.size(), std::max<size_t>(rank, 1)) - 1;
@@ -11,13 +11,13 @@ guint64 gst_cuda_batch_percentile(std::vector<guint64> samples, double p) {
   return samples[index];
 }
 
-void GstCudaBatchSourceStats::arrived(const GstBuffer *buffer, GstClockTime now) {
+void GstCudaPrepBatchSourceStats::arrived(const GstBuffer *buffer, GstClockTime now) {
   std::lock_guard<std::mutex> guard(lock_);
   queued_.emplace_back(buffer, now);
   ++frames_in_;
 }
 
-void GstCudaBatchSourceStats::refused(const GstBuffer *buffer) {
+void GstCudaPrepBatchSourceStats::refused(const GstBuffer *buffer) {
   std::lock_guard<std::mutex> guard(lock_);
   // (Searched from the back: it was the last to arrive unless another frame
   // came meanwhile.)
@@ -29,7 +29,7 @@ void GstCudaBatchSourceStats::refused(const GstBuffer *buffer) {
   }
 }
 
-GstClockTime GstCudaBatchSourceStats::taken(const GstBuffer *buffer) {
+GstClockTime GstCudaPrepBatchSourceStats::taken(const GstBuffer *buffer) {
   std::lock_guard<std::mutex> guard(lock_);
   const auto it = std::find_if(queued_.begin(), queued_.end(),
                                [buffer](const auto &entry) { return entry.first == buffer; });
@@ -40,23 +40,23 @@ GstClockTime GstCudaBatchSourceStats::taken(const GstBuffer *buffer) {
   return arrival;
 }
 
-void GstCudaBatchSourceStats::clear_queue(gboolean dropped) {
+void GstCudaPrepBatchSourceStats::clear_queue(gboolean dropped) {
   std::lock_guard<std::mutex> guard(lock_);
   if (dropped) dropped_flush_ += queued_.size();
   queued_.clear();
 }
 
-void GstCudaBatchSourceStats::dropped_latest() {
+void GstCudaPrepBatchSourceStats::dropped_latest() {
   std::lock_guard<std::mutex> guard(lock_);
   ++dropped_latest_;
 }
 
-void GstCudaBatchSourceStats::dropped_flush(guint items) {
+void GstCudaPrepBatchSourceStats::dropped_flush(guint items) {
   std::lock_guard<std::mutex> guard(lock_);
   dropped_flush_ += items;
 }
 
-void GstCudaBatchSourceStats::batched(GstClockTime arrival, GstClockTime left, guint window) {
+void GstCudaPrepBatchSourceStats::batched(GstClockTime arrival, GstClockTime left, guint window) {
   std::lock_guard<std::mutex> guard(lock_);
   ++items_batched_;
   if (!GST_CLOCK_TIME_IS_VALID(arrival) || window == 0) return;
@@ -74,8 +74,8 @@ void GstCudaBatchSourceStats::batched(GstClockTime arrival, GstClockTime left, g
   next_latency_ = (next_latency_ + 1) % window;
 }
 
-GstStructure *GstCudaBatchSourceStats::to_structure(const gchar *pad_name,
-                                                    gint source_index) const {
+GstStructure *GstCudaPrepBatchSourceStats::to_structure(const gchar *pad_name,
+                                                        gint source_index) const {
   std::lock_guard<std::mutex> guard(lock_);
   GstStructure *structure = gst_structure_new(
       "cudabatch-source-stats", "pad", G_TYPE_STRING, pad_name, "source-index", G_TYPE_INT,
@@ -85,8 +85,9 @@ GstStructure *GstCudaBatchSourceStats::to_structure(const gchar *pad_name,
       nullptr);
   if (!latencies_.empty())
     gst_structure_set(structure, "latency-p50-ns", G_TYPE_UINT64,
-                      gst_cuda_batch_percentile(latencies_, 50), "latency-p99-ns", G_TYPE_UINT64,
-                      gst_cuda_batch_percentile(latencies_, 99), "latency-max-ns", G_TYPE_UINT64,
+                      gst_cuda_prep_batch_percentile(latencies_, 50), "latency-p99-ns",
+                      G_TYPE_UINT64, gst_cuda_prep_batch_percentile(latencies_, 99),
+                      "latency-max-ns", G_TYPE_UINT64,
                       *std::max_element(latencies_.begin(), latencies_.end()), nullptr);
   return structure;
 }

@@ -16,9 +16,9 @@
 // The p-th percentile (0 < p <= 100) of `samples` by nearest rank: the
 // smallest sample with at least p % of the samples at or below it. 0 for
 // no samples.
-guint64 gst_cuda_batch_percentile(std::vector<guint64> samples, double p);
+guint64 gst_cuda_prep_batch_percentile(std::vector<guint64> samples, double p);
 
-class GstCudaBatchSourceStats {
+class GstCudaPrepBatchSourceStats {
  public:
   // A frame enters the pad's chain function at `now` (upstream thread).
   void arrived(const GstBuffer *buffer, GstClockTime now);

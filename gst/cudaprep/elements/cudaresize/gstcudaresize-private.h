@@ -15,28 +15,28 @@
 #include "cudaprep/resize_geometry.h"
 #include "elements/cudaresize/gstcudaresize.h"
 
-#define DEFAULT_METHOD GST_CUDA_RESIZE_METHOD_BILINEAR
+#define DEFAULT_METHOD GST_CUDA_PREP_RESIZE_METHOD_BILINEAR
 #define DEFAULT_ADD_BORDERS FALSE
-#define DEFAULT_LETTERBOX_ALIGN GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER
-#define DEFAULT_ANTIALIAS_INTERMEDIATE GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT
-#define DEFAULT_ROUNDING GST_CUDA_RESIZE_ROUNDING_HALF_EVEN
+#define DEFAULT_LETTERBOX_ALIGN GST_CUDA_PREP_RESIZE_LETTERBOX_ALIGN_CENTER
+#define DEFAULT_ANTIALIAS_INTERMEDIATE GST_CUDA_PREP_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT
+#define DEFAULT_ROUNDING GST_CUDA_PREP_RESIZE_ROUNDING_HALF_EVEN
 // Black, as videoscale's add-borders; YOLO models want <114,114,114>.
 #define DEFAULT_PAD_LEVEL 0
 #define DEFAULT_PAD_VALUE_COUNT 3
 constexpr guint kMaxPadValues = 4;
 
 struct ResizeSettings {
-  GstCudaResizeMethod method = DEFAULT_METHOD;
+  GstCudaPrepResizeMethod method = DEFAULT_METHOD;
   gboolean add_borders = DEFAULT_ADD_BORDERS;
   // As given: 1 value grey, 2 grey + alpha, 3 R,G,B, 4 R,G,B,A.
   std::vector<gint> pad_values = std::vector<gint>(DEFAULT_PAD_VALUE_COUNT, DEFAULT_PAD_LEVEL);
-  GstCudaResizeLetterboxAlign letterbox_align = DEFAULT_LETTERBOX_ALIGN;
+  GstCudaPrepResizeLetterboxAlign letterbox_align = DEFAULT_LETTERBOX_ALIGN;
   gint short_side = 0;   // 0: output size from caps
   gint multiple_of = 0;  // 0: 1
   gboolean antialias = FALSE;
-  GstCudaResizeAntialiasIntermediate antialias_intermediate = DEFAULT_ANTIALIAS_INTERMEDIATE;
+  GstCudaPrepResizeAntialiasIntermediate antialias_intermediate = DEFAULT_ANTIALIAS_INTERMEDIATE;
   gboolean float_intermediate = FALSE;
-  GstCudaResizeRounding rounding = DEFAULT_ROUNDING;
+  GstCudaPrepResizeRounding rounding = DEFAULT_ROUNDING;
   GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
   // What the stream's image-orientation tags ask for (video-direction=auto):
   // the latest stream-scope tag's, else the latest global one's.

@@ -88,14 +88,14 @@
 #include "base/gstcudapreppendingmeta.h"
 #include "base/gstcudapreppixelmetas.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_resize_debug);
-#define GST_CAT_DEFAULT gst_cuda_resize_debug
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_resize_debug);
+#define GST_CAT_DEFAULT gst_cuda_prep_resize_debug
 
 using namespace cudaprep::cudaresize;
 
 #define OUTPUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8 }"
 
-struct GstCudaResizePrivate {
+struct GstCudaPrepResizePrivate {
   ResizeSettings settings;  // object lock
   // Streaming thread.
   cudaprep::Colorimetry colorimetry;  // of the input, from its caps
@@ -113,19 +113,19 @@ struct GstCudaResizePrivate {
   gint rows_src_height = 0, rows_rect_height = 0;
 };
 
-struct _GstCudaResize {
+struct _GstCudaPrepResize {
   GstCudaPrepBaseTransform parent;
-  GstCudaResizePrivate *priv;
+  GstCudaPrepResizePrivate *priv;
 };
 
 // GstVideoDirection has no methods: the interface is its video-direction
 // property.
-static void gst_cuda_resize_video_direction_init(GstVideoDirectionInterface *) {}
+static void gst_cuda_prep_resize_video_direction_init(GstVideoDirectionInterface *) {}
 
-G_DEFINE_TYPE_WITH_CODE(GstCudaResize, gst_cuda_resize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM,
+G_DEFINE_TYPE_WITH_CODE(GstCudaPrepResize, gst_cuda_prep_resize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM,
                         G_IMPLEMENT_INTERFACE(GST_TYPE_VIDEO_DIRECTION,
-                                              gst_cuda_resize_video_direction_init))
-GST_ELEMENT_REGISTER_DEFINE(cudaresize, "cudaresize", GST_RANK_NONE, GST_TYPE_CUDA_RESIZE)
+                                              gst_cuda_prep_resize_video_direction_init))
+GST_ELEMENT_REGISTER_DEFINE(cudaresize, "cudaresize", GST_RANK_NONE, GST_TYPE_CUDA_PREP_RESIZE)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -135,22 +135,23 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(OUTPUT_FORMATS)));
 
-static ResizeSettings get_settings(GstCudaResize *self) {
+static ResizeSettings get_settings(GstCudaPrepResize *self) {
   GST_OBJECT_LOCK(self);
   const ResizeSettings settings = self->priv->settings;
   GST_OBJECT_UNLOCK(self);
   return settings;
 }
 
-static gchar *gst_cuda_resize_settings_error(GstCudaPrepBaseTransform *base) {
-  const std::string error = settings_error(get_settings(GST_CUDA_RESIZE(base)));
+static gchar *gst_cuda_prep_resize_settings_error(GstCudaPrepBaseTransform *base) {
+  const std::string error = settings_error(get_settings(GST_CUDA_PREP_RESIZE(base)));
   return error.empty() ? nullptr : g_strdup(error.c_str());
 }
 // The caps on the other side (transform_caps(): the same format first,
 // then any), filtered.
-static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDirection direction,
-                                               GstCaps *caps, GstCaps *filter) {
-  auto *self = GST_CUDA_RESIZE(trans);
+static GstCaps *gst_cuda_prep_resize_transform_caps(GstBaseTransform *trans,
+                                                    GstPadDirection direction, GstCaps *caps,
+                                                    GstCaps *filter) {
+  auto *self = GST_CUDA_PREP_RESIZE(trans);
   const ResizeSettings settings = get_settings(self);
   const GValue *other_formats =
       template_formats(direction == GST_PAD_SINK ? &src_template : &sink_template);
@@ -159,9 +160,9 @@ static GstCaps *gst_cuda_resize_transform_caps(GstBaseTransform *trans, GstPadDi
 }
 
 // Keeps what can be kept (fixate_caps()).
-static GstCaps *gst_cuda_resize_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
-                                            GstCaps *caps, GstCaps *othercaps) {
-  auto *self = GST_CUDA_RESIZE(trans);
+static GstCaps *gst_cuda_prep_resize_fixate_caps(GstBaseTransform *trans, GstPadDirection direction,
+                                                 GstCaps *caps, GstCaps *othercaps) {
+  auto *self = GST_CUDA_PREP_RESIZE(trans);
   if (gst_caps_is_empty(othercaps)) return othercaps;
   GstCaps *result = fixate_caps(get_settings(self).swaps_size(), caps, othercaps);
   GST_DEBUG_OBJECT(self, "fixated %s caps to %" GST_PTR_FORMAT,
@@ -170,9 +171,9 @@ static GstCaps *gst_cuda_resize_fixate_caps(GstBaseTransform *trans, GstPadDirec
 }
 
 // An impossible size rule or an unsupported colour matrix.
-static gchar *gst_cuda_resize_input_error(GstCudaPrepBaseTransform *base,
-                                          const GstVideoInfo *in_info) {
-  const ResizeSettings settings = get_settings(GST_CUDA_RESIZE(base));
+static gchar *gst_cuda_prep_resize_input_error(GstCudaPrepBaseTransform *base,
+                                               const GstVideoInfo *in_info) {
+  const ResizeSettings settings = get_settings(GST_CUDA_PREP_RESIZE(base));
   std::string reason;
   cudaprep::Colorimetry colorimetry;
   gint width = 0, height = 0;
@@ -184,11 +185,11 @@ static gchar *gst_cuda_resize_input_error(GstCudaPrepBaseTransform *base,
   return g_strdup_printf("Impossible cudaresize settings: %s", reason.c_str());
 }
 
-static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
-                                         const GstVideoInfo *in_info, GstCaps *outcaps,
-                                         const GstVideoInfo *out_info) {
-  auto *self = GST_CUDA_RESIZE(base);
-  GstCudaResizePrivate *priv = self->priv;
+static gboolean gst_cuda_prep_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps *incaps,
+                                              const GstVideoInfo *in_info, GstCaps *outcaps,
+                                              const GstVideoInfo *out_info) {
+  auto *self = GST_CUDA_PREP_RESIZE(base);
+  GstCudaPrepResizePrivate *priv = self->priv;
   cudaprep::PixelFormat in_format, out_format;
   if (!gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &in_format) ||
       !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(out_info), &out_format) ||
@@ -249,13 +250,13 @@ static gboolean gst_cuda_resize_set_info(GstCudaPrepBaseTransform *base, GstCaps
 }
 
 // Its own kernel, or the fused one downstream runs with this resize.
-static cudaError_t gst_cuda_resize_prepare_kernels(GstCudaPrepBaseTransform *base,
-                                                   const GstCudaPrepPendingReader *pending) {
+static cudaError_t gst_cuda_prep_resize_prepare_kernels(GstCudaPrepBaseTransform *base,
+                                                        const GstCudaPrepPendingReader *pending) {
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   cudaprep::PixelFormat format;
   if (in_info == nullptr || !gst_cuda_prep_pixel_format(GST_VIDEO_INFO_FORMAT(in_info), &format))
     return cudaErrorInvalidValue;
-  const cudaprep::ResizeParams &params = GST_CUDA_RESIZE(base)->priv->params;
+  const cudaprep::ResizeParams &params = GST_CUDA_PREP_RESIZE(base)->priv->params;
   if (pending == nullptr) return cudaprep::prepare_resize(format, params);
   if (pending->batched)
     return cudaprep::prepare_preprocess_batch(&format, 1, params, pending->dtype,
@@ -283,8 +284,8 @@ static cudaprep::RowPattern rows_worth_copying(const cudaprep::ResizeParams &par
 
 // A frame uploaded for the rows of earlier settings (a method or size
 // changed while it was on its way) lacks rows this resize reads.
-static gboolean frame_holds_rows_read(GstCudaResize *self, GstBuffer *input, gint src_height) {
-  GstCudaResizePrivate *priv = self->priv;
+static gboolean frame_holds_rows_read(GstCudaPrepResize *self, GstBuffer *input, gint src_height) {
+  GstCudaPrepResizePrivate *priv = self->priv;
   if (priv->rows_interpolation != priv->params.interpolation ||
       priv->rows_antialias != priv->params.antialias ||
       priv->rows_orientation != priv->params.orientation || priv->rows_src_height != src_height ||
@@ -311,8 +312,8 @@ static bool shape_differs(const ResizeSettings &a, const ResizeSettings &b) {
 // set_property marked the src pad for renegotiation, which GstBaseTransform
 // does before the next frame; this frame, already negotiated, keeps the
 // settings it was negotiated with.
-static void take_frame_settings(GstCudaResize *self) {
-  GstCudaResizePrivate *priv = self->priv;
+static void take_frame_settings(GstCudaPrepResize *self) {
+  GstCudaPrepResizePrivate *priv = self->priv;
   const ResizeSettings settings = get_settings(self);
   if (priv->has_frame_settings && shape_differs(settings, priv->frame_settings) &&
       gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(self))) {
@@ -326,9 +327,9 @@ static void take_frame_settings(GstCudaResize *self) {
 // Settings that keep the caps (method, borders, pad value) apply from the
 // next frame on. The resize runs here, or is left to downstream's fused
 // kernel in a GstCudaPrepPendingMeta when it takes it.
-static GstCudaPrepOutputPlan gst_cuda_resize_plan_output(GstCudaPrepBaseTransform *base,
-                                                         GstBuffer *inbuf) {
-  auto *self = GST_CUDA_RESIZE(base);
+static GstCudaPrepOutputPlan gst_cuda_prep_resize_plan_output(GstCudaPrepBaseTransform *base,
+                                                              GstBuffer *inbuf) {
+  auto *self = GST_CUDA_PREP_RESIZE(base);
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   take_frame_settings(self);
   std::string reason;
@@ -357,10 +358,11 @@ static GstCudaPrepOutputPlan gst_cuda_resize_plan_output(GstCudaPrepBaseTransfor
   return GST_CUDA_PREP_OUTPUT_RUN;
 }
 
-static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
-                                                GstBuffer *outbuf, GstCudaPrepOutputPlan plan) {
-  auto *self = GST_CUDA_RESIZE(base);
-  GstCudaResizePrivate *priv = self->priv;
+static gboolean gst_cuda_prep_resize_annotate_output(GstCudaPrepBaseTransform *base,
+                                                     GstBuffer *inbuf, GstBuffer *outbuf,
+                                                     GstCudaPrepOutputPlan plan) {
+  auto *self = GST_CUDA_PREP_RESIZE(base);
+  GstCudaPrepResizePrivate *priv = self->priv;
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   const GstVideoInfo *out_info = gst_cuda_prep_base_transform_get_out_info(base);
   const cudaprep::FrameGeometry source_geometry = gst_cuda_prep_buffer_move_pixel_metas(
@@ -385,10 +387,10 @@ static gboolean gst_cuda_resize_annotate_output(GstCudaPrepBaseTransform *base, 
 // Tells upstream (cudaframeupload) which input rows this resize reads when
 // a downscale skips most (bilinear 1080 -> 360 reads one row in three), so
 // that only those cross PCIe.
-static gboolean gst_cuda_resize_region_read(GstCudaPrepBaseTransform *base,
-                                            const GstVideoInfo *in_info,
-                                            GstCudaPrepRegion *region) {
-  auto *self = GST_CUDA_RESIZE(base);
+static gboolean gst_cuda_prep_resize_region_read(GstCudaPrepBaseTransform *base,
+                                                 const GstVideoInfo *in_info,
+                                                 GstCudaPrepRegion *region) {
+  auto *self = GST_CUDA_PREP_RESIZE(base);
   const GstVideoInfo *out_info = gst_cuda_prep_base_transform_get_out_info(base);
   cudaprep::ResizeParams params;
   std::string reason;
@@ -402,9 +404,9 @@ static gboolean gst_cuda_resize_region_read(GstCudaPrepBaseTransform *base,
   return TRUE;
 }
 
-static GstFlowReturn gst_cuda_resize_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
-                                             GstBuffer *outbuf) {
-  auto *self = GST_CUDA_RESIZE(base);
+static GstFlowReturn gst_cuda_prep_resize_process(GstCudaPrepBaseTransform *base, GstBuffer *inbuf,
+                                                  GstBuffer *outbuf) {
+  auto *self = GST_CUDA_PREP_RESIZE(base);
   cudaprep::Image src, dst;
   if (!gst_cuda_prep_base_transform_input_image(base, inbuf, &src) ||
       !gst_cuda_prep_base_transform_output_image(base, outbuf, &dst))
@@ -427,7 +429,7 @@ static GstFlowReturn gst_cuda_resize_process(GstCudaPrepBaseTransform *base, Gst
 // element), the output size may swap, and the rows read change, so
 // upstream asks again which to copy (else every frame uploaded for the old
 // rows would be dropped).
-static void direction_changed(GstCudaResize *self) {
+static void direction_changed(GstCudaPrepResize *self) {
   if (get_settings(self).orientation() != cudaprep::Orientation::kIdentity)
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
   gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
@@ -438,9 +440,9 @@ static void direction_changed(GstCudaResize *self) {
 // does: a stream-scope tag wins over a global one; a stream tag without
 // orientation falls back to the global one, a global tag without it means
 // the identity; a new stream forgets both. Tags pass on unchanged.
-static gboolean gst_cuda_resize_sink_event(GstBaseTransform *trans, GstEvent *event) {
-  auto *self = GST_CUDA_RESIZE(trans);
-  GstCudaResizePrivate *priv = self->priv;
+static gboolean gst_cuda_prep_resize_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  auto *self = GST_CUDA_PREP_RESIZE(trans);
+  GstCudaPrepResizePrivate *priv = self->priv;
   bool tags_changed = false;
   if (GST_EVENT_TYPE(event) == GST_EVENT_TAG) {
     GstTagList *tags = nullptr;
@@ -473,17 +475,17 @@ static gboolean gst_cuda_resize_sink_event(GstBaseTransform *trans, GstEvent *ev
                      cudaprep::orientation_name(get_settings(self).orientation()));
     direction_changed(self);
   }
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_resize_parent_class)->sink_event(trans, event);
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_resize_parent_class)->sink_event(trans, event);
 }
 
-static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const GValue *value,
-                                         GParamSpec *pspec) {
-  auto *self = GST_CUDA_RESIZE(object);
+static void gst_cuda_prep_resize_set_property(GObject *object, guint prop_id, const GValue *value,
+                                              GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_RESIZE(object);
   GST_OBJECT_LOCK(self);
   ResizeSettings &settings = self->priv->settings;
   switch (prop_id) {
     case PROP_METHOD:
-      settings.method = static_cast<GstCudaResizeMethod>(g_value_get_enum(value));
+      settings.method = static_cast<GstCudaPrepResizeMethod>(g_value_get_enum(value));
       break;
     case PROP_ADD_BORDERS:
       settings.add_borders = g_value_get_boolean(value);
@@ -494,7 +496,8 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
         settings.pad_values.push_back(g_value_get_int(gst_value_array_get_value(value, i)));
       break;
     case PROP_LETTERBOX_ALIGN:
-      settings.letterbox_align = static_cast<GstCudaResizeLetterboxAlign>(g_value_get_enum(value));
+      settings.letterbox_align =
+          static_cast<GstCudaPrepResizeLetterboxAlign>(g_value_get_enum(value));
       break;
     case PROP_SHORT_SIDE:
       settings.short_side = g_value_get_int(value);
@@ -507,13 +510,13 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
       break;
     case PROP_ANTIALIAS_INTERMEDIATE:
       settings.antialias_intermediate =
-          static_cast<GstCudaResizeAntialiasIntermediate>(g_value_get_enum(value));
+          static_cast<GstCudaPrepResizeAntialiasIntermediate>(g_value_get_enum(value));
       break;
     case PROP_FLOAT_INTERMEDIATE:
       settings.float_intermediate = g_value_get_boolean(value);
       break;
     case PROP_ROUNDING:
-      settings.rounding = static_cast<GstCudaResizeRounding>(g_value_get_enum(value));
+      settings.rounding = static_cast<GstCudaPrepResizeRounding>(g_value_get_enum(value));
       break;
     case PROP_VIDEO_DIRECTION:
       settings.direction = static_cast<GstVideoOrientationMethod>(g_value_get_enum(value));
@@ -534,9 +537,9 @@ static void gst_cuda_resize_set_property(GObject *object, guint prop_id, const G
   gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
 }
 
-static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue *value,
-                                         GParamSpec *pspec) {
-  auto *self = GST_CUDA_RESIZE(object);
+static void gst_cuda_prep_resize_get_property(GObject *object, guint prop_id, GValue *value,
+                                              GParamSpec *pspec) {
+  auto *self = GST_CUDA_PREP_RESIZE(object);
   GST_OBJECT_LOCK(self);
   const ResizeSettings &settings = self->priv->settings;
   switch (prop_id) {
@@ -585,20 +588,20 @@ static void gst_cuda_resize_get_property(GObject *object, guint prop_id, GValue 
   GST_OBJECT_UNLOCK(self);
 }
 
-static void gst_cuda_resize_finalize(GObject *object) {
-  delete GST_CUDA_RESIZE(object)->priv;
-  G_OBJECT_CLASS(gst_cuda_resize_parent_class)->finalize(object);
+static void gst_cuda_prep_resize_finalize(GObject *object) {
+  delete GST_CUDA_PREP_RESIZE(object)->priv;
+  G_OBJECT_CLASS(gst_cuda_prep_resize_parent_class)->finalize(object);
 }
 
-static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
+static void gst_cuda_prep_resize_class_init(GstCudaPrepResizeClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   GstCudaPrepBaseTransformClass *base_class = GST_CUDA_PREP_BASE_TRANSFORM_CLASS(klass);
 
-  gobject_class->set_property = gst_cuda_resize_set_property;
-  gobject_class->get_property = gst_cuda_resize_get_property;
-  gobject_class->finalize = gst_cuda_resize_finalize;
+  gobject_class->set_property = gst_cuda_prep_resize_set_property;
+  gobject_class->get_property = gst_cuda_prep_resize_get_property;
+  gobject_class->finalize = gst_cuda_prep_resize_finalize;
   install_properties(gobject_class);
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -610,29 +613,30 @@ static void gst_cuda_resize_class_init(GstCudaResizeClass *klass) {
       "cudaprep developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->transform_caps = gst_cuda_resize_transform_caps;
+  trans_class->transform_caps = gst_cuda_prep_resize_transform_caps;
   gst_cuda_prep_base_transform_class_read_nvcodec_frames(base_class);
-  trans_class->fixate_caps = gst_cuda_resize_fixate_caps;
-  base_class->settings_error = gst_cuda_resize_settings_error;
-  base_class->input_error = gst_cuda_resize_input_error;
-  base_class->set_info = gst_cuda_resize_set_info;
-  base_class->plan_output = gst_cuda_resize_plan_output;
-  base_class->annotate_output = gst_cuda_resize_annotate_output;
-  base_class->process = gst_cuda_resize_process;
-  base_class->region_read = gst_cuda_resize_region_read;
-  trans_class->sink_event = gst_cuda_resize_sink_event;
+  trans_class->fixate_caps = gst_cuda_prep_resize_fixate_caps;
+  base_class->settings_error = gst_cuda_prep_resize_settings_error;
+  base_class->input_error = gst_cuda_prep_resize_input_error;
+  base_class->set_info = gst_cuda_prep_resize_set_info;
+  base_class->plan_output = gst_cuda_prep_resize_plan_output;
+  base_class->annotate_output = gst_cuda_prep_resize_annotate_output;
+  base_class->process = gst_cuda_prep_resize_process;
+  base_class->region_read = gst_cuda_prep_resize_region_read;
+  trans_class->sink_event = gst_cuda_prep_resize_sink_event;
   base_class->hands_input_to_pending = TRUE;
-  base_class->prepare_kernels = gst_cuda_resize_prepare_kernels;
+  base_class->prepare_kernels = gst_cuda_prep_resize_prepare_kernels;
 
-  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
-  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN,
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_RESIZE_METHOD, static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_RESIZE_LETTERBOX_ALIGN,
                               static_cast<GstPluginAPIFlags>(0));
-  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE,
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_RESIZE_ANTIALIAS_INTERMEDIATE,
                               static_cast<GstPluginAPIFlags>(0));
-  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_RESIZE_ROUNDING, static_cast<GstPluginAPIFlags>(0));
-  GST_DEBUG_CATEGORY_INIT(gst_cuda_resize_debug, "cudaresize", 0, "CUDA resize");
+  gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_RESIZE_ROUNDING,
+                              static_cast<GstPluginAPIFlags>(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_prep_resize_debug, "cudaresize", 0, "CUDA resize");
 }
 
-static void gst_cuda_resize_init(GstCudaResize *self) {
-  self->priv = new GstCudaResizePrivate();
+static void gst_cuda_prep_resize_init(GstCudaPrepResize *self) {
+  self->priv = new GstCudaPrepResizePrivate();
 }

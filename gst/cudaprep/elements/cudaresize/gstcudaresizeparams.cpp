@@ -9,15 +9,15 @@
 
 namespace cudaprep::cudaresize {
 
-static cudaprep::Interpolation interpolation_of(GstCudaResizeMethod method) {
+static cudaprep::Interpolation interpolation_of(GstCudaPrepResizeMethod method) {
   switch (method) {
-    case GST_CUDA_RESIZE_METHOD_NEAREST:
+    case GST_CUDA_PREP_RESIZE_METHOD_NEAREST:
       return cudaprep::Interpolation::kNearest;
-    case GST_CUDA_RESIZE_METHOD_BICUBIC:
+    case GST_CUDA_PREP_RESIZE_METHOD_BICUBIC:
       return cudaprep::Interpolation::kBicubic;
-    case GST_CUDA_RESIZE_METHOD_AREA:
+    case GST_CUDA_PREP_RESIZE_METHOD_AREA:
       return cudaprep::Interpolation::kArea;
-    case GST_CUDA_RESIZE_METHOD_BILINEAR:
+    case GST_CUDA_PREP_RESIZE_METHOD_BILINEAR:
       break;
   }
   return cudaprep::Interpolation::kBilinear;
@@ -40,7 +40,7 @@ std::string settings_error(const ResizeSettings &settings) {
   if (settings.direction == GST_VIDEO_ORIENTATION_CUSTOM)
     return "video-direction=custom is not supported by cudaresize: it flips and rotates by "
            "identity, 90r, 180, 90l, horiz, vert, ul-lr or ur-ll only";
-  if (settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8 &&
+  if (settings.antialias_intermediate == GST_CUDA_PREP_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8 &&
       !settings.antialias)
     return "antialias-intermediate=uint8 needs antialias=true: it is the 8-bit step between the "
            "antialiased passes";
@@ -104,7 +104,7 @@ static cudaprep::Image frame_shape(const GstVideoInfo *info) {
 
 cudaprep::LetterboxOptions letterbox_options(const ResizeSettings &settings) {
   cudaprep::LetterboxOptions options;
-  options.align = settings.letterbox_align == GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT
+  options.align = settings.letterbox_align == GST_CUDA_PREP_RESIZE_LETTERBOX_ALIGN_TOP_LEFT
                       ? cudaprep::LetterboxAlign::kTopLeft
                       : cudaprep::LetterboxAlign::kCenter;
   return options;
@@ -122,10 +122,10 @@ bool resize_params(const ResizeSettings &settings, const GstVideoInfo *in_info,
   params->interpolation = interpolation_of(settings.method);
   params->antialias = settings.antialias;
   params->antialias_intermediate =
-      settings.antialias_intermediate == GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8
+      settings.antialias_intermediate == GST_CUDA_PREP_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8
           ? cudaprep::AntialiasIntermediate::kUint8
           : cudaprep::AntialiasIntermediate::kFloat;
-  params->round_half_up = settings.rounding == GST_CUDA_RESIZE_ROUNDING_HALF_UP;
+  params->round_half_up = settings.rounding == GST_CUDA_PREP_RESIZE_ROUNDING_HALF_UP;
   params->orientation = settings.orientation();
   params->source_colorimetry = colorimetry;
   pad_rgba(settings, params->pad_value);

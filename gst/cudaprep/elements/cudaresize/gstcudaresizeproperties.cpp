@@ -2,63 +2,65 @@
 // ranges, defaults). Part of cudaresize (gstcudaresize-private.h).
 #include "elements/cudaresize/gstcudaresize-private.h"
 
-GType gst_cuda_resize_method_get_type(void) {
+GType gst_cuda_prep_resize_method_get_type(void) {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {GST_CUDA_RESIZE_METHOD_NEAREST, "Nearest neighbour (OpenCV INTER_NEAREST)", "nearest"},
-      {GST_CUDA_RESIZE_METHOD_BILINEAR,
+      {GST_CUDA_PREP_RESIZE_METHOD_NEAREST, "Nearest neighbour (OpenCV INTER_NEAREST)", "nearest"},
+      {GST_CUDA_PREP_RESIZE_METHOD_BILINEAR,
        "Bilinear, half-pixel centres, no antialiasing (OpenCV INTER_LINEAR)", "bilinear"},
-      {GST_CUDA_RESIZE_METHOD_BICUBIC, "Bicubic, Keys A=-0.75 (OpenCV INTER_CUBIC)", "bicubic"},
-      {GST_CUDA_RESIZE_METHOD_AREA, "Area-weighted mean (OpenCV INTER_AREA)", "area"},
+      {GST_CUDA_PREP_RESIZE_METHOD_BICUBIC, "Bicubic, Keys A=-0.75 (OpenCV INTER_CUBIC)",
+       "bicubic"},
+      {GST_CUDA_PREP_RESIZE_METHOD_AREA, "Area-weighted mean (OpenCV INTER_AREA)", "area"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeMethod", values));
+    g_once_init_leave(&type, g_enum_register_static("GstCudaPrepResizeMethod", values));
   return type;
 }
 
-GType gst_cuda_resize_letterbox_align_get_type(void) {
+GType gst_cuda_prep_resize_letterbox_align_get_type(void) {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {GST_CUDA_RESIZE_LETTERBOX_ALIGN_CENTER,
+      {GST_CUDA_PREP_RESIZE_LETTERBOX_ALIGN_CENTER,
        "Centred; an odd pixel of padding goes right/bottom (Ultralytics' LetterBox)", "center"},
-      {GST_CUDA_RESIZE_LETTERBOX_ALIGN_TOP_LEFT, "Top-left corner; all padding right/bottom",
+      {GST_CUDA_PREP_RESIZE_LETTERBOX_ALIGN_TOP_LEFT, "Top-left corner; all padding right/bottom",
        "top-left"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeLetterboxAlign", values));
+    g_once_init_leave(&type, g_enum_register_static("GstCudaPrepResizeLetterboxAlign", values));
   return type;
 }
 
-GType gst_cuda_resize_antialias_intermediate_get_type(void) {
+GType gst_cuda_prep_resize_antialias_intermediate_get_type(void) {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT,
+      {GST_CUDA_PREP_RESIZE_ANTIALIAS_INTERMEDIATE_FLOAT,
        "Float between the passes, rounded once (torchvision on float tensors, or on the GPU)",
        "float"},
-      {GST_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8,
+      {GST_CUDA_PREP_RESIZE_ANTIALIAS_INTERMEDIATE_UINT8,
        "Horizontal pass first, rounded to 8 bits, then vertical (PIL, torchvision on CPU uint8 "
        "tensors)",
        "uint8"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeAntialiasIntermediate", values));
+    g_once_init_leave(&type,
+                      g_enum_register_static("GstCudaPrepResizeAntialiasIntermediate", values));
   return type;
 }
 
-GType gst_cuda_resize_rounding_get_type(void) {
+GType gst_cuda_prep_resize_rounding_get_type(void) {
   static GType type = 0;
   static const GEnumValue values[] = {
-      {GST_CUDA_RESIZE_ROUNDING_HALF_EVEN, "Ties to the even code (float maths, torchvision)",
+      {GST_CUDA_PREP_RESIZE_ROUNDING_HALF_EVEN, "Ties to the even code (float maths, torchvision)",
        "half-even"},
-      {GST_CUDA_RESIZE_ROUNDING_HALF_UP,
+      {GST_CUDA_PREP_RESIZE_ROUNDING_HALF_UP,
        "Ties to the upper code (OpenCV's fixed-point cv::resize of 8-bit images)", "half-up"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstCudaResizeRounding", values));
+    g_once_init_leave(&type, g_enum_register_static("GstCudaPrepResizeRounding", values));
   return type;
 }
 
@@ -73,7 +75,7 @@ void install_properties(GObjectClass *gobject_class) {
                         "Interpolation: nearest, bilinear, bicubic or area, each sampling as "
                         "OpenCV's cv::resize does (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, "
                         "INTER_AREA)",
-                        GST_TYPE_CUDA_RESIZE_METHOD, DEFAULT_METHOD, flags));
+                        GST_TYPE_CUDA_PREP_RESIZE_METHOD, DEFAULT_METHOD, flags));
   g_object_class_install_property(
       gobject_class, PROP_ADD_BORDERS,
       g_param_spec_boolean("add-borders", "Add borders",
@@ -96,7 +98,7 @@ void install_properties(GObjectClass *gobject_class) {
       gobject_class, PROP_LETTERBOX_ALIGN,
       g_param_spec_enum("letterbox-align", "Letterbox alignment",
                         "Where the image sits inside the borders when add-borders is true",
-                        GST_TYPE_CUDA_RESIZE_LETTERBOX_ALIGN, DEFAULT_LETTERBOX_ALIGN, flags));
+                        GST_TYPE_CUDA_PREP_RESIZE_LETTERBOX_ALIGN, DEFAULT_LETTERBOX_ALIGN, flags));
   g_object_class_install_property(
       gobject_class, PROP_SHORT_SIDE,
       g_param_spec_int("short-side", "Short side",
@@ -128,8 +130,8 @@ void install_properties(GObjectClass *gobject_class) {
                         "(horizontal pass first, rounded half up and clamped to 0-255, then the "
                         "vertical pass, as PIL and torchvision on CPU uint8 tensors do: within 1 "
                         "of theirs). uint8 without antialias is an error at start",
-                        GST_TYPE_CUDA_RESIZE_ANTIALIAS_INTERMEDIATE, DEFAULT_ANTIALIAS_INTERMEDIATE,
-                        flags));
+                        GST_TYPE_CUDA_PREP_RESIZE_ANTIALIAS_INTERMEDIATE,
+                        DEFAULT_ANTIALIAS_INTERMEDIATE, flags));
   g_object_class_install_property(
       gobject_class, PROP_FLOAT_INTERMEDIATE,
       g_param_spec_boolean("float-intermediate", "Float intermediate",
@@ -147,7 +149,7 @@ void install_properties(GObjectClass *gobject_class) {
                         "(OpenCV's fixed-point cv::resize: a 6:1 bilinear shrink, all ties, "
                         "equals cv2.resize only so). Other values round to the nearest code "
                         "either way",
-                        GST_TYPE_CUDA_RESIZE_ROUNDING, DEFAULT_ROUNDING, flags));
+                        GST_TYPE_CUDA_PREP_RESIZE_ROUNDING, DEFAULT_ROUNDING, flags));
   // GstVideoDirection's property, with its own blurb (the interface's
   // accepts any pspec of its type and flags).
   g_object_class_install_property(
