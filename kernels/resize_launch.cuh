@@ -71,37 +71,40 @@ inline int tile_footprint_bound(const device::AntialiasAxis &axis, int extent) {
          2;
 }
 
+// The shared memory a launch reserves per block for `capacity`.
+inline size_t tile_shared_bytes(const device::TileCapacity &capacity) {
+  if (capacity.columns == 0) return 0;
+  return device::tile_shared_layout(capacity, kBlockWidth, kBlockHeight).bytes;
+}
+
+// `capacity` with as many staged columns as fit the default limit beside
+// its taps (none: no tiling); blocks whose footprint is wider sample per
+// pixel.
+inline device::TileCapacity fitted_tile_capacity(device::TileCapacity capacity) {
+  const size_t fixed = tile_shared_bytes({1, capacity.taps}) - kBlockHeight * sizeof(device::Rgba);
+  const size_t per_column = kBlockHeight * sizeof(device::Rgba);
+  const int fitting =
+      fixed >= kTileSharedBytes ? 0 : static_cast<int>((kTileSharedBytes - fixed) / per_column) - 1;
+  capacity.columns = std::max(std::min(capacity.columns, fitting), 0);
+  if (capacity.columns == 0) capacity.taps = 0;
+  return capacity;
+}
+
 // One capacity for blocks of several items (or one item's, merged with
-// none): the largest of each, the staged columns dropped when they do not
-// fit beside the rows.
+// none): the largest of each, fitted to the limit.
 inline device::TileCapacity merged_tile_capacity(const device::TileCapacity &a,
                                                  const device::TileCapacity &b) {
-  device::TileCapacity merged{std::max(a.rows, b.rows), std::max(a.columns, b.columns)};
-  if (merged.rows * (kBlockWidth + merged.columns) * sizeof(device::Rgba) > kTileSharedBytes) {
-    merged.columns = 0;
-  }
-  return merged;
+  return fitted_tile_capacity({std::max(a.columns, b.columns), std::max(a.taps, b.taps)});
 }
 
 // What a block of the tiled antialiased sampler (resize_tile.cuh) needs for
-// `axes`, read by `Source`: rows of row sums and, for readers that convert
-// at every load, the staged footprint's columns. Zero rows: not
-// antialiased, or no footprint fits; the kernel samples per pixel.
-template <class Source>
-device::TileCapacity tile_capacity(const device::ResampleAxes &axes) {
-  const int rows = tile_footprint_bound(axes.antialias_y, kBlockHeight);
-  const int max_rows = static_cast<int>(kTileSharedBytes / (kBlockWidth * sizeof(device::Rgba)));
-  if (!axes.antialias || rows > max_rows) return {};
-  const int columns = device::converts_on_load<Source>::value
-                          ? tile_footprint_bound(axes.antialias_x, kBlockWidth)
-                          : 0;
-  return merged_tile_capacity({}, {rows, columns});
-}
-
-// The dynamic shared memory a launch reserves per block for `capacity`.
-inline size_t tile_shared_bytes(const device::TileCapacity &capacity) {
-  return static_cast<size_t>(capacity.rows) * (kBlockWidth + capacity.columns) *
-         sizeof(device::Rgba);
+// `axes`: the staged footprint's columns and the taps of one output column.
+// Zero columns: not antialiased, or no footprint fits; the kernel samples
+// per pixel.
+inline device::TileCapacity tile_capacity(const device::ResampleAxes &axes) {
+  if (!axes.antialias) return {};
+  return fitted_tile_capacity({tile_footprint_bound(axes.antialias_x, kBlockWidth),
+                               tile_footprint_bound(axes.antialias_x, 1)});
 }
 
 // Why `src` cannot be resampled into a dst_width x dst_height destination
