@@ -39,7 +39,7 @@ cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_p
   PreprocessArgs<Source> args;
   args.src = source;
   args.mapping = resize_mapping(source.width, source.height, width, height, resize_params);
-  args.capacity = tile_capacity(args.mapping.axes);
+  args.capacity = tile_capacity<Source>(args.mapping.axes);
   args.width = width;
   args.height = height;
   args.order = normalize_params.channel_order;

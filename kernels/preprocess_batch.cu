@@ -156,7 +156,8 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
           out.source.set(source);
           out.mapping =
               resize_mapping(source.width, source.height, width, height, item.resize_params);
-          tile = merged_tile_capacity(tile, tile_capacity(out.mapping.axes));
+          tile = merged_tile_capacity(
+              tile, tile_capacity<std::decay_t<decltype(source)>>(out.mapping.axes));
           return cudaSuccess;
         });
     if (err != cudaSuccess) return err;

@@ -34,7 +34,7 @@ cudaError_t launch(const Source &source, const Image &dst, const ResizeParams &p
       resize_mapping(source.width, source.height, dst.width, dst.height, params);
   const DestinationLayout layout = device::destination_layout(dst.format);
   const LaunchShape shape = launch_shape_2d(dst.width, dst.height, 1);
-  const device::TileCapacity capacity = tile_capacity(mapping.axes);
+  const device::TileCapacity capacity = tile_capacity<Source>(mapping.axes);
   const ResizeArgs<Source> args{source,
                                 dst.planes[0].data,
                                 dst.planes[0].pitch_bytes,

@@ -73,20 +73,27 @@ inline int tile_footprint_bound(const device::AntialiasAxis &axis, int extent) {
 
 // The shared memory a launch reserves per block for `capacity`.
 inline size_t tile_shared_bytes(const device::TileCapacity &capacity) {
-  if (capacity.columns == 0) return 0;
-  return device::tile_shared_layout(capacity, kBlockWidth, kBlockHeight).bytes;
+  if (capacity.rows == 0) return 0;
+  return device::tile_shared_layout(capacity, kBlockWidth).bytes;
 }
 
-// `capacity` with as many staged columns as fit the default limit beside
-// its taps (none: no tiling); blocks whose footprint is wider sample per
-// pixel.
-inline device::TileCapacity fitted_tile_capacity(device::TileCapacity capacity) {
-  const size_t fixed = tile_shared_bytes({1, capacity.taps}) - kBlockHeight * sizeof(device::Rgba);
-  const size_t per_column = kBlockHeight * sizeof(device::Rgba);
-  const int fitting =
-      fixed >= kTileSharedBytes ? 0 : static_cast<int>((kTileSharedBytes - fixed) / per_column) - 1;
-  capacity.columns = std::max(std::min(capacity.columns, fitting), 0);
-  if (capacity.columns == 0) capacity.taps = 0;
+// `capacity` with as many rows per chunk as fit the default limit beside its
+// staged columns and taps, at most `wanted_rows` (the whole footprint's). A
+// staged chunk of fewer than a block's rows costs more in synchronisation
+// than staging saves: then the source is read unstaged. No room: no tiling.
+inline device::TileCapacity fitted_tile_capacity(device::TileCapacity capacity, int wanted_rows) {
+  const auto rows_that_fit = [](const device::TileCapacity &shape) {
+    const auto bytes = [&](int rows) {
+      return device::tile_shared_layout({rows, shape.columns, shape.taps}, kBlockWidth).bytes;
+    };
+    const size_t fixed = bytes(0), per_row = bytes(1) - bytes(0);
+    return fixed >= kTileSharedBytes ? 0 : static_cast<int>((kTileSharedBytes - fixed) / per_row);
+  };
+  if (capacity.columns > 0 && rows_that_fit(capacity) < static_cast<int>(kBlockHeight)) {
+    capacity.columns = 0;
+  }
+  capacity.rows = std::min(wanted_rows, rows_that_fit(capacity));
+  if (capacity.rows <= 0) return {};
   return capacity;
 }
 
@@ -94,17 +101,23 @@ inline device::TileCapacity fitted_tile_capacity(device::TileCapacity capacity) 
 // none): the largest of each, fitted to the limit.
 inline device::TileCapacity merged_tile_capacity(const device::TileCapacity &a,
                                                  const device::TileCapacity &b) {
-  return fitted_tile_capacity({std::max(a.columns, b.columns), std::max(a.taps, b.taps)});
+  return fitted_tile_capacity({0, std::max(a.columns, b.columns), std::max(a.taps, b.taps)},
+                              std::max(a.rows, b.rows));
 }
 
 // What a block of the tiled antialiased sampler (resize_tile.cuh) needs for
-// `axes`: the staged footprint's columns and the taps of one output column.
-// Zero columns: not antialiased, or no footprint fits; the kernel samples
-// per pixel.
-inline device::TileCapacity tile_capacity(const device::ResampleAxes &axes) {
+// `axes`, read by `Source`: the taps of one output column, the whole
+// footprint's rows if they fit (else chunks of them) and, for readers that
+// convert at every load, the staged footprint's columns. Zero rows: not
+// antialiased, or nothing fits; the kernel samples per pixel.
+template <class Source>
+device::TileCapacity tile_capacity(const device::ResampleAxes &axes) {
   if (!axes.antialias) return {};
-  return fitted_tile_capacity({tile_footprint_bound(axes.antialias_x, kBlockWidth),
-                               tile_footprint_bound(axes.antialias_x, 1)});
+  const int columns = device::converts_on_load<Source>::value
+                          ? tile_footprint_bound(axes.antialias_x, kBlockWidth)
+                          : 0;
+  return fitted_tile_capacity({0, columns, tile_footprint_bound(axes.antialias_x, 1)},
+                              tile_footprint_bound(axes.antialias_y, kBlockHeight));
 }
 
 // Why `src` cannot be resampled into a dst_width x dst_height destination

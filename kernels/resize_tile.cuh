@@ -1,15 +1,14 @@
 // The antialiased samplers, separable through shared memory (namespace
 // cudaprep::device): the block's threads cover a tile of destination
 // pixels, one each, and walk the source rows of the tile's footprint a
-// chunk of blockDim.y rows at a time. Per chunk the block stages the
-// footprint's pixels, each loaded (and converted from YUV) once with
-// coalesced loads; then each thread computes one row sum (one source row,
-// one output column) from the staged pixels with the column's weights,
-// tabled once per block; then each output pixel adds the chunk's row sums
-// its vertical taps cover. The per-pixel sampler of antialias_ops.cuh
-// computes every output pixel's row sums again for each of its rows (35 x
-// 35 taps for a 4K -> 256 antialiased bicubic), each tap a strided load,
-// a conversion and a weight.
+// chunk at a time (all of them in one chunk where they fit). Per chunk the
+// block computes each row sum (one source row, one output column) once,
+// with the column's weights tabled once per block, into shared memory; then
+// each output pixel adds the chunk's row sums its vertical taps cover. YUV
+// readers first stage the chunk's footprint, each pixel loaded and
+// converted once with coalesced loads, instead of once per tap. The per-pixel sampler of
+// antialias_ops.cuh computes every output pixel's row sums again for each of its rows (35 x 35 taps
+// for a 4K -> 256 antialiased bicubic), each tap a strided load, a conversion and a weight.
 //
 // Bit for bit the per-pixel result: a row sum depends only on the output
 // column and the source row and is row_sum() of antialias_ops.cuh over the
@@ -26,6 +25,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "antialias_ops.cuh"
 #include "color_ops.cuh"
 #include "orientation_ops.cuh"
@@ -35,17 +36,20 @@
 namespace cudaprep::device {
 
 // What the launch reserved per block, in shared memory (tile_shared_layout()):
-// the staged footprint's `columns` for a chunk of rows and `taps` weights per
-// output column. A block whose footprint is wider, or a column with more
-// taps, falls back to the per-pixel sampler (same bits, slower), so the
-// capacity is a matter of speed only. Zero columns: no tiling.
+// row sums for a chunk of `rows` source rows, the staged footprint's
+// `columns` for such a chunk (0: the horizontal pass reads the source
+// itself), and `taps` weights per output column. A block whose footprint is
+// wider than the staged columns, or a column with more taps, falls back to
+// the per-pixel sampler (same bits, slower), so the capacity is a matter of
+// speed only. Zero rows: no tiling.
 struct TileCapacity {
+  int rows = 0;
   int columns = 0;
   int taps = 0;
 };
 
-// Where the parts of a tile live in the block's shared memory, for a block of
-// `width` x `height` threads (chunks of `height` source rows).
+// Where the parts of a tile live in the block's shared memory, for a block
+// `width` threads wide.
 struct TileSharedLayout {
   // Row pitches in pixels, odd, so that the rows a warp reads or writes at
   // once fall in distinct banks.
@@ -54,19 +58,35 @@ struct TileSharedLayout {
 };
 
 __host__ __device__ inline TileSharedLayout tile_shared_layout(const TileCapacity &capacity,
-                                                               int width, int height) {
+                                                               int width) {
   TileSharedLayout layout;
-  layout.staged_pitch = capacity.columns | 1;
+  layout.staged_pitch = capacity.columns > 0 ? capacity.columns | 1 : 0;
   layout.row_sums_pitch = width | 1;
   layout.staged = 0;
-  layout.row_sums = layout.staged + sizeof(Rgba) * height * layout.staged_pitch;
-  layout.weights = layout.row_sums + sizeof(Rgba) * height * layout.row_sums_pitch;
+  layout.row_sums = layout.staged + sizeof(Rgba) * capacity.rows * layout.staged_pitch;
+  layout.weights = layout.row_sums + sizeof(Rgba) * capacity.rows * layout.row_sums_pitch;
   layout.firsts = layout.weights + sizeof(float) * capacity.taps * width;
   layout.counts = layout.firsts + sizeof(int) * width;
   layout.inverse_totals = layout.counts + sizeof(int) * width;
   layout.bytes = layout.inverse_totals + sizeof(float) * width;
   return layout;
 }
+
+// Readers that convert at every load (YUV -> RGB): worth staging once per
+// source pixel of the footprint.
+template <class Source>
+struct converts_on_load : std::false_type {};
+template <>
+struct converts_on_load<Nv12Source> : std::true_type {};
+template <>
+struct converts_on_load<I420Source> : std::true_type {};
+template <>
+struct converts_on_load<Yuy2Source> : std::true_type {};
+template <>
+struct converts_on_load<P01xSource> : std::true_type {};
+// A flipped or turned source converts as the source it reads.
+template <typename Source>
+struct converts_on_load<OrientedSource<Source>> : converts_on_load<Source> {};
 
 // The destination pixels of one block and this thread's place among them.
 struct BlockTile {
@@ -157,7 +177,7 @@ __device__ __forceinline__ TileFootprint tile_footprint(const ResizeMapping &map
 // columns' tap counts are checked as the weights are tabled.
 __device__ __forceinline__ bool fits_tile(const TileFootprint &footprint,
                                           const TileCapacity &capacity) {
-  return footprint.columns <= capacity.columns;
+  return capacity.columns == 0 || footprint.columns <= capacity.columns;
 }
 
 // The tiled antialiased sampler. Every thread of the block calls it (it
@@ -182,7 +202,7 @@ __device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
   };
   if (!fits_tile(footprint, capacity)) return per_pixel();
 
-  const TileSharedLayout layout = tile_shared_layout(capacity, tile.width, tile.height);
+  const TileSharedLayout layout = tile_shared_layout(capacity, tile.width);
   char *base = reinterpret_cast<char *>(shared);
   Rgba *staged = reinterpret_cast<Rgba *>(base + layout.staged);
   Rgba *row_sums = reinterpret_cast<Rgba *>(base + layout.row_sums);
@@ -210,35 +230,40 @@ __device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
   }
   if (__syncthreads_or(too_many_taps)) return per_pixel();
 
-  // This thread's row sum in each chunk: one source row (sum_row of the
-  // chunk) of one output column (sum_column of the tile). A warp's lanes
-  // run down the rows, so its staged loads fall in distinct banks and its
-  // weight loads are one broadcast per column.
+  const bool staging = converts_on_load<Source>::value && capacity.columns > 0;
   const int thread_index = tile.local_y * tile.width + tile.local_x;
-  const int sum_row = thread_index % tile.height;
-  const int sum_column = thread_index / tile.height;
-  const int sum_rect_x = tile.x + sum_column - mapping.rect.x;
-  const bool sum_column_inside = sum_rect_x >= footprint.begin_x && sum_rect_x < footprint.end_x;
-
+  const int threads = tile.width * tile.height;
   const auto taps_y = Taps::y(rect_y, axes);
   Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  for (int chunk = 0; chunk < footprint.rows; chunk += tile.height) {
+  for (int chunk = 0; chunk < footprint.rows; chunk += capacity.rows) {
     const int chunk_row = footprint.first_row + chunk;
-    const int chunk_rows = min(tile.height, footprint.rows - chunk);
-    if (tile.local_y < chunk_rows) {
-      for (int c = tile.local_x; c < footprint.columns; c += tile.width) {
-        staged[tile.local_y * layout.staged_pitch + c] =
-            src.load(footprint.first_column + c, chunk_row + tile.local_y);
+    const int chunk_rows = min(capacity.rows, footprint.rows - chunk);
+    if (staging) {
+      for (int r = tile.local_y; r < chunk_rows; r += tile.height) {
+        for (int c = tile.local_x; c < footprint.columns; c += tile.width) {
+          staged[r * layout.staged_pitch + c] = src.load(footprint.first_column + c, chunk_row + r);
+        }
       }
+      __syncthreads();
     }
-    __syncthreads();
-    if (sum_column_inside && sum_row < chunk_rows) {
+    // The chunk's row sums, one per (source row, output column). Staged, a
+    // warp's lanes run down the rows, so its loads fall in distinct banks
+    // and its weight loads are a broadcast per column; reading the source,
+    // they run along the columns, as the source's rows lie in memory.
+    for (int i = thread_index; i < chunk_rows * tile.width; i += threads) {
+      const int sum_row = staging ? i % chunk_rows : i / tile.width;
+      const int sum_column = staging ? i / chunk_rows : i % tile.width;
+      const int sum_rect_x = tile.x + sum_column - mapping.rect.x;
+      if (sum_rect_x < footprint.begin_x || sum_rect_x >= footprint.end_x) continue;
       const TabledTaps taps_x{firsts[sum_column], counts[sum_column], weights + sum_column,
                               tile.width};
-      const StagedSource reader{staged, footprint.first_column, chunk_row, layout.staged_pitch};
       const AntialiasRowHandoff handoff{axes.uint8_intermediate, inverse_totals[sum_column]};
-      row_sums[sum_row * layout.row_sums_pitch + sum_column] =
-          handoff(row_sum(reader, taps_x, chunk_row + sum_row));
+      const int row = chunk_row + sum_row;
+      const Rgba row_value = staging ? row_sum(StagedSource{staged, footprint.first_column,
+                                                            chunk_row, layout.staged_pitch},
+                                               taps_x, row)
+                                     : row_sum(src, taps_x, row);
+      row_sums[sum_row * layout.row_sums_pitch + sum_column] = handoff(row_value);
     }
     __syncthreads();
     if (inside) {
@@ -248,6 +273,8 @@ __device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
         return row_sums[(row - chunk_row) * layout.row_sums_pitch + tile.local_x];
       });
     }
+    // The next chunk's row sums (and staged pixels) replace these.
+    if (chunk + capacity.rows < footprint.rows) __syncthreads();
   }
   if (!inside) return mapping.pad;
   return antialias_result(sum, Taps::x(rect_x, axes), taps_y, axes.uint8_intermediate);
@@ -265,7 +292,7 @@ __device__ __forceinline__ Rgba block_resized_value(const Source &src, const Res
                                                     const TileCapacity &capacity, Rgba *shared) {
   if constexpr (kAntialiased &&
                 (kMethod == Interpolation::kBicubic || kMethod == Interpolation::kBilinear)) {
-    if (capacity.columns > 0 && mapping.axes.antialias) {
+    if (capacity.rows > 0 && mapping.axes.antialias) {
       return tiled_antialiased_value<kMethod>(src, mapping, tile, capacity, shared);
     }
   }

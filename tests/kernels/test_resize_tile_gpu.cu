@@ -8,10 +8,11 @@
 // P010) x antialiased bilinear / bicubic x shrinks, enlargements, mixed
 // axes, crops and letterbox rectangles, each with either intermediate
 // between the passes (float, or rounded to 8 bits as PIL keeps it), each with the launch's own
-// capacity, with a capacity of one column (blocks whose footprint is wider fall back to the
-// per-pixel sampler) and with room for one tap per column (blocks find a column with more as they
-// table the weights, and fall back). The kernel also counts the blocks that ran tiled, so a case
-// cannot pass by never taking the path it is meant to.
+// capacity (YUV readers staged), unstaged, in chunks of one source row, with one staged column
+// (blocks whose footprint is wider fall back to the per-pixel sampler) and with room for one tap
+// per column (blocks find a column with more as they table the weights, and fall back). The kernel
+// also counts the blocks that ran tiled and staged, so a case cannot pass by never taking the
+// path it is meant to.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -33,15 +34,16 @@ using device::TileCapacity;
 using test::DeviceAllocations;
 using test::make_random_frame;
 
-// Blocks with pixels in the rectangle, and those that ran tiled.
+// Blocks with pixels in the rectangle, those that ran tiled, those staged.
 struct BlockCounts {
-  int blocks, tiled;
+  int blocks, tiled, staged;
 };
 
-// Whether the block runs tiled, decided from the definition: a footprint
-// no wider than the capacity's columns and no column with more taps than
-// its table holds.
-template <Interpolation kMethod>
+// Whether the block runs tiled, decided from the definition: room for row
+// sums, a footprint no wider than the staged columns (if any) and no column
+// with more taps than the table holds; staged: a converting reader given
+// columns.
+template <Interpolation kMethod, class Source>
 __device__ void count_block(const device::ResizeMapping &mapping, const device::BlockTile &tile,
                             const TileCapacity &capacity, BlockCounts *counts) {
   if (tile.local_x != 0 || tile.local_y != 0) return;
@@ -49,11 +51,16 @@ __device__ void count_block(const device::ResizeMapping &mapping, const device::
   const device::TileFootprint footprint = device::tile_footprint<Taps>(mapping, tile);
   if (footprint.empty()) return;
   atomicAdd(&counts->blocks, 1);
-  bool tiled = capacity.columns > 0 && footprint.columns <= capacity.columns;
+  bool tiled =
+      capacity.rows > 0 && (capacity.columns == 0 || footprint.columns <= capacity.columns);
   for (int d = footprint.begin_x; tiled && d < footprint.end_x; ++d) {
     tiled = Taps::x(d, mapping.axes).count() <= capacity.taps;
   }
-  if (tiled) atomicAdd(&counts->tiled, 1);
+  if (!tiled) return;
+  atomicAdd(&counts->tiled, 1);
+  if (device::converts_on_load<Source>::value && capacity.columns > 0) {
+    atomicAdd(&counts->staged, 1);
+  }
 }
 
 template <Interpolation kMethod, class Source>
@@ -64,7 +71,7 @@ __global__ void tiled_and_per_pixel(Source src, device::ResizeMapping mapping,
   const device::BlockTile tile = device::this_block_tile();
   const Rgba value =
       device::block_resized_value<kMethod, true>(src, mapping, tile, capacity, tile_shared);
-  count_block<kMethod>(mapping, tile, capacity, counts);
+  count_block<kMethod, Source>(mapping, tile, capacity, counts);
   const int x = tile.x + tile.local_x;
   const int y = tile.y + tile.local_y;
   if (x >= width || y >= height) return;
@@ -72,12 +79,21 @@ __global__ void tiled_and_per_pixel(Source src, device::ResizeMapping mapping,
   per_pixel[y * width + x] = device::resized_value<kMethod>(src, x, y, mapping);
 }
 
-enum class Capacity { kLaunch, kOneColumn, kOneTap };
+bool is_yuv(PixelFormat format) {
+  return format == PixelFormat::kNV12 || format == PixelFormat::kI420 ||
+         format == PixelFormat::kYUY2 || format == PixelFormat::kP010;
+}
+
+enum class Capacity { kLaunch, kUnstaged, kOneRow, kOneColumn, kOneTap };
 
 const char *capacity_name(Capacity capacity) {
   switch (capacity) {
     case Capacity::kLaunch:
       return "launch's";
+    case Capacity::kUnstaged:
+      return "unstaged";
+    case Capacity::kOneRow:
+      return "one row";
     case Capacity::kOneColumn:
       return "one column";
     case Capacity::kOneTap:
@@ -133,9 +149,13 @@ class ResizeTileGpu : public test::GpuStreamTest {
       using Source = std::decay_t<decltype(source)>;
       const device::ResizeMapping mapping =
           resize_mapping(source.width, source.height, width, height, params);
-      capacity = tile_capacity(mapping.axes);
-      if (capacity_mode == Capacity::kOneColumn) capacity = TileCapacity{1, capacity.taps};
-      if (capacity_mode == Capacity::kOneTap) capacity.taps = 1;
+      capacity = tile_capacity<Source>(mapping.axes);
+      if (capacity.rows > 0) {
+        if (capacity_mode == Capacity::kUnstaged) capacity.columns = 0;
+        if (capacity_mode == Capacity::kOneRow) capacity.rows = 1;
+        if (capacity_mode == Capacity::kOneColumn) capacity.columns = 1;
+        if (capacity_mode == Capacity::kOneTap) capacity.taps = 1;
+      }
       const LaunchShape shape = launch_shape_2d(width, height, 1);
       return with_interpolation(method, [&](auto kind) {
         tiled_and_per_pixel<decltype(kind)::value>
@@ -167,20 +187,30 @@ class ResizeTileGpu : public test::GpuStreamTest {
                              << "): tiled " << tiled_values[first].x << " per pixel "
                              << per_pixel_values[first].x;
     ASSERT_GT(block_counts.blocks, 0) << which;
-    if (capacity_mode != Capacity::kLaunch) {
+    const bool shrunk = capacity_mode == Capacity::kOneTap ||
+                        (capacity_mode == Capacity::kOneColumn && capacity.columns > 0);
+    if (capacity.rows == 0) {
+      EXPECT_EQ(0, block_counts.tiled) << which;
+    } else if (shrunk) {
       // Blocks whose taps span a single source column still fit.
       EXPECT_LT(block_counts.tiled, block_counts.blocks) << which;
-    } else if (capacity.columns > 0) {
+    } else {
       // The bounds hold every block's footprint and taps: all ran tiled.
       EXPECT_EQ(block_counts.blocks, block_counts.tiled) << which;
     }
+    if (capacity_mode == Capacity::kLaunch && is_yuv(view.format) && capacity.rows > 0 &&
+        capacity.columns > 0) {
+      EXPECT_EQ(block_counts.tiled, block_counts.staged) << which;
+    }
+    if (!is_yuv(view.format) || capacity.columns == 0) EXPECT_EQ(0, block_counts.staged) << which;
     ++cases_;
     tiled_blocks_ += block_counts.tiled;
-    if (capacity_mode == Capacity::kLaunch && capacity.columns == 0) ++per_pixel_launches_;
+    staged_blocks_ += block_counts.staged;
+    if (capacity_mode == Capacity::kLaunch && capacity.rows == 0) ++per_pixel_launches_;
   }
 
   int cases_ = 0, per_pixel_launches_ = 0;
-  long long tiled_blocks_ = 0;
+  long long tiled_blocks_ = 0, staged_blocks_ = 0;
 };
 
 TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
@@ -216,8 +246,8 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
                                    geometry.src_height);
       for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
         for (const AntialiasIntermediate intermediate : kIntermediates) {
-          for (const Capacity capacity :
-               {Capacity::kLaunch, Capacity::kOneColumn, Capacity::kOneTap}) {
+          for (const Capacity capacity : {Capacity::kLaunch, Capacity::kUnstaged, Capacity::kOneRow,
+                                          Capacity::kOneColumn, Capacity::kOneTap}) {
             run_case(view, geometry, method, intermediate, capacity);
             if (HasFatalFailure()) return;
           }
@@ -225,7 +255,7 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       }
     }
   }
-  // Turned sources (an axis swap, a mirror along both): tiled in
+  // Turned sources (an axis swap, a mirror along both): tiled and staged in
   // the turned coordinates, equal to their per-pixel samples.
   for (const PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kNV12, PixelFormat::kP010}) {
     for (const Orientation orientation : {Orientation::kRotate90, Orientation::kAntiTranspose}) {
@@ -256,9 +286,11 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       if (HasFatalFailure()) return;
     }
   }
-  std::printf("[ tiled == per pixel ] %d cases, %lld blocks tiled, %d launches too steep to tile\n",
-              cases_, tiled_blocks_, per_pixel_launches_);
-  EXPECT_GT(tiled_blocks_, 0);
+  std::printf(
+      "[ tiled == per pixel ] %d cases, %lld blocks tiled, %lld of them staged, %d launches too "
+      "steep to tile\n",
+      cases_, tiled_blocks_, staged_blocks_, per_pixel_launches_);
+  EXPECT_GT(staged_blocks_, 0);
   EXPECT_GT(per_pixel_launches_, 0);  // 2000x1000 -> 9x7
 }
 
