@@ -231,8 +231,16 @@ __device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
   if (__syncthreads_or(too_many_taps)) return per_pixel();
 
   const bool staging = converts_on_load<Source>::value && capacity.columns > 0;
+  // This thread's row sums in each chunk: one output column, every
+  // tile.height-th source row from its first. Staged, a warp's lanes run
+  // down the rows, so its loads fall in distinct banks and its weight loads
+  // are a broadcast per column; reading the source, they run along the
+  // columns, as the source's rows lie in memory.
   const int thread_index = tile.local_y * tile.width + tile.local_x;
-  const int threads = tile.width * tile.height;
+  const int sum_column = staging ? thread_index / tile.height : tile.local_x;
+  const int sum_first_row = staging ? thread_index % tile.height : tile.local_y;
+  const int sum_rect_x = tile.x + sum_column - mapping.rect.x;
+  const bool sum_column_inside = sum_rect_x >= footprint.begin_x && sum_rect_x < footprint.end_x;
   const auto taps_y = Taps::y(rect_y, axes);
   Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   for (int chunk = 0; chunk < footprint.rows; chunk += capacity.rows) {
@@ -246,24 +254,16 @@ __device__ __forceinline__ Rgba tiled_antialiased_value(const Source &src,
       }
       __syncthreads();
     }
-    // The chunk's row sums, one per (source row, output column). Staged, a
-    // warp's lanes run down the rows, so its loads fall in distinct banks
-    // and its weight loads are a broadcast per column; reading the source,
-    // they run along the columns, as the source's rows lie in memory.
-    for (int i = thread_index; i < chunk_rows * tile.width; i += threads) {
-      const int sum_row = staging ? i % chunk_rows : i / tile.width;
-      const int sum_column = staging ? i / chunk_rows : i % tile.width;
-      const int sum_rect_x = tile.x + sum_column - mapping.rect.x;
-      if (sum_rect_x < footprint.begin_x || sum_rect_x >= footprint.end_x) continue;
+    if (sum_column_inside) {
       const TabledTaps taps_x{firsts[sum_column], counts[sum_column], weights + sum_column,
                               tile.width};
       const AntialiasRowHandoff handoff{axes.uint8_intermediate, inverse_totals[sum_column]};
-      const int row = chunk_row + sum_row;
-      const Rgba row_value = staging ? row_sum(StagedSource{staged, footprint.first_column,
-                                                            chunk_row, layout.staged_pitch},
-                                               taps_x, row)
-                                     : row_sum(src, taps_x, row);
-      row_sums[sum_row * layout.row_sums_pitch + sum_column] = handoff(row_value);
+      const StagedSource reader{staged, footprint.first_column, chunk_row, layout.staged_pitch};
+      for (int r = sum_first_row; r < chunk_rows; r += tile.height) {
+        const Rgba row_value =
+            staging ? row_sum(reader, taps_x, chunk_row + r) : row_sum(src, taps_x, chunk_row + r);
+        row_sums[r * layout.row_sums_pitch + sum_column] = handoff(row_value);
+      }
     }
     __syncthreads();
     if (inside) {

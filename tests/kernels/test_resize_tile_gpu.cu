@@ -8,7 +8,8 @@
 // P010) x antialiased bilinear / bicubic x shrinks, enlargements, mixed
 // axes, crops and letterbox rectangles, each with either intermediate
 // between the passes (float, or rounded to 8 bits as PIL keeps it), each with the launch's own
-// capacity (YUV readers staged), unstaged, in chunks of one source row, with one staged column
+// capacity, staged (YUV readers' pixels converted once into shared memory), unstaged, in chunks
+// of one source row, with one staged column
 // (blocks whose footprint is wider fall back to the per-pixel sampler) and with room for one tap
 // per column (blocks find a column with more as they table the weights, and fall back). The kernel
 // also counts the blocks that ran tiled and staged, so a case cannot pass by never taking the
@@ -84,12 +85,14 @@ bool is_yuv(PixelFormat format) {
          format == PixelFormat::kYUY2 || format == PixelFormat::kP010;
 }
 
-enum class Capacity { kLaunch, kUnstaged, kOneRow, kOneColumn, kOneTap };
+enum class Capacity { kLaunch, kStaged, kUnstaged, kOneRow, kOneColumn, kOneTap };
 
 const char *capacity_name(Capacity capacity) {
   switch (capacity) {
     case Capacity::kLaunch:
       return "launch's";
+    case Capacity::kStaged:
+      return "staged";
     case Capacity::kUnstaged:
       return "unstaged";
     case Capacity::kOneRow:
@@ -151,6 +154,12 @@ class ResizeTileGpu : public test::GpuStreamTest {
           resize_mapping(source.width, source.height, width, height, params);
       capacity = tile_capacity<Source>(mapping.axes);
       if (capacity.rows > 0) {
+        // Staged whatever the taps (the launch stages columns of many taps only).
+        if (capacity_mode == Capacity::kStaged) {
+          capacity = fitted_tile_capacity(
+              {0, tile_footprint_bound(mapping.axes.antialias_x, kBlockWidth), capacity.taps},
+              tile_footprint_bound(mapping.axes.antialias_y, kBlockHeight));
+        }
         if (capacity_mode == Capacity::kUnstaged) capacity.columns = 0;
         if (capacity_mode == Capacity::kOneRow) capacity.rows = 1;
         if (capacity_mode == Capacity::kOneColumn) capacity.columns = 1;
@@ -198,8 +207,8 @@ class ResizeTileGpu : public test::GpuStreamTest {
       // The bounds hold every block's footprint and taps: all ran tiled.
       EXPECT_EQ(block_counts.blocks, block_counts.tiled) << which;
     }
-    if (capacity_mode == Capacity::kLaunch && is_yuv(view.format) && capacity.rows > 0 &&
-        capacity.columns > 0) {
+    if ((capacity_mode == Capacity::kLaunch || capacity_mode == Capacity::kStaged) &&
+        is_yuv(view.format) && capacity.rows > 0 && capacity.columns > 0) {
       EXPECT_EQ(block_counts.tiled, block_counts.staged) << which;
     }
     if (!is_yuv(view.format) || capacity.columns == 0) EXPECT_EQ(0, block_counts.staged) << which;
@@ -246,8 +255,9 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
                                    geometry.src_height);
       for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
         for (const AntialiasIntermediate intermediate : kIntermediates) {
-          for (const Capacity capacity : {Capacity::kLaunch, Capacity::kUnstaged, Capacity::kOneRow,
-                                          Capacity::kOneColumn, Capacity::kOneTap}) {
+          for (const Capacity capacity :
+               {Capacity::kLaunch, Capacity::kStaged, Capacity::kUnstaged, Capacity::kOneRow,
+                Capacity::kOneColumn, Capacity::kOneTap}) {
             run_case(view, geometry, method, intermediate, capacity);
             if (HasFatalFailure()) return;
           }
@@ -266,9 +276,11 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       const Image view = sub_image(frame, 4, 4, 636, 356);
       for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
         for (const AntialiasIntermediate intermediate : kIntermediates) {
-          run_case(view, Geometry{636, 356, 4, 4, 150, 227, {}}, method, intermediate,
-                   Capacity::kLaunch, orientation);
-          if (HasFatalFailure()) return;
+          for (const Capacity capacity : {Capacity::kLaunch, Capacity::kStaged}) {
+            run_case(view, Geometry{636, 356, 4, 4, 150, 227, {}}, method, intermediate, capacity,
+                     orientation);
+            if (HasFatalFailure()) return;
+          }
         }
       }
     }
