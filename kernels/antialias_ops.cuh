@@ -94,15 +94,23 @@ __device__ __forceinline__ Rgba row_sum(const Source &src, const Taps &taps_x, i
   return sum;
 }
 
-// The vertical pass over row sums: `row_sum_at(row)` gives the horizontal
-// pass at source row `row`.
+// Part of the vertical pass: `sum` with taps [k_begin, k_end) of taps_y
+// added in order; `row_sum_at(row)` gives the horizontal pass at source row
+// `row`. Adding a column's taps in consecutive parts gives column_sum()'s bits.
 template <class Taps, class RowSumAt>
-__device__ __forceinline__ Rgba column_sum(const Taps &taps_y, RowSumAt &&row_sum_at) {
-  Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  for (int k = 0; k < taps_y.count(); ++k) {
+__device__ __forceinline__ Rgba add_column_taps(Rgba sum, const Taps &taps_y, int k_begin,
+                                                int k_end, RowSumAt &&row_sum_at) {
+  for (int k = k_begin; k < k_end; ++k) {
     sum = add_weighted(sum, taps_y.weight(k), row_sum_at(taps_y.index(k)));
   }
   return sum;
+}
+
+// The vertical pass over row sums, starting from zero.
+template <class Taps, class RowSumAt>
+__device__ __forceinline__ Rgba column_sum(const Taps &taps_y, RowSumAt &&row_sum_at) {
+  return add_column_taps(make_float4(0.0f, 0.0f, 0.0f, 0.0f), taps_y, 0, taps_y.count(),
+                         row_sum_at);
 }
 
 template <Interpolation kMethod>

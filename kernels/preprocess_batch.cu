@@ -8,11 +8,11 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
-#include <type_traits>
-#include <map>
-#include <memory>
 #include <mutex>
+#include <string>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -93,27 +93,39 @@ struct BatchVariant {
   uint32_t readers;  // the kernel's reader set: one reader
 };
 
-// The request of `variant`, made once per process (a launch looks it up,
-// without building its name).
+// The request of `variant`, made once per process. A launch finds it with
+// one atomic load in a table indexed by the variant (no lock, no name).
 const runtime::KernelRequest &batch_request(const BatchVariant &variant) {
-  const uint64_t key =
-      static_cast<uint64_t>(variant.readers) | static_cast<uint64_t>(variant.capacity) << 32 |
-      static_cast<uint64_t>(variant.method) << 40 | static_cast<uint64_t>(variant.antialias) << 44 |
-      static_cast<uint64_t>(variant.dtype) << 48;
-  static std::mutex mutex;
-  static std::map<uint64_t, std::unique_ptr<runtime::KernelRequest>> requests;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<runtime::KernelRequest> &request = requests[key];
-  if (!request) {
-    std::string name = "cudaprep::preprocess_batch_kernel<" +
-                       sampler_arguments(variant.method, variant.antialias) + ", " +
-                       (variant.dtype == DataType::kFloat16 ? "__half" : "float") + ", " +
-                       std::to_string(variant.capacity);
-    for (size_t i = 0; i < reader_names().size(); ++i) {
-      if (variant.readers & (1u << i)) name += ", " + reader_names()[i];
-    }
-    request = std::make_unique<runtime::KernelRequest>("preprocess_batch_kernel.cuh", name + ">");
+  constexpr int kReaders = 32;  // bits of BatchVariant::readers
+  constexpr int kMethods = static_cast<int>(Interpolation::kArea) + 1;
+  constexpr int kDataTypes = static_cast<int>(DataType::kFloat32) + 1;
+  constexpr int kCapacities = 3;  // capacity_for()'s lists
+  static std::atomic<const runtime::KernelRequest *>
+      table[kReaders * kMethods * 2 * kDataTypes * kCapacities];
+  const int reader = __builtin_ctz(variant.readers);
+  const int capacity = variant.capacity <= 8 ? 0 : variant.capacity <= 32 ? 1 : 2;
+  const size_t slot =
+      (((static_cast<size_t>(reader) * kMethods + static_cast<int>(variant.method)) * 2 +
+        variant.antialias) *
+           kDataTypes +
+       static_cast<int>(variant.dtype)) *
+          kCapacities +
+      capacity;
+  if (const runtime::KernelRequest *request = table[slot].load(std::memory_order_acquire)) {
+    return *request;
   }
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (const runtime::KernelRequest *request = table[slot].load(std::memory_order_relaxed)) {
+    return *request;
+  }
+  std::string name = "cudaprep::preprocess_batch_kernel<" +
+                     sampler_arguments(variant.method, variant.antialias) + ", " +
+                     (variant.dtype == DataType::kFloat16 ? "__half" : "float") + ", " +
+                     std::to_string(variant.capacity) + ", " + reader_names()[reader] + ">";
+  // Made once per variant and kept for the process, as the kernels they name.
+  const auto *request = new runtime::KernelRequest("preprocess_batch_kernel.cuh", name);
+  table[slot].store(request, std::memory_order_release);
   return *request;
 }
 
@@ -231,15 +243,17 @@ cudaError_t preprocess_batch(const PreprocessItem *items, int count, void *tenso
     return cudaErrorInvalidValue;
   }
   if (count == 0) return cudaSuccess;
-  const uint32_t first_reader = item_reader(items[0]);
-  bool one_reader = true;
-  for (int i = 1; i < count && one_reader; ++i) one_reader = item_reader(items[i]) == first_reader;
+  // Each item's reader, found once: the kernel is compiled for one reader.
+  thread_local std::vector<uint32_t> item_readers;
+  item_readers.resize(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) item_readers[i] = item_reader(items[i]);
+  const bool one_reader = std::all_of(item_readers.begin(), item_readers.end(),
+                                      [&](uint32_t reader) { return reader == item_readers[0]; });
   if (one_reader) return launch_items(items, count, tensor_data, desc, stream);
   // Formats, turns or alignments mixed: one set of launches per reader, each
   // with a kernel its own chains prepared (item order within a set kept).
   std::vector<uint32_t> readers;
-  for (int i = 0; i < count; ++i) {
-    const uint32_t reader = item_reader(items[i]);
+  for (const uint32_t reader : item_readers) {
     if (std::find(readers.begin(), readers.end(), reader) == readers.end())
       readers.push_back(reader);
   }
@@ -247,7 +261,7 @@ cudaError_t preprocess_batch(const PreprocessItem *items, int count, void *tenso
   for (const uint32_t reader : readers) {
     group.clear();
     for (int i = 0; i < count; ++i) {
-      if (item_reader(items[i]) == reader) group.push_back(items[i]);
+      if (item_readers[i] == reader) group.push_back(items[i]);
     }
     const cudaError_t err =
         launch_items(group.data(), static_cast<int>(group.size()), tensor_data, desc, stream);

@@ -71,37 +71,60 @@ inline int tile_footprint_bound(const device::AntialiasAxis &axis, int extent) {
          2;
 }
 
+// The shared memory a launch reserves per block for `capacity`.
+inline size_t tile_shared_bytes(const device::TileCapacity &capacity) {
+  if (capacity.rows == 0) return 0;
+  return device::tile_shared_layout(capacity, kBlockWidth).bytes;
+}
+
+// `capacity` with as many rows per chunk as fit the default limit beside its
+// staged columns and taps, at most `wanted_rows` (the whole footprint's). A
+// staged chunk of fewer than a block's rows costs more in synchronisation
+// than staging saves: then the source is read unstaged. No room: no tiling.
+inline device::TileCapacity fitted_tile_capacity(device::TileCapacity capacity, int wanted_rows) {
+  const auto rows_that_fit = [](const device::TileCapacity &shape) {
+    const auto bytes = [&](int rows) {
+      return device::tile_shared_layout({rows, shape.columns, shape.taps}, kBlockWidth).bytes;
+    };
+    const size_t fixed = bytes(0), per_row = bytes(1) - bytes(0);
+    return fixed >= kTileSharedBytes ? 0 : static_cast<int>((kTileSharedBytes - fixed) / per_row);
+  };
+  if (capacity.columns > 0 && rows_that_fit(capacity) < static_cast<int>(kBlockHeight)) {
+    capacity.columns = 0;
+  }
+  capacity.rows = std::min(wanted_rows, rows_that_fit(capacity));
+  if (capacity.rows <= 0) return {};
+  return capacity;
+}
+
 // One capacity for blocks of several items (or one item's, merged with
-// none): the largest of each, the staged columns dropped when they do not
-// fit beside the rows.
+// none): the largest of each, fitted to the limit.
 inline device::TileCapacity merged_tile_capacity(const device::TileCapacity &a,
                                                  const device::TileCapacity &b) {
-  device::TileCapacity merged{std::max(a.rows, b.rows), std::max(a.columns, b.columns)};
-  if (merged.rows * (kBlockWidth + merged.columns) * sizeof(device::Rgba) > kTileSharedBytes) {
-    merged.columns = 0;
-  }
-  return merged;
+  return fitted_tile_capacity({0, std::max(a.columns, b.columns), std::max(a.taps, b.taps)},
+                              std::max(a.rows, b.rows));
 }
+
+// The fewest horizontal taps per output column at which readers that
+// convert at every load are staged. Measured on an H200 (bench_kernels W5,
+// 4K NV12 -> 455x256): staged, bicubic's 35 taps took 91 us against 161
+// converted per tap; bilinear's 18 took 71 against 55.
+constexpr int kStagedTapsAtLeast = 24;
 
 // What a block of the tiled antialiased sampler (resize_tile.cuh) needs for
-// `axes`, read by `Source`: rows of row sums and, for readers that convert
-// at every load, the staged footprint's columns. Zero rows: not
-// antialiased, or no footprint fits; the kernel samples per pixel.
+// `axes`, read by `Source`: the taps of one output column, the whole
+// footprint's rows if they fit (else chunks of them) and, for readers that
+// convert at every load and columns of many taps, the staged footprint's
+// columns. Zero rows: not antialiased, or nothing fits; the kernel samples
+// per pixel.
 template <class Source>
 device::TileCapacity tile_capacity(const device::ResampleAxes &axes) {
-  const int rows = tile_footprint_bound(axes.antialias_y, kBlockHeight);
-  const int max_rows = static_cast<int>(kTileSharedBytes / (kBlockWidth * sizeof(device::Rgba)));
-  if (!axes.antialias || rows > max_rows) return {};
-  const int columns = device::converts_on_load<Source>::value
-                          ? tile_footprint_bound(axes.antialias_x, kBlockWidth)
-                          : 0;
-  return merged_tile_capacity({}, {rows, columns});
-}
-
-// The dynamic shared memory a launch reserves per block for `capacity`.
-inline size_t tile_shared_bytes(const device::TileCapacity &capacity) {
-  return static_cast<size_t>(capacity.rows) * (kBlockWidth + capacity.columns) *
-         sizeof(device::Rgba);
+  if (!axes.antialias) return {};
+  const int taps = tile_footprint_bound(axes.antialias_x, 1);
+  const bool staged = device::converts_on_load<Source>::value && taps >= kStagedTapsAtLeast;
+  const int columns = staged ? tile_footprint_bound(axes.antialias_x, kBlockWidth) : 0;
+  return fitted_tile_capacity({0, columns, taps},
+                              tile_footprint_bound(axes.antialias_y, kBlockHeight));
 }
 
 // Why `src` cannot be resampled into a dst_width x dst_height destination

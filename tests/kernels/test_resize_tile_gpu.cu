@@ -8,9 +8,12 @@
 // P010) x antialiased bilinear / bicubic x shrinks, enlargements, mixed
 // axes, crops and letterbox rectangles, each with either intermediate
 // between the passes (float, or rounded to 8 bits as PIL keeps it), each with the launch's own
-// capacity (YUV readers staged), without staging, and with a capacity of one row (blocks that span
-// more fall back to the per-pixel sampler). The kernel also counts the blocks that ran tiled and
-// staged, so a case cannot pass by never taking the path it is meant to.
+// capacity, staged (YUV readers' pixels converted once into shared memory), unstaged, in chunks
+// of one source row, with one staged column
+// (blocks whose footprint is wider fall back to the per-pixel sampler) and with room for one tap
+// per column (blocks find a column with more as they table the weights, and fall back). The kernel
+// also counts the blocks that ran tiled and staged, so a case cannot pass by never taking the
+// path it is meant to.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -37,17 +40,27 @@ struct BlockCounts {
   int blocks, tiled, staged;
 };
 
+// Whether the block runs tiled, decided from the definition: room for row
+// sums, a footprint no wider than the staged columns (if any) and no column
+// with more taps than the table holds; staged: a converting reader given
+// columns.
 template <Interpolation kMethod, class Source>
 __device__ void count_block(const device::ResizeMapping &mapping, const device::BlockTile &tile,
                             const TileCapacity &capacity, BlockCounts *counts) {
   if (tile.local_x != 0 || tile.local_y != 0) return;
-  const device::TileFootprint footprint =
-      device::tile_footprint<device::AntialiasAxisTaps<kMethod>>(mapping, tile);
+  using Taps = device::AntialiasAxisTaps<kMethod>;
+  const device::TileFootprint footprint = device::tile_footprint<Taps>(mapping, tile);
   if (footprint.empty()) return;
   atomicAdd(&counts->blocks, 1);
-  if (capacity.rows > 0 && device::fits_tile(footprint, capacity)) {
-    atomicAdd(&counts->tiled, 1);
-    if (device::stages<Source>(footprint, capacity)) atomicAdd(&counts->staged, 1);
+  bool tiled =
+      capacity.rows > 0 && (capacity.columns == 0 || footprint.columns <= capacity.columns);
+  for (int d = footprint.begin_x; tiled && d < footprint.end_x; ++d) {
+    tiled = Taps::x(d, mapping.axes).count() <= capacity.taps;
+  }
+  if (!tiled) return;
+  atomicAdd(&counts->tiled, 1);
+  if (device::converts_on_load<Source>::value && capacity.columns > 0) {
+    atomicAdd(&counts->staged, 1);
   }
 }
 
@@ -67,16 +80,27 @@ __global__ void tiled_and_per_pixel(Source src, device::ResizeMapping mapping,
   per_pixel[y * width + x] = device::resized_value<kMethod>(src, x, y, mapping);
 }
 
-enum class Capacity { kLaunch, kUnstaged, kTooSmall };
+bool is_yuv(PixelFormat format) {
+  return format == PixelFormat::kNV12 || format == PixelFormat::kI420 ||
+         format == PixelFormat::kYUY2 || format == PixelFormat::kP010;
+}
+
+enum class Capacity { kLaunch, kStaged, kUnstaged, kOneRow, kOneColumn, kOneTap };
 
 const char *capacity_name(Capacity capacity) {
   switch (capacity) {
     case Capacity::kLaunch:
       return "launch's";
+    case Capacity::kStaged:
+      return "staged";
     case Capacity::kUnstaged:
       return "unstaged";
-    case Capacity::kTooSmall:
-      return "too small";
+    case Capacity::kOneRow:
+      return "one row";
+    case Capacity::kOneColumn:
+      return "one column";
+    case Capacity::kOneTap:
+      return "one tap";
   }
   return "?";
 }
@@ -90,11 +114,6 @@ struct Geometry {
 
 const AntialiasIntermediate kIntermediates[] = {AntialiasIntermediate::kFloat,
                                                 AntialiasIntermediate::kUint8};
-
-bool is_yuv(PixelFormat format) {
-  return format == PixelFormat::kNV12 || format == PixelFormat::kI420 ||
-         format == PixelFormat::kYUY2 || format == PixelFormat::kP010;
-}
 
 class ResizeTileGpu : public test::GpuStreamTest {
  protected:
@@ -134,8 +153,18 @@ class ResizeTileGpu : public test::GpuStreamTest {
       const device::ResizeMapping mapping =
           resize_mapping(source.width, source.height, width, height, params);
       capacity = tile_capacity<Source>(mapping.axes);
-      if (capacity_mode == Capacity::kUnstaged) capacity.columns = 0;
-      if (capacity_mode == Capacity::kTooSmall) capacity = TileCapacity{1, 0};
+      if (capacity.rows > 0) {
+        // Staged whatever the taps (the launch stages columns of many taps only).
+        if (capacity_mode == Capacity::kStaged) {
+          capacity = fitted_tile_capacity(
+              {0, tile_footprint_bound(mapping.axes.antialias_x, kBlockWidth), capacity.taps},
+              tile_footprint_bound(mapping.axes.antialias_y, kBlockHeight));
+        }
+        if (capacity_mode == Capacity::kUnstaged) capacity.columns = 0;
+        if (capacity_mode == Capacity::kOneRow) capacity.rows = 1;
+        if (capacity_mode == Capacity::kOneColumn) capacity.columns = 1;
+        if (capacity_mode == Capacity::kOneTap) capacity.taps = 1;
+      }
       const LaunchShape shape = launch_shape_2d(width, height, 1);
       return with_interpolation(method, [&](auto kind) {
         tiled_and_per_pixel<decltype(kind)::value>
@@ -167,24 +196,29 @@ class ResizeTileGpu : public test::GpuStreamTest {
                              << "): tiled " << tiled_values[first].x << " per pixel "
                              << per_pixel_values[first].x;
     ASSERT_GT(block_counts.blocks, 0) << which;
-    if (capacity_mode == Capacity::kTooSmall) {
-      // Blocks whose taps span a single source row still fit.
+    const bool shrunk = capacity_mode == Capacity::kOneTap ||
+                        (capacity_mode == Capacity::kOneColumn && capacity.columns > 0);
+    if (capacity.rows == 0) {
+      EXPECT_EQ(0, block_counts.tiled) << which;
+    } else if (shrunk) {
+      // Blocks whose taps span a single source column still fit.
       EXPECT_LT(block_counts.tiled, block_counts.blocks) << which;
-    } else if (capacity.rows > 0) {
-      // The bound holds every block's footprint: all ran tiled.
+    } else {
+      // The bounds hold every block's footprint and taps: all ran tiled.
       EXPECT_EQ(block_counts.blocks, block_counts.tiled) << which;
     }
-    if (is_yuv(view.format) && capacity_mode == Capacity::kLaunch && capacity.columns > 0) {
+    if ((capacity_mode == Capacity::kLaunch || capacity_mode == Capacity::kStaged) &&
+        is_yuv(view.format) && capacity.rows > 0 && capacity.columns > 0) {
       EXPECT_EQ(block_counts.tiled, block_counts.staged) << which;
-    } else {
-      EXPECT_EQ(0, block_counts.staged) << which;
     }
+    if (!is_yuv(view.format) || capacity.columns == 0) EXPECT_EQ(0, block_counts.staged) << which;
     ++cases_;
     tiled_blocks_ += block_counts.tiled;
     staged_blocks_ += block_counts.staged;
+    if (capacity_mode == Capacity::kLaunch && capacity.rows == 0) ++per_pixel_launches_;
   }
 
-  int cases_ = 0;
+  int cases_ = 0, per_pixel_launches_ = 0;
   long long tiled_blocks_ = 0, staged_blocks_ = 0;
 };
 
@@ -222,7 +256,8 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
         for (const AntialiasIntermediate intermediate : kIntermediates) {
           for (const Capacity capacity :
-               {Capacity::kLaunch, Capacity::kUnstaged, Capacity::kTooSmall}) {
+               {Capacity::kLaunch, Capacity::kStaged, Capacity::kUnstaged, Capacity::kOneRow,
+                Capacity::kOneColumn, Capacity::kOneTap}) {
             run_case(view, geometry, method, intermediate, capacity);
             if (HasFatalFailure()) return;
           }
@@ -241,9 +276,11 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       const Image view = sub_image(frame, 4, 4, 636, 356);
       for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
         for (const AntialiasIntermediate intermediate : kIntermediates) {
-          run_case(view, Geometry{636, 356, 4, 4, 150, 227, {}}, method, intermediate,
-                   Capacity::kLaunch, orientation);
-          if (HasFatalFailure()) return;
+          for (const Capacity capacity : {Capacity::kLaunch, Capacity::kStaged}) {
+            run_case(view, Geometry{636, 356, 4, 4, 150, 227, {}}, method, intermediate, capacity,
+                     orientation);
+            if (HasFatalFailure()) return;
+          }
         }
       }
     }
@@ -261,9 +298,12 @@ TEST_F(ResizeTileGpu, TiledEqualsPerPixelBitForBit) {
       if (HasFatalFailure()) return;
     }
   }
-  std::printf("[ tiled == per pixel ] %d cases, %lld blocks tiled, %lld of them staged\n", cases_,
-              tiled_blocks_, staged_blocks_);
+  std::printf(
+      "[ tiled == per pixel ] %d cases, %lld blocks tiled, %lld of them staged, %d launches too "
+      "steep to tile\n",
+      cases_, tiled_blocks_, staged_blocks_, per_pixel_launches_);
   EXPECT_GT(staged_blocks_, 0);
+  EXPECT_GT(per_pixel_launches_, 0);  // 2000x1000 -> 9x7
 }
 
 }  // namespace
