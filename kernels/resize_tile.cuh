@@ -5,10 +5,12 @@
 // block computes each row sum (one source row, one output column) once,
 // with the column's weights tabled once per block, into shared memory; then
 // each output pixel adds the chunk's row sums its vertical taps cover. YUV
-// readers first stage the chunk's footprint, each pixel loaded and
-// converted once with coalesced loads, instead of once per tap. The per-pixel sampler of
-// antialias_ops.cuh computes every output pixel's row sums again for each of its rows (35 x 35 taps
-// for a 4K -> 256 antialiased bicubic), each tap a strided load, a conversion and a weight.
+// readers whose columns have many taps (tile_capacity()) first stage the
+// chunk's footprint, each pixel loaded and converted once with coalesced
+// loads, instead of once per tap. The per-pixel sampler of
+// antialias_ops.cuh computes every output pixel's row sums again for each
+// of its rows (35 x 35 taps for a 4K -> 256 antialiased bicubic), each tap
+// a strided load, a conversion and a weight.
 //
 // Bit for bit the per-pixel result: a row sum depends only on the output
 // column and the source row and is row_sum() of antialias_ops.cuh over the
