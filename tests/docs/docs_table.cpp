@@ -116,6 +116,10 @@ std::vector<Row> make_table() {
                      "(videotestsrc without num-buffers: it ends by Ctrl-C, here SIGINT with -e)")
                      .live(3)
                      .needs_gpu());
+  rows.push_back(row("readme_batch_tiles", "README.md",
+                     "gst-launch-1.0 cudabatch name=b batch-size=32 sink_0::region-source=tiles",
+                     Kind::kLaunch, "a 4K frame's 32 tiles per batch, 10 frames, run as written")
+                     .needs_gpu());
   rows.push_back(row("readme_live_cameras", "README.md", "chain=\"cudaframeupload ! cudaresize",
                      Kind::kLaunch,
                      "the cameras are two mounts of one rtsp-test-server with basic "

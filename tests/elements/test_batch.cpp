@@ -16,9 +16,10 @@
 //  - Regions (GPU): 20 regions of interest on one frame give 20 items, each
 //    equal (bit-exact, same geometry) to cudacrop + the same chain with
 //    cudatensorize; static regions likewise, with the upload copying only
-//    their bounding box; a frame's regions spill over batches (8, 8, 4)
-//    with the right counts, PTS and ids; a frame with no region gives no
-//    item; a box maps back through a region item within half a pixel.
+//    their bounding box; a 4K frame's tiles equal the same rectangles as
+//    static regions, and a box on a tile maps back exactly; a frame's regions spill over batches
+//    (8, 8, 4) with the right counts, PTS and ids; a frame with no region gives no item; a box maps
+//    back through a region item within half a pixel.
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/base/gstaggregator.h>
@@ -872,6 +873,7 @@ TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
     const char *region_source, *regions, *roi_type;
     double min_confidence;
     const char *expected;
+    int tile_width = 640;  // the default: no tile property set
   };
   std::vector<Case> cases = {
       {"regions", "<<0,0,0,10>>", nullptr, 0.0, "regions entry 0"},
@@ -882,6 +884,7 @@ TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
       {"regions", "<<0,0,4,4>>", "car", 0.0, "roi-type is set"},
       {"roi-meta", "<>", nullptr, 0.5,
        "min-confidence is set, but region-source is not detections"},
+      {"frame", "<>", nullptr, 0.0, "a tile property is set, but region-source is not tiles", 320},
   };
   if (!gst_cuda_prep_has_analytics())
     cases.push_back(
@@ -892,7 +895,7 @@ TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
     gst_util_set_object_arg(G_OBJECT(pad), "region-source", c.region_source);
     gst_util_set_object_arg(G_OBJECT(pad), "regions", c.regions);
     if (c.roi_type != nullptr) g_object_set(pad, "roi-type", c.roi_type, nullptr);
-    g_object_set(pad, "min-confidence", c.min_confidence, nullptr);
+    g_object_set(pad, "min-confidence", c.min_confidence, "tile-width", c.tile_width, nullptr);
     GstStateChangeReturn result = GST_STATE_CHANGE_SUCCESS;
     const std::string message =
         posted_error(batch, [&] { result = gst_element_set_state(batch, GST_STATE_PAUSED); });
@@ -1155,6 +1158,70 @@ TEST(BatchRegionsGpu, StaticRegionsEqualCudacropAndTheUploadCopiesTheirBoundingB
   EXPECT_EQ(seen.rect.x + seen.rect.width, 199);
   EXPECT_EQ(seen.rect.y + seen.rect.height, 111);
   for (GstBuffer *frame : frames) gst_buffer_unref(frame);
+}
+
+// region-source=tiles on a 4K NV12 frame (640x640 tiles, 20 % overlap, the
+// whole frame added): 33 items equal, byte for byte and in geometry, those
+// of the same rectangles (worked out by hand: columns 0, 512, ..., 3072 and
+// 3200, rows 0, 512, 1024 and 1520, then the frame) as static regions. A
+// box the detector draws on an item's tensor maps back through
+// gst_cuda_prep_tensor_box_to_source() to the source exactly: a tile is
+// scaled by 64/640 and centred 16 pixels right, the frame by 96/3840 and
+// centred 5 pixels down.
+TEST(BatchRegionsGpu, TilesEqualTheSameRectanglesAsStaticRegions) {
+  CUDAPREP_REQUIRE_GPU();
+  constexpr int kWidth = 3840, kHeight = 2160;
+  const std::string caps = caps_string("NV12", kWidth, kHeight);
+  std::vector<Region> rects;
+  for (int y : {0, 512, 1024, 1520})
+    for (int x : {0, 512, 1024, 1536, 2048, 2560, 3072, 3200})
+      rects.push_back(Region{x, y, 640, 640, static_cast<int>(rects.size())});
+  rects.push_back(Region{0, 0, kWidth, kHeight, 32});
+  std::string property = "sink_0::region-source=regions sink_0::regions=\"<";
+  for (const Region &r : rects)
+    property += (r.id ? ",<" : "<") + std::to_string(r.x) + "," + std::to_string(r.y) + "," +
+                std::to_string(r.width) + "," + std::to_string(r.height) + ">";
+  property += ">\"";
+  std::mt19937 rng(37);
+  GstBuffer *frame = frame_at(caps, rng, 0);
+  int mapped = 0;
+  const std::vector<Batch> tiled = run_regions(
+      caps, {frame}, 33,
+      "sink_0::region-source=tiles sink_0::tile-width=640 sink_0::tile-height=640 "
+      "sink_0::tile-overlap=0.2 sink_0::tile-whole-frame=true",
+      [&](const GstCudaPrepTensor *tensor) {
+        ASSERT_EQ(tensor->batch_filled, rects.size());
+        for (const Region &r : rects) {
+          const bool frame_item = r.id == 32;
+          // The box (20, 10)-(50, 40) of the item's tensor, in the source.
+          const double expected[4] = {
+              frame_item ? 800.0 : r.x + 40.0, frame_item ? 200.0 : r.y + 100.0,
+              frame_item ? 2000.0 : r.x + 340.0, frame_item ? 1400.0 : r.y + 400.0};
+          double source[4];
+          ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(tensor, r.id, 20, 10, 50, 40, kWidth,
+                                                         kHeight, &source[0], &source[1],
+                                                         &source[2], &source[3]));
+          for (int n = 0; n < 4; ++n)
+            EXPECT_NEAR(source[n], expected[n], 1e-6) << "item " << r.id << " corner " << n;
+          ++mapped;
+        }
+      });
+  const std::vector<Batch> listed = run_regions(caps, {frame}, 33, property);
+  ASSERT_EQ(tiled.size(), 1u);
+  ASSERT_EQ(listed.size(), 1u);
+  ASSERT_EQ(tiled[0].filled, rects.size());
+  ASSERT_EQ(listed[0].filled, rects.size());
+  for (const Region &r : rects) {
+    const Item &actual = tiled[0].items[r.id], &expected = listed[0].items[r.id];
+    EXPECT_EQ(actual.region, r.id);
+    EXPECT_EQ(expected.region, r.id);
+    EXPECT_EQ(first_difference(actual.bytes, expected.bytes), SIZE_MAX) << "tile " << r.id;
+    expect_same_geometry(actual.geometry, expected.geometry, r.id);
+    EXPECT_DOUBLE_EQ(actual.geometry.crop_x, r.x);
+    EXPECT_DOUBLE_EQ(actual.geometry.crop_y, r.y);
+  }
+  EXPECT_EQ(mapped, 33);
+  gst_buffer_unref(frame);
 }
 
 // 20 regions with batch-size 8 leave as 8, 8 and 4 items (the last at EOS),

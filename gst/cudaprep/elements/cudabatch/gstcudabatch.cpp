@@ -47,7 +47,12 @@
  * takes the frame's object detections, GstAnalyticsODMtd in its
  * GstAnalyticsRelationMeta (optionally only of object type `roi-type` and
  * location confidence >= `min-confidence`; id: the result's id), clipped
- * likewise. The sources do not combine: a pad takes one. A
+ * likewise; `region-source=tiles` cuts every frame into overlapping tiles
+ * for small objects (SAHI's slicing: `tile-width` x `tile-height`,
+ * `tile-overlap` of a tile shared by neighbours, the last tile of a row or
+ * column moved back to the frame's edge, computed again for each frame
+ * size; ids 0, 1, ... row by row, then the whole frame with
+ * `tile-whole-frame`). The sources do not combine: a pad takes one. A
  * frame with no region gives no item; a frame with more regions than the
  * batch has room for spills into the next batches. Each region item's
  * geometry maps its tensor pixels back to the source frame, and region_id
@@ -66,6 +71,14 @@
  *       cudatensorsink drop=true \
  *     videotestsrc ! video/x-raw,width=1920,height=1080 ! cudaframeupload ! \
  *       cudaresize ! "video/x-raw(memory:CUDAPitched),width=224,height=224,format=RGB" ! \
+ *       cudanormalize ! b.sink_0
+ *
+ *   gst-launch-1.0 cudabatch name=b batch-size=32 sink_0::region-source=tiles \
+ *       sink_0::tile-width=640 sink_0::tile-height=640 sink_0::tile-overlap=0.2 ! \
+ *       cudatensorsink drop=true \
+ *     videotestsrc ! video/x-raw,width=3840,height=2160 ! cudaframeupload ! \
+ *       cudaresize add-borders=true ! \
+ *       "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB" ! \
  *       cudanormalize ! b.sink_0
  */
 #include "elements/cudabatch/gstcudabatch-private.h"

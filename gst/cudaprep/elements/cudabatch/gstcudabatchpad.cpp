@@ -10,6 +10,10 @@ enum {
   PAD_PROP_REGIONS,
   PAD_PROP_ROI_TYPE,
   PAD_PROP_MIN_CONFIDENCE,
+  PAD_PROP_TILE_WIDTH,
+  PAD_PROP_TILE_HEIGHT,
+  PAD_PROP_TILE_OVERLAP,
+  PAD_PROP_TILE_WHOLE_FRAME,
 };
 
 #define DEFAULT_REGION_SOURCE GST_CUDA_PREP_BATCH_REGION_SOURCE_FRAME
@@ -30,6 +34,10 @@ GType gst_cuda_prep_batch_region_source_get_type(void) {
        "One item per object detection (GStreamer's GstAnalyticsODMtd, 1.24 on) on the frame (of "
        "roi-type, if set, with at least min-confidence); a frame with none gives none",
        "detections"},
+      {GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES,
+       "One item per tile of the frame (tile-width, tile-height, tile-overlap), row by row, "
+       "then the whole frame with tile-whole-frame, on every frame",
+       "tiles"},
       {0, nullptr, nullptr}};
   if (g_once_init_enter(&type)) {
     g_once_init_leave(&type, g_enum_register_static("GstCudaPrepBatchRegionSource", values));
@@ -87,6 +95,10 @@ std::string gst_cuda_prep_batch_pad_settings_error(GstCudaPrepBatchPad *pad,
   if (!by_property && !settings.regions.empty())
     return name + ": its regions property is set, but region-source is not regions; set " +
            "region-source=regions to batch those rectangles";
+  if (settings.region_source != GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES &&
+      settings.tiling != cudaprep::batch::TilingRule{})
+    return name + ": a tile property is set, but region-source is not tiles; set " +
+           "region-source=tiles to batch the frame's tiles";
   const bool by_detections = settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_DETECTIONS;
   if (settings.roi_type != 0 &&
       settings.region_source != GST_CUDA_PREP_BATCH_REGION_SOURCE_ROI_META && !by_detections)
@@ -124,6 +136,18 @@ static void gst_cuda_prep_batch_pad_set_property(GObject *object, guint prop_id,
     }
     case PAD_PROP_MIN_CONFIDENCE:
       settings.min_confidence = g_value_get_double(value);
+      break;
+    case PAD_PROP_TILE_WIDTH:
+      settings.tiling.tile_width = g_value_get_int(value);
+      break;
+    case PAD_PROP_TILE_HEIGHT:
+      settings.tiling.tile_height = g_value_get_int(value);
+      break;
+    case PAD_PROP_TILE_OVERLAP:
+      settings.tiling.overlap = g_value_get_double(value);
+      break;
+    case PAD_PROP_TILE_WHOLE_FRAME:
+      settings.tiling.whole_frame = g_value_get_boolean(value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -163,6 +187,18 @@ static void gst_cuda_prep_batch_pad_get_property(GObject *object, guint prop_id,
     case PAD_PROP_MIN_CONFIDENCE:
       g_value_set_double(value, settings.min_confidence);
       break;
+    case PAD_PROP_TILE_WIDTH:
+      g_value_set_int(value, settings.tiling.tile_width);
+      break;
+    case PAD_PROP_TILE_HEIGHT:
+      g_value_set_int(value, settings.tiling.tile_height);
+      break;
+    case PAD_PROP_TILE_OVERLAP:
+      g_value_set_double(value, settings.tiling.overlap);
+      break;
+    case PAD_PROP_TILE_WHOLE_FRAME:
+      g_value_set_boolean(value, settings.tiling.whole_frame);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
@@ -200,6 +236,7 @@ static void gst_cuda_prep_batch_pad_finalize(GObject *object) {
   auto *pad = GST_CUDA_PREP_BATCH_PAD(object);
   delete pad->settings;
   delete pad->stats;
+  delete pad->tiles;
   G_OBJECT_CLASS(gst_cuda_prep_batch_pad_parent_class)->finalize(object);
 }
 
@@ -216,8 +253,9 @@ static void gst_cuda_prep_batch_pad_class_init(GstCudaPrepBatchPadClass *klass) 
       gobject_class, PAD_PROP_REGION_SOURCE,
       g_param_spec_enum("region-source", "Region source",
                         "What one batch item is: the whole frame, each rectangle of regions, "
-                        "each region of interest meta on the frame, or each object detection "
-                        "(GstAnalyticsODMtd) on it (the regions modes need the pad's cudaresize ! "
+                        "each region of interest meta on the frame, each object detection "
+                        "(GstAnalyticsODMtd) on it, or each tile of the frame (the regions modes "
+                        "need the pad's cudaresize ! "
                         "cudanormalize to leave their work to cudabatch)",
                         gst_cuda_prep_batch_region_source_get_type(), DEFAULT_REGION_SOURCE,
                         flags));
@@ -251,12 +289,43 @@ static void gst_cuda_prep_batch_pad_class_init(GstCudaPrepBatchPadClass *klass) 
                           "region-source=detections: only detections whose location confidence "
                           "is at least this (0: every one)",
                           0.0, 1.0, 0.0, flags));
+  const cudaprep::batch::TilingRule tiling;
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_TILE_WIDTH,
+      g_param_spec_int("tile-width", "Tile width",
+                       "region-source=tiles: a tile's width in pixels of the source frame the "
+                       "pad's cudaresize receives (a frame narrower than this: one column of "
+                       "the frame's width)",
+                       1, G_MAXINT, tiling.tile_width, flags));
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_TILE_HEIGHT,
+      g_param_spec_int("tile-height", "Tile height",
+                       "region-source=tiles: a tile's height in pixels of the source frame the "
+                       "pad's cudaresize receives (a frame lower than this: one row of the "
+                       "frame's height)",
+                       1, G_MAXINT, tiling.tile_height, flags));
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_TILE_OVERLAP,
+      g_param_spec_double("tile-overlap", "Tile overlap",
+                          "region-source=tiles: the fraction of a tile's width (height) that "
+                          "neighbouring tiles share, as SAHI's overlap_width_ratio and "
+                          "overlap_height_ratio; the last tile of a row (column) is moved back to "
+                          "end at the frame's edge",
+                          0.0, 0.9, tiling.overlap, flags));
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_TILE_WHOLE_FRAME,
+      g_param_spec_boolean("tile-whole-frame", "Whole frame after the tiles",
+                           "region-source=tiles: add the whole frame as one more item after the "
+                           "tiles (its region id: the number of tiles), as SAHI's "
+                           "perform_standard_pred; none when the frame is a single tile",
+                           tiling.whole_frame, flags));
 }
 
 static void gst_cuda_prep_batch_pad_init(GstCudaPrepBatchPad *pad) {
   new (&pad->info) GstCudaPrepPlanarInfo();
   pad->settings = new GstCudaPrepBatchPadSettings();
   pad->stats = new GstCudaPrepBatchSourceStats();
+  pad->tiles = new GstCudaPrepBatchPadTiles();
   pad->taken_arrival = GST_CLOCK_TIME_NONE;
 }
 
@@ -267,7 +336,8 @@ gboolean gst_cuda_prep_batch_pad_regions_read(GstCudaPrepBatchPad *pad, GstCudaP
     return FALSE;
   *region = GstCudaPrepRegion{};
   if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_ROI_META ||
-      settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_DETECTIONS) {
+      settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_DETECTIONS ||
+      settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES) {
     region->rect = cudaprep::PixelRect{0, 0, G_MAXINT, G_MAXINT};
     return TRUE;
   }
@@ -284,4 +354,19 @@ gboolean gst_cuda_prep_batch_pad_regions_read(GstCudaPrepBatchPad *pad, GstCudaP
       cudaprep::PixelRect{static_cast<gint>(left), static_cast<gint>(top),
                           static_cast<gint>(right - left), static_cast<gint>(bottom - top)};
   return TRUE;
+}
+
+std::vector<cudaprep::PixelRect> gst_cuda_prep_batch_pad_static_regions(
+    GstCudaPrepBatchPad *pad, const GstCudaPrepBatchPadSettings &settings, gint width,
+    gint height) {
+  if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY) return settings.regions;
+  if (settings.region_source != GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES) return {};
+  GstCudaPrepBatchPadTiles &tiles = *pad->tiles;
+  if (tiles.width != width || tiles.height != height || tiles.rule != settings.tiling) {
+    tiles.rule = settings.tiling;
+    tiles.width = width;
+    tiles.height = height;
+    tiles.rects = cudaprep::batch::tile_regions(settings.tiling, width, height);
+  }
+  return tiles.rects;
 }

@@ -1,7 +1,7 @@
 // Regions as items (nvdspreprocess' ROIs): the regions of a frame that
-// become items (the pad's static regions, its ROI metas or its detections)
-// and each region's item, cropped, letterboxed or stretched as the pad's
-// chain would do it. Part of cudabatch (gstcudabatch-private.h).
+// become items (the pad's static regions or tiles, its ROI metas or its
+// detections) and each region's item, cropped, letterboxed or stretched as
+// the pad's chain would do it. Part of cudabatch (gstcudabatch-private.h).
 #include "elements/cudabatch/gstcudabatch-private.h"
 
 #include <gst/video/video.h>
@@ -28,16 +28,20 @@ struct FrameRegion {
 };
 
 // The regions of a frame of width x height that become items, in order:
-// the pad's rectangles (each must fit: an element error otherwise), or the
-// frame's region of interest metas (of roi-type) or object detections (of
-// roi-type, at least min-confidence), clipped to the frame, empty ones left
-// out; a detection's region id is its result's id in the relation meta.
+// the pad's rectangles or its tiles (each must fit: an element error
+// otherwise), or the frame's region of interest metas (of roi-type) or
+// object detections (of roi-type, at least min-confidence), clipped to the
+// frame, empty ones left out; a detection's region id is its result's id in
+// the relation meta.
 static gboolean frame_regions(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuffer *buffer,
                               const GstCudaPrepBatchPadSettings &settings, gint width, gint height,
                               std::vector<FrameRegion> *regions) {
-  if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY) {
-    for (size_t i = 0; i < settings.regions.size(); ++i) {
-      const cudaprep::PixelRect &rect = settings.regions[i];
+  if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY ||
+      settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES) {
+    const std::vector<cudaprep::PixelRect> rects =
+        gst_cuda_prep_batch_pad_static_regions(pad, settings, width, height);
+    for (size_t i = 0; i < rects.size(); ++i) {
+      const cudaprep::PixelRect &rect = rects[i];
       if (static_cast<gint64>(rect.x) + rect.width > width ||
           static_cast<gint64>(rect.y) + rect.height > height) {
         GST_ELEMENT_ERROR(
