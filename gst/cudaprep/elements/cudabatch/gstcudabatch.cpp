@@ -61,10 +61,10 @@
  * The single-stream temporal batch stays cudatensorize batch-size=N.
  *
  *   gst-launch-1.0 cudabatch name=b batch-size=8 ! cudatensorsink drop=true \
- *     uridecodebin uri=... ! cudaframeupload ! cudaresize width=640 height=640 letterbox=true ! \
- *       cudanormalize ! b.sink_0 \
- *     uridecodebin uri=... ! cudaframeupload ! cudaresize width=640 height=640 letterbox=true ! \
- *       cudanormalize ! b.sink_1
+ *     uridecodebin uri=... ! cudaframeupload ! cudaresize add-borders=true ! \
+ *       "video/x-raw(memory:CUDAPitched),width=640,height=640" ! cudanormalize ! b.sink_0 \
+ *     uridecodebin uri=... ! cudaframeupload ! cudaresize add-borders=true ! \
+ *       "video/x-raw(memory:CUDAPitched),width=640,height=640" ! cudanormalize ! b.sink_1
  *
  *   gst-launch-1.0 cudabatch name=b batch-size=4 sink_0::region-source=regions \
  *       sink_0::regions="<<0,0,960,540>,<960,0,960,540>,<0,540,960,540>,<960,540,960,540>>" ! \
