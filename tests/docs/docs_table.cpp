@@ -120,6 +120,14 @@ std::vector<Row> make_table() {
                      "gst-launch-1.0 cudabatch name=b batch-size=32 sink_0::region-source=tiles",
                      Kind::kLaunch, "a 4K frame's 32 tiles per batch, 10 frames, run as written")
                      .needs_gpu());
+  rows.push_back(row("readme_batch_tiles_python", "README.md", "import cudaprep tiles = (",
+                     Kind::kPython,
+                     "python/tests/test_tiles.py (meson's python_tiles) reads this block's "
+                     "pipeline from README.md: it parses and its pad holds the tile settings "
+                     "(CI); on a GPU it runs, each item its tile and boxes mapped back")
+                     .claim("python/tests/test_tiles.py",
+                            {"README.md", "tiles = ", "item.region", ".box_to_source("})
+                     .claim("python/meson.build", {"tests/test_tiles.py"}));
   rows.push_back(row("readme_live_cameras", "README.md", "chain=\"cudaframeupload ! cudaresize",
                      Kind::kLaunch,
                      "the cameras are two mounts of one rtsp-test-server with basic "

@@ -874,6 +874,7 @@ TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
     double min_confidence;
     const char *expected;
     int tile_width = 640;  // the default: no tile property set
+    int tile_overlap_pixels = 0;
   };
   std::vector<Case> cases = {
       {"regions", "<<0,0,0,10>>", nullptr, 0.0, "regions entry 0"},
@@ -885,6 +886,9 @@ TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
       {"roi-meta", "<>", nullptr, 0.5,
        "min-confidence is set, but region-source is not detections"},
       {"frame", "<>", nullptr, 0.0, "a tile property is set, but region-source is not tiles", 320},
+      {"tiles", "<>", nullptr, 0.0,
+       "tile-overlap-pixels=400 is not smaller than the tile (tile-width=320, tile-height=640)",
+       320, 400},
   };
   if (!gst_cuda_prep_has_analytics())
     cases.push_back(
@@ -895,7 +899,8 @@ TEST(BatchRegionsCpu, SettingsThatCannotWorkAreNamedAtStart) {
     gst_util_set_object_arg(G_OBJECT(pad), "region-source", c.region_source);
     gst_util_set_object_arg(G_OBJECT(pad), "regions", c.regions);
     if (c.roi_type != nullptr) g_object_set(pad, "roi-type", c.roi_type, nullptr);
-    g_object_set(pad, "min-confidence", c.min_confidence, "tile-width", c.tile_width, nullptr);
+    g_object_set(pad, "min-confidence", c.min_confidence, "tile-width", c.tile_width,
+                 "tile-overlap-pixels", c.tile_overlap_pixels, nullptr);
     GstStateChangeReturn result = GST_STATE_CHANGE_SUCCESS;
     const std::string message =
         posted_error(batch, [&] { result = gst_element_set_state(batch, GST_STATE_PAUSED); });

@@ -8,7 +8,8 @@
 //    a new frame size (a caps change upstream);
 //  - the tile properties' defaults, blurbs and ranges: values out of range
 //    refused with GLib's warning naming the property (set directly or from
-//    a launch line); the allocation answer asks for whole frames.
+//    a launch line); an overlap in pixels not smaller than the tile named;
+//    the allocation answer asks for whole frames.
 // The items themselves (bytes, geometry, a box mapped back) are
 // BatchRegionsGpu.TilesEqualTheSameRectanglesAsStaticRegions (test_batch.cpp).
 #include <gst/base/gstaggregator.h>
@@ -99,6 +100,28 @@ TEST(BatchTilesRule, TheOverlapIsRoundedAndTheStepIsAtLeastOne) {
                "3x2 in 1x1 tiles");
 }
 
+// An overlap in pixels takes the fraction's place along both axes: 128
+// pixels of a 640 tile is the 20 % case exactly, whatever the fraction says.
+// 100 pixels: a step of 540; columns 0, 540, ..., 2700 (ends 3340 < 3840),
+// then 3200 in place of 3240; rows 0, 540, 1080 (ends 1720 < 2160), then
+// 1520 in place of 1620: 7 x 4 tiles. A 400x200 tile, 150 pixels: columns
+// of a 1000-wide frame step 250 (0, 250, 500, then 600), rows of a 300-high
+// one step 50 (0, 50, then 100).
+TEST(BatchTilesRule, AnOverlapInPixels) {
+  expect_rects(tile_regions(TilingRule{640, 640, 0.5, false, 128}, 3840, 2160), tiles_of_4k(),
+               "3840x2160, 128 pixels, the fraction ignored");
+  std::vector<Rect> hundred;
+  for (int y : {0, 540, 1080, 1520})
+    for (int x : {0, 540, 1080, 1620, 2160, 2700, 3200}) hundred.push_back(Rect{x, y, 640, 640});
+  expect_rects(tile_regions(TilingRule{640, 640, 0.2, false, 100}, 3840, 2160), hundred,
+               "3840x2160, 100 pixels");
+  std::vector<Rect> oblong;
+  for (int y : {0, 50, 100})
+    for (int x : {0, 250, 500, 600}) oblong.push_back(Rect{x, y, 400, 200});
+  expect_rects(tile_regions(TilingRule{400, 200, 0.0, false, 150}, 1000, 300), oblong,
+               "1000x300 in 400x200 tiles, 150 pixels");
+}
+
 GstPad *sink_pad(GstElement *batch) {
   GstPad *pad = gst_element_request_pad_simple(batch, "sink_%u");
   EXPECT_NE(pad, nullptr);
@@ -150,6 +173,9 @@ TEST(BatchTilesCpu, ATiledPadReportsTheSameRegionsAsStaticRegions) {
   same(pad_regions(tiles_pad, 3840, 2160), "4K again");
   g_object_set(tiles_pad, "tile-whole-frame", FALSE, "tile-overlap", 0.0, nullptr);
   EXPECT_EQ(pad_regions(tiles_pad, 3840, 2160).size(), 6u * 4u) << "overlap 0: 6 x 4 tiles";
+  g_object_set(tiles_pad, "tile-overlap-pixels", 100, nullptr);
+  EXPECT_EQ(pad_regions(tiles_pad, 3840, 2160).size(), 7u * 4u) << "100 pixels: 7 x 4 tiles";
+  g_object_set(tiles_pad, "tile-overlap-pixels", 0, nullptr);
   gst_util_set_object_arg(G_OBJECT(tiles_pad), "region-source", "frame");
   EXPECT_TRUE(pad_regions(tiles_pad, 3840, 2160).empty()) << "whole frames: no rectangles";
 
@@ -176,7 +202,8 @@ TEST(BatchTilesCpu, TilePropertiesDefaultsAndRanges) {
   ASSERT_NE(batch, nullptr);
   GstPad *pad = sink_pad(batch);
   GObjectClass *klass = G_OBJECT_GET_CLASS(pad);
-  for (const char *name : {"tile-width", "tile-height", "tile-overlap", "tile-whole-frame"}) {
+  for (const char *name :
+       {"tile-width", "tile-height", "tile-overlap", "tile-overlap-pixels", "tile-whole-frame"}) {
     GParamSpec *spec = g_object_class_find_property(klass, name);
     ASSERT_NE(spec, nullptr) << name;
     EXPECT_GT(strlen(g_param_spec_get_blurb(spec)), 40u) << name << " has a blurb";
@@ -191,6 +218,10 @@ TEST(BatchTilesCpu, TilePropertiesDefaultsAndRanges) {
   EXPECT_EQ(overlap->minimum, 0.0);
   EXPECT_EQ(overlap->maximum, 0.9);
   EXPECT_EQ(overlap->default_value, 0.2);
+  const auto *pixels = G_PARAM_SPEC_INT(g_object_class_find_property(klass, "tile-overlap-pixels"));
+  EXPECT_EQ(pixels->minimum, 0) << "0: tile-overlap's fraction";
+  EXPECT_EQ(pixels->maximum, G_MAXINT) << "one not smaller than the tile is named at start";
+  EXPECT_EQ(pixels->default_value, 0);
   const auto *whole = G_PARAM_SPEC_BOOLEAN(g_object_class_find_property(klass, "tile-whole-frame"));
   EXPECT_FALSE(whole->default_value);
 
@@ -201,6 +232,7 @@ TEST(BatchTilesCpu, TilePropertiesDefaultsAndRanges) {
   g_object_set(pad, "tile-overlap", 0.95, nullptr);
   g_object_set(pad, "tile-width", 0, nullptr);
   g_object_set(pad, "tile-height", -640, nullptr);
+  g_object_set(pad, "tile-overlap-pixels", -1, nullptr);
   // As a launch line sets it, once the pad exists.
   GError *error = nullptr;
   GstElement *launched = gst_parse_launch("cudabatch sink_0::tile-overlap=1.5", &error);
@@ -213,16 +245,18 @@ TEST(BatchTilesCpu, TilePropertiesDefaultsAndRanges) {
   gst_element_release_request_pad(launched, launched_pad);
   gst_object_unref(launched_pad);
   gst_object_unref(launched);
-  gint width = 0, height = 0;
+  gint width = 0, height = 0, overlap_pixels = -2;
   gdouble fraction = -1.0;
   g_object_get(pad, "tile-width", &width, "tile-height", &height, "tile-overlap", &fraction,
-               nullptr);
+               "tile-overlap-pixels", &overlap_pixels, nullptr);
   EXPECT_EQ(width, 640) << "0 refused";
   EXPECT_EQ(height, 640) << "-640 refused";
   EXPECT_EQ(fraction, 0.2) << "0.95 refused";
-  ASSERT_EQ(warnings.messages.size(), 4u);
-  const char *names[] = {"'tile-overlap'", "'tile-width'", "'tile-height'", "'tile-overlap'"};
-  for (size_t i = 0; i < 4; ++i) {
+  EXPECT_EQ(overlap_pixels, 0) << "-1 refused";
+  ASSERT_EQ(warnings.messages.size(), 5u);
+  const char *names[] = {"'tile-overlap'", "'tile-width'", "'tile-height'", "'tile-overlap-pixels'",
+                         "'tile-overlap'"};
+  for (size_t i = 0; i < 5; ++i) {
     EXPECT_NE(warnings.messages[i].find("out of range for property"), std::string::npos)
         << warnings.messages[i];
     EXPECT_NE(warnings.messages[i].find(names[i]), std::string::npos) << warnings.messages[i];
@@ -251,6 +285,17 @@ TEST(BatchTilesCpu, TilesReadWholeFrames) {
                                                    gst_cuda_prep_batch_pad_get_settings(batch_pad)),
             "")
       << "tile properties with region-source=tiles";
+  // An overlap in pixels must be smaller than both sides of the 320x640 tile.
+  g_object_set(pad, "tile-overlap-pixels", 319, nullptr);
+  EXPECT_EQ(gst_cuda_prep_batch_pad_settings_error(batch_pad,
+                                                   gst_cuda_prep_batch_pad_get_settings(batch_pad)),
+            "")
+      << "319 pixels of a 320-wide tile";
+  g_object_set(pad, "tile-overlap-pixels", 320, nullptr);
+  EXPECT_EQ(gst_cuda_prep_batch_pad_settings_error(batch_pad,
+                                                   gst_cuda_prep_batch_pad_get_settings(batch_pad)),
+            "sink_0: tile-overlap-pixels=320 is not smaller than the tile (tile-width=320, "
+            "tile-height=640); set it below both sides, or to 0 to use tile-overlap's fraction");
   gst_element_release_request_pad(batch, pad);
   gst_object_unref(pad);
   gst_object_unref(batch);

@@ -49,14 +49,15 @@
  * location confidence >= `min-confidence`; id: the result's id), clipped
  * likewise; `region-source=tiles` cuts every frame into overlapping tiles
  * for small objects (SAHI's slicing: `tile-width` x `tile-height`,
- * `tile-overlap` of a tile shared by neighbours, the last tile of a row or
- * column moved back to the frame's edge, computed again for each frame
- * size; ids 0, 1, ... row by row, then the whole frame with
- * `tile-whole-frame`). The sources do not combine: a pad takes one. A
- * frame with no region gives no item; a frame with more regions than the
- * batch has room for spills into the next batches. Each region item's
- * geometry maps its tensor pixels back to the source frame, and region_id
- * names it. With static regions the upload copies only their bounding box.
+ * `tile-overlap` of a tile shared by neighbours, or `tile-overlap-pixels`
+ * pixels of it, the last tile of a row or column moved back to the frame's
+ * edge, computed again for each frame size; ids 0, 1, ... row by row, then
+ * the whole frame with `tile-whole-frame`). The sources do not combine: a
+ * pad takes one. A frame with no region gives no item; a frame with more
+ * regions than the batch has room for spills into the next batches. Each
+ * region item's geometry maps its tensor pixels back to the source frame,
+ * and region_id names it. With static regions the upload copies only their
+ * bounding box.
  *
  * The single-stream temporal batch stays cudatensorize batch-size=N.
  *

@@ -13,6 +13,7 @@ enum {
   PAD_PROP_TILE_WIDTH,
   PAD_PROP_TILE_HEIGHT,
   PAD_PROP_TILE_OVERLAP,
+  PAD_PROP_TILE_OVERLAP_PIXELS,
   PAD_PROP_TILE_WHOLE_FRAME,
 };
 
@@ -35,7 +36,8 @@ GType gst_cuda_prep_batch_region_source_get_type(void) {
        "roi-type, if set, with at least min-confidence); a frame with none gives none",
        "detections"},
       {GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES,
-       "One item per tile of the frame (tile-width, tile-height, tile-overlap), row by row, "
+       "One item per tile of the frame (tile-width, tile-height, tile-overlap or "
+       "tile-overlap-pixels), row by row, "
        "then the whole frame with tile-whole-frame, on every frame",
        "tiles"},
       {0, nullptr, nullptr}};
@@ -99,6 +101,12 @@ std::string gst_cuda_prep_batch_pad_settings_error(GstCudaPrepBatchPad *pad,
       settings.tiling != cudaprep::batch::TilingRule{})
     return name + ": a tile property is set, but region-source is not tiles; set " +
            "region-source=tiles to batch the frame's tiles";
+  const cudaprep::batch::TilingRule &tiling = settings.tiling;
+  if (tiling.overlap_pixels >= std::min(tiling.tile_width, tiling.tile_height))
+    return name + ": tile-overlap-pixels=" + std::to_string(tiling.overlap_pixels) +
+           " is not smaller than the tile (tile-width=" + std::to_string(tiling.tile_width) +
+           ", tile-height=" + std::to_string(tiling.tile_height) +
+           "); set it below both sides, or to 0 to use tile-overlap's fraction";
   const bool by_detections = settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_DETECTIONS;
   if (settings.roi_type != 0 &&
       settings.region_source != GST_CUDA_PREP_BATCH_REGION_SOURCE_ROI_META && !by_detections)
@@ -145,6 +153,9 @@ static void gst_cuda_prep_batch_pad_set_property(GObject *object, guint prop_id,
       break;
     case PAD_PROP_TILE_OVERLAP:
       settings.tiling.overlap = g_value_get_double(value);
+      break;
+    case PAD_PROP_TILE_OVERLAP_PIXELS:
+      settings.tiling.overlap_pixels = g_value_get_int(value);
       break;
     case PAD_PROP_TILE_WHOLE_FRAME:
       settings.tiling.whole_frame = g_value_get_boolean(value);
@@ -195,6 +206,9 @@ static void gst_cuda_prep_batch_pad_get_property(GObject *object, guint prop_id,
       break;
     case PAD_PROP_TILE_OVERLAP:
       g_value_set_double(value, settings.tiling.overlap);
+      break;
+    case PAD_PROP_TILE_OVERLAP_PIXELS:
+      g_value_set_int(value, settings.tiling.overlap_pixels);
       break;
     case PAD_PROP_TILE_WHOLE_FRAME:
       g_value_set_boolean(value, settings.tiling.whole_frame);
@@ -310,8 +324,17 @@ static void gst_cuda_prep_batch_pad_class_init(GstCudaPrepBatchPadClass *klass) 
                           "region-source=tiles: the fraction of a tile's width (height) that "
                           "neighbouring tiles share, as SAHI's overlap_width_ratio and "
                           "overlap_height_ratio; the last tile of a row (column) is moved back to "
-                          "end at the frame's edge",
+                          "end at the frame's edge; ignored when tile-overlap-pixels is set",
                           0.0, 0.9, tiling.overlap, flags));
+  // Open above: one not smaller than the tile is named at start, with the
+  // tile's size, rather than dropped by GLib with a warning.
+  g_object_class_install_property(
+      gobject_class, PAD_PROP_TILE_OVERLAP_PIXELS,
+      g_param_spec_int("tile-overlap-pixels", "Tile overlap in pixels",
+                       "region-source=tiles: the pixels of the source frame that neighbouring "
+                       "tiles share along both axes, in place of tile-overlap's fraction (0: "
+                       "use tile-overlap); it must be smaller than tile-width and tile-height",
+                       0, G_MAXINT, tiling.overlap_pixels, flags));
   g_object_class_install_property(
       gobject_class, PAD_PROP_TILE_WHOLE_FRAME,
       g_param_spec_boolean("tile-whole-frame", "Whole frame after the tiles",
