@@ -131,8 +131,12 @@ GstPad *sink_pad(GstElement *batch) {
 // The regions a pad applies to a frame of width x height.
 std::vector<PixelRect> pad_regions(GstPad *pad, int width, int height) {
   auto *batch_pad = GST_CUDA_PREP_BATCH_PAD(pad);
-  return gst_cuda_prep_batch_pad_static_regions(
-      batch_pad, gst_cuda_prep_batch_pad_get_settings(batch_pad), width, height);
+  const GstCudaPrepBatchPadSettings settings = gst_cuda_prep_batch_pad_get_settings(batch_pad);
+  std::string error;
+  const std::vector<PixelRect> *rects =
+      gst_cuda_prep_batch_pad_static_regions(batch_pad, settings, width, height, &error);
+  EXPECT_NE(rects, nullptr) << error;
+  return rects != nullptr ? *rects : std::vector<PixelRect>{};
 }
 
 // A launch line's tiled pad and a pad given the same rectangles as static

@@ -379,17 +379,22 @@ gboolean gst_cuda_prep_batch_pad_regions_read(GstCudaPrepBatchPad *pad, GstCudaP
   return TRUE;
 }
 
-std::vector<cudaprep::PixelRect> gst_cuda_prep_batch_pad_static_regions(
-    GstCudaPrepBatchPad *pad, const GstCudaPrepBatchPadSettings &settings, gint width,
-    gint height) {
-  if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY) return settings.regions;
-  if (settings.region_source != GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES) return {};
+const std::vector<cudaprep::PixelRect> *gst_cuda_prep_batch_pad_static_regions(
+    GstCudaPrepBatchPad *pad, const GstCudaPrepBatchPadSettings &settings, gint width, gint height,
+    std::string *error) {
+  static const std::vector<cudaprep::PixelRect> kNone;
+  if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY)
+    return &settings.regions;
+  if (settings.region_source != GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES) return &kNone;
   GstCudaPrepBatchPadTiles &tiles = *pad->tiles;
   if (tiles.width != width || tiles.height != height || tiles.rule != settings.tiling) {
+    // An overlap not smaller than the tile would step by 1 pixel: millions of tiles.
+    *error = gst_cuda_prep_batch_pad_settings_error(pad, settings);
+    if (!error->empty()) return nullptr;
     tiles.rule = settings.tiling;
     tiles.width = width;
     tiles.height = height;
     tiles.rects = cudaprep::batch::tile_regions(settings.tiling, width, height);
   }
-  return tiles.rects;
+  return &tiles.rects;
 }

@@ -79,11 +79,15 @@ std::string gst_cuda_prep_batch_pad_settings_error(GstCudaPrepBatchPad *pad,
                                                    const GstCudaPrepBatchPadSettings &settings);
 
 // The rectangles that become items of a width x height source frame under
-// the pad's static rule: its `regions` (region-source=regions), or its tiles
-// (region-source=tiles, computed once per frame size and rule; called from
-// one thread at a time). Empty for the other sources.
-std::vector<cudaprep::PixelRect> gst_cuda_prep_batch_pad_static_regions(
-    GstCudaPrepBatchPad *pad, const GstCudaPrepBatchPadSettings &settings, gint width, gint height);
+// the pad's static rule: its `regions` (region-source=regions, the list in
+// `settings`), or its tiles (region-source=tiles, kept by the pad until the
+// next call). Tiles are computed, and their rule checked, only when the
+// frame size or the rule changed: a tile property may change while playing,
+// and a rule that cannot work gives NULL with `error` naming it. Empty for
+// the other sources. Called from one thread at a time.
+const std::vector<cudaprep::PixelRect> *gst_cuda_prep_batch_pad_static_regions(
+    GstCudaPrepBatchPad *pad, const GstCudaPrepBatchPadSettings &settings, gint width, gint height,
+    std::string *error);
 
 // What a pad's regions read of each source frame, announced upstream in
 // its allocation answer; FALSE for whole-frame items (whose chain reads what

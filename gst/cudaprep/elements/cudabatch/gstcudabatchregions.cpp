@@ -38,20 +38,15 @@ static gboolean frame_regions(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, 
                               std::vector<FrameRegion> *regions) {
   if (settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_PROPERTY ||
       settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES) {
-    // A tile property changed while playing is checked as at start (an
-    // overlap not smaller than the tile would step by 1 pixel: millions of
-    // tiles).
-    const std::string reason = settings.region_source == GST_CUDA_PREP_BATCH_REGION_SOURCE_TILES
-                                   ? gst_cuda_prep_batch_pad_settings_error(pad, settings)
-                                   : std::string();
-    if (!reason.empty()) {
+    std::string reason;
+    const std::vector<cudaprep::PixelRect> *rects =
+        gst_cuda_prep_batch_pad_static_regions(pad, settings, width, height, &reason);
+    if (rects == nullptr) {
       GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", reason.c_str()), (nullptr));
       return FALSE;
     }
-    const std::vector<cudaprep::PixelRect> rects =
-        gst_cuda_prep_batch_pad_static_regions(pad, settings, width, height);
-    for (size_t i = 0; i < rects.size(); ++i) {
-      const cudaprep::PixelRect &rect = rects[i];
+    for (size_t i = 0; i < rects->size(); ++i) {
+      const cudaprep::PixelRect &rect = (*rects)[i];
       if (static_cast<gint64>(rect.x) + rect.width > width ||
           static_cast<gint64>(rect.y) + rect.height > height) {
         GST_ELEMENT_ERROR(
