@@ -71,15 +71,15 @@ uint32_t possible_readers(PixelFormat format, Orientation orientation) {
 }
 
 // The reader with_oriented_source() picks for `item` (a validated view), as
-// a one-reader set: the kernel a batch launches is compiled for its items'
-// one reader, which is faster than one that visits the format's others too
-// (RGBA's byte reader beside its 32-bit one).
-uint32_t item_reader(const PreprocessItem &item) {
-  uint32_t reader = 0;
+// its ResizeSource index: the kernel a batch launches is compiled for its
+// items' one reader, which is faster than one that visits the format's
+// others too (RGBA's byte reader beside its 32-bit one).
+int item_reader(const PreprocessItem &item) {
+  int reader = 0;
   with_oriented_source(item.src, item.resize_params, [&](const auto &source) {
     ResizeSource variant;
     variant.set(source);
-    reader = 1u << variant.index();
+    reader = variant.index();
     return cudaSuccess;
   });
   return reader;
@@ -90,19 +90,19 @@ struct BatchVariant {
   bool antialias;
   DataType dtype;
   int capacity;
-  uint32_t readers;  // the kernel's reader set: one reader
+  int reader;  // the kernel's one reader, a ResizeSource index
 };
 
 // The request of `variant`, made once per process. A launch finds it with
 // one atomic load in a table indexed by the variant (no lock, no name).
 const runtime::KernelRequest &batch_request(const BatchVariant &variant) {
-  constexpr int kReaders = 32;  // bits of BatchVariant::readers
+  constexpr int kReaders = 32;  // above every ResizeSource index (possible_readers()' bits)
   constexpr int kMethods = static_cast<int>(Interpolation::kArea) + 1;
   constexpr int kDataTypes = static_cast<int>(DataType::kFloat32) + 1;
   constexpr int kCapacities = 3;  // capacity_for()'s lists
   static std::atomic<const runtime::KernelRequest *>
       table[kReaders * kMethods * 2 * kDataTypes * kCapacities];
-  const int reader = __builtin_ctz(variant.readers);
+  const int reader = variant.reader;
   const int capacity = variant.capacity <= 8 ? 0 : variant.capacity <= 32 ? 1 : 2;
   const size_t slot =
       (((static_cast<size_t>(reader) * kMethods + static_cast<int>(variant.method)) * 2 +
@@ -163,7 +163,7 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
     if (err != cudaSuccess) return err;
     variant.antialias =
         variant.antialias || item.resize_params.antialias;  // the kernel that may tile
-    variant.readers |= 1u << out.source.index();
+    variant.reader = out.source.index();  // the same for every item (launch_items())
     out.norm = channel_normalization(item.normalize_params);
     out.batch_index = item.batch_index;
   }
@@ -244,21 +244,21 @@ cudaError_t preprocess_batch(const PreprocessItem *items, int count, void *tenso
   }
   if (count == 0) return cudaSuccess;
   // Each item's reader, found once: the kernel is compiled for one reader.
-  thread_local std::vector<uint32_t> item_readers;
+  thread_local std::vector<int> item_readers;
   item_readers.resize(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) item_readers[i] = item_reader(items[i]);
   const bool one_reader = std::all_of(item_readers.begin(), item_readers.end(),
-                                      [&](uint32_t reader) { return reader == item_readers[0]; });
+                                      [&](int reader) { return reader == item_readers[0]; });
   if (one_reader) return launch_items(items, count, tensor_data, desc, stream);
   // Formats, turns or alignments mixed: one set of launches per reader, each
   // with a kernel its own chains prepared (item order within a set kept).
-  std::vector<uint32_t> readers;
-  for (const uint32_t reader : item_readers) {
+  std::vector<int> readers;
+  for (const int reader : item_readers) {
     if (std::find(readers.begin(), readers.end(), reader) == readers.end())
       readers.push_back(reader);
   }
   std::vector<PreprocessItem> group;
-  for (const uint32_t reader : readers) {
+  for (const int reader : readers) {
     group.clear();
     for (int i = 0; i < count; ++i) {
       if (item_readers[i] == reader) group.push_back(items[i]);
@@ -294,9 +294,9 @@ cudaError_t for_batch_requests(const PixelFormat *formats, int format_count,
   const int largest = capacity_for(std::min(max_items, kMaxPreprocessBatchItems));
   for (int i = 0; i < format_count; ++i) {
     const uint32_t possible = possible_readers(formats[i], resize_params.orientation);
-    for (uint32_t reader = 1; reader != 0 && reader <= possible; reader <<= 1) {
-      if ((possible & reader) == 0) continue;
-      variant.readers = reader;
+    for (int reader = 0; reader < 32; ++reader) {
+      if ((possible & (1u << reader)) == 0) continue;
+      variant.reader = reader;
       for (const int capacity : {8, 32, kMaxPreprocessBatchItems}) {
         if (capacity > largest) break;
         variant.capacity = capacity;

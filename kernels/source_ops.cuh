@@ -77,12 +77,11 @@ struct Nv12Source {
   YuvToRgbMatrix matrix;
 
   __device__ __forceinline__ Rgba load(int x, int y) const {
-    const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + (x / 2) * 2;
-    return yuv_to_rgb(load_byte(luma + y * luma_pitch_bytes + x), load_byte(uv), load_byte(uv + 1),
-                      matrix);
+    return scaled_yuv_to_rgb(luma_at(x, y), chroma_at(x / 2, y), matrix);
   }
 
-  // Row y's chroma sample `pair` (column pair * 2) and luma sample x, for load_taps().
+  // Row y's chroma sample `pair` (column pair * 2) and luma sample x: load()
+  // in its parts, which load_taps() shares among the taps of a row.
   __device__ __forceinline__ ScaledChroma chroma_at(int pair, int y) const {
     const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + pair * 2;
     return scaled_chroma(load_byte(uv), load_byte(uv + 1), matrix);
@@ -106,11 +105,7 @@ struct I420Source {
   YuvToRgbMatrix matrix;
 
   __device__ __forceinline__ Rgba load(int x, int y) const {
-    const int chroma_x = x / 2;
-    const int chroma_y = y / 2;
-    return yuv_to_rgb(load_byte(luma + y * luma_pitch_bytes + x),
-                      load_byte(u_plane + chroma_y * u_pitch_bytes + chroma_x),
-                      load_byte(v_plane + chroma_y * v_pitch_bytes + chroma_x), matrix);
+    return scaled_yuv_to_rgb(luma_at(x, y), chroma_at(x / 2, y), matrix);
   }
 
   __device__ __forceinline__ ScaledChroma chroma_at(int pair, int y) const {
@@ -143,9 +138,7 @@ struct P01xSource {
   }
 
   __device__ __forceinline__ Rgba load(int x, int y) const {
-    const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + (x / 2) * 4;
-    return yuv_to_rgb(load_sample(luma + y * luma_pitch_bytes + 2 * x), load_sample(uv),
-                      load_sample(uv + 2), matrix);
+    return scaled_yuv_to_rgb(luma_at(x, y), chroma_at(x / 2, y), matrix);
   }
 
   __device__ __forceinline__ ScaledChroma chroma_at(int pair, int y) const {
