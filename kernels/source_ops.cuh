@@ -77,11 +77,12 @@ struct Nv12Source {
   YuvToRgbMatrix matrix;
 
   __device__ __forceinline__ Rgba load(int x, int y) const {
-    return scaled_yuv_to_rgb(luma_at(x, y), chroma_at(x / 2, y), matrix);
+    const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + (x / 2) * 2;
+    return yuv_to_rgb(load_byte(luma + y * luma_pitch_bytes + x), load_byte(uv), load_byte(uv + 1),
+                      matrix);
   }
 
-  // Row y's chroma sample `pair` (column pair * 2) and luma sample x: load()
-  // in its parts, which load_taps() shares among the taps of a row.
+  // Row y's chroma sample `pair` (column pair * 2) and luma sample x, for load_taps().
   __device__ __forceinline__ ScaledChroma chroma_at(int pair, int y) const {
     const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + pair * 2;
     return scaled_chroma(load_byte(uv), load_byte(uv + 1), matrix);
@@ -105,7 +106,11 @@ struct I420Source {
   YuvToRgbMatrix matrix;
 
   __device__ __forceinline__ Rgba load(int x, int y) const {
-    return scaled_yuv_to_rgb(luma_at(x, y), chroma_at(x / 2, y), matrix);
+    const int chroma_x = x / 2;
+    const int chroma_y = y / 2;
+    return yuv_to_rgb(load_byte(luma + y * luma_pitch_bytes + x),
+                      load_byte(u_plane + chroma_y * u_pitch_bytes + chroma_x),
+                      load_byte(v_plane + chroma_y * v_pitch_bytes + chroma_x), matrix);
   }
 
   __device__ __forceinline__ ScaledChroma chroma_at(int pair, int y) const {
@@ -138,7 +143,9 @@ struct P01xSource {
   }
 
   __device__ __forceinline__ Rgba load(int x, int y) const {
-    return scaled_yuv_to_rgb(luma_at(x, y), chroma_at(x / 2, y), matrix);
+    const uint8_t *uv = chroma + (y / 2) * chroma_pitch_bytes + (x / 2) * 4;
+    return yuv_to_rgb(load_sample(luma + y * luma_pitch_bytes + 2 * x), load_sample(uv),
+                      load_sample(uv + 2), matrix);
   }
 
   __device__ __forceinline__ ScaledChroma chroma_at(int pair, int y) const {
