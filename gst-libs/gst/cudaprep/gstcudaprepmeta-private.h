@@ -22,6 +22,21 @@ gboolean gst_cuda_prep_tensor_set_from_desc(GstCudaPrepTensor *tensor, GQuark id
                                             const cudaprep::TensorDesc &desc, gpointer data,
                                             gint device_id, cudaEvent_t ready_event);
 
-// The kernel library's description of `tensor`; false if it is not a rank-4
-// image tensor of a type the kernels know (uint8, float16, float32).
+// Describes `tensor` as the rank-5 clip tensor `desc`, as
+// gst_cuda_prep_tensor_set_from_desc() does an image tensor; also sets
+// clip_length = T and (re)allocates clip_filled (zeros) and frame_pts (NONE).
+gboolean gst_cuda_prep_tensor_set_from_clip_desc(GstCudaPrepTensor *tensor, GQuark id,
+                                                 const cudaprep::ClipDesc &desc, gpointer data,
+                                                 gint device_id, cudaEvent_t ready_event);
+
+// The kernel library's description of `tensor`; false if it is not an image
+// or clip tensor of a type the kernels know (uint8, float16, float32). A
+// clip tensor is described by its items' first frames ({N, C, H, W} with
+// the clip's batch, channel, row and column strides): what the box helper
+// needs of it.
 gboolean gst_cuda_prep_tensor_to_desc(const GstCudaPrepTensor *tensor, cudaprep::TensorDesc *desc);
+
+// `tensor` as an array of any rank (dims and byte strides as the meta holds
+// them): what copies to the host, .npy files and DLPack take. False if its
+// type is not one the kernels know or a dim or stride does not fit.
+gboolean gst_cuda_prep_tensor_to_array(const GstCudaPrepTensor *tensor, cudaprep::ArrayDesc *array);

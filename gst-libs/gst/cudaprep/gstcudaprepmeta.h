@@ -191,12 +191,18 @@ typedef enum {
  * GstCudaPrepTensorImageLayout:
  * @GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NCHW: batch, channels, rows, columns
  * @GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NHWC: batch, rows, columns, channels
+ * @GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NCTHW: clips: batch, channels, frames,
+ *   rows, columns (a frame's channel planes lie T planes apart)
+ * @GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NTCHW: clips: batch, frames, channels,
+ *   rows, columns
  *
  * What the axes of an image tensor mean (1.26 leaves this to the tensor id).
  */
 typedef enum {
   GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NCHW,
   GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NHWC,
+  GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NCTHW,
+  GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NTCHW,
 } GstCudaPrepTensorImageLayout;
 
 /**
@@ -259,8 +265,18 @@ typedef struct {
  * @batch_filled: items holding frames (the first ones); the rest are
  *   padding
  * @items: batch_size entries, owned by the meta
+ * @clip_length: frames per item of a clip tensor (NCTHW or NTCHW: T); 0
+ *   when each item is one frame
+ * @clip_filled: (array length=batch_size) (nullable): per item, the frames
+ *   written (the first ones of the clip; the rest are zeros); NULL when
+ *   clip_length is 0
+ * @frame_pts: (nullable): batch_size * clip_length PTS, item by item: each
+ *   clip frame's source PTS, GST_CLOCK_TIME_NONE where none was written;
+ *   NULL when clip_length is 0
  *
- * One tensor of a #GstCudaPrepTensorMeta.
+ * One tensor of a #GstCudaPrepTensorMeta. A clip item's @items entry
+ * describes its first frame (PTS, geometry, source); every frame of a clip
+ * has the same geometry, since a clip never spans a caps change.
  */
 typedef struct {
   GQuark id;
@@ -277,6 +293,9 @@ typedef struct {
   gsize batch_size;
   gsize batch_filled;
   GstCudaPrepTensorItem *items;
+  gsize clip_length;
+  gsize *clip_filled;
+  GstClockTime *frame_pts;
 } GstCudaPrepTensor;
 
 /**
@@ -383,6 +402,22 @@ GST_CUDA_PREP_API guint64 gst_cuda_prep_tensor_get_data_address(const GstCudaPre
 GST_CUDA_PREP_API gboolean gst_cuda_prep_tensor_get_item(const GstCudaPrepTensor *tensor,
                                                          gsize index, GstClockTime *pts,
                                                          GstCudaPrepGeometry *geometry);
+
+/**
+ * gst_cuda_prep_tensor_get_clip_frame_pts:
+ * @tensor: a clip tensor (clip_length > 0)
+ * @index: the item, below batch_size
+ * @num_frames: (out): the frames written into the clip
+ *
+ * The source PTS of each frame written into clip @index, in clip order;
+ * its length is the clip's fill count (clip_length for a whole clip, less
+ * for one cut short by EOS, a flush deadline or a caps change).
+ *
+ * Returns: (transfer none) (array length=num_frames) (nullable): the PTS,
+ * or NULL (and 0) if @tensor holds no clips or @index is out of range
+ */
+GST_CUDA_PREP_API const GstClockTime *gst_cuda_prep_tensor_get_clip_frame_pts(
+    const GstCudaPrepTensor *tensor, gsize index, gsize *num_frames);
 
 /**
  * gst_cuda_prep_tensor_meta_get_by_id:

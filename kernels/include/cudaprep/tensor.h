@@ -229,4 +229,122 @@ inline bool tensor_is_contiguous(const TensorDesc &desc) {
   return true;
 }
 
+// --- Clips: T frames of one source per item ---------------------------------
+// A clip tensor holds N clips of T frames, each frame C x H x W:
+//   NCTHW {N, C, T, H, W}: a frame's channel planes lie T planes apart
+//     (PyTorchVideo's X3D, SlowFast);
+//   NTCHW {N, T, C, H, W}: a frame's planes lie together (VideoMAE,
+//     TimeSformer, transformers' pixel_values).
+// Either way one frame is a C x H x W image with a channel stride, so the
+// image kernels write it in place as a batch-1 NCHW tensor (clip_frame_desc).
+enum class ClipLayout : int { kNCTHW, kNTCHW };
+
+inline const char *clip_layout_name(ClipLayout layout) {
+  return layout == ClipLayout::kNCTHW ? "NCTHW" : "NTCHW";
+}
+
+constexpr int kClipRank = 5;
+
+// A rank-5 clip tensor; dims and strides_bytes in the layout's own order.
+struct ClipDesc {
+  int64_t dims[kClipRank] = {};
+  int64_t strides_bytes[kClipRank] = {};
+  DataType dtype = DataType::kFloat32;
+  ClipLayout layout = ClipLayout::kNCTHW;
+};
+
+// The logical sizes of a clip tensor, whatever its layout.
+struct ClipShape {
+  int64_t clips, frames, channels, height, width;
+};
+
+inline ClipShape clip_shape(const ClipDesc &desc) {
+  if (desc.layout == ClipLayout::kNCTHW)
+    return {desc.dims[0], desc.dims[2], desc.dims[1], desc.dims[3], desc.dims[4]};
+  return {desc.dims[0], desc.dims[1], desc.dims[2], desc.dims[3], desc.dims[4]};
+}
+
+// A dense row-major clip tensor of the given logical sizes in `layout`.
+inline ClipDesc make_contiguous_clip_desc(ClipLayout layout, int64_t clips, int64_t frames,
+                                          int64_t channels, int64_t height, int64_t width,
+                                          DataType dtype) {
+  ClipDesc desc;
+  desc.dtype = dtype;
+  desc.layout = layout;
+  const bool channels_first = layout == ClipLayout::kNCTHW;
+  const int64_t dims[kClipRank] = {clips, channels_first ? channels : frames,
+                                   channels_first ? frames : channels, height, width};
+  int64_t stride = static_cast<int64_t>(data_type_size(dtype));
+  for (int axis = kClipRank - 1; axis >= 0; --axis) {
+    desc.dims[axis] = dims[axis];
+    desc.strides_bytes[axis] = stride;
+    stride *= dims[axis];
+  }
+  return desc;
+}
+
+// Bytes from the first element to one past the last (non-negative strides).
+inline size_t clip_span_bytes(const ClipDesc &desc) {
+  int64_t last = 0;
+  for (int axis = 0; axis < kClipRank; ++axis) {
+    if (desc.dims[axis] <= 0) return 0;
+    last += (desc.dims[axis] - 1) * desc.strides_bytes[axis];
+  }
+  return static_cast<size_t>(last) + data_type_size(desc.dtype);
+}
+
+// Frame `frame` of clip `clip` as the image kernels see it: a batch-1 NCHW
+// tensor starting `*offset_bytes` after the clip tensor's first element.
+inline TensorDesc clip_frame_desc(const ClipDesc &desc, int64_t clip, int64_t frame,
+                                  size_t *offset_bytes) {
+  const bool channels_first = desc.layout == ClipLayout::kNCTHW;
+  const int frame_axis = channels_first ? 2 : 1;
+  const int channel_axis = channels_first ? 1 : 2;
+  *offset_bytes =
+      static_cast<size_t>(clip * desc.strides_bytes[0] + frame * desc.strides_bytes[frame_axis]);
+  TensorDesc frame_desc;
+  frame_desc.dtype = desc.dtype;
+  frame_desc.layout = TensorLayout::kNCHW;
+  const int64_t dims[kTensorRank] = {1, desc.dims[channel_axis], desc.dims[3], desc.dims[4]};
+  const int64_t strides[kTensorRank] = {desc.strides_bytes[0], desc.strides_bytes[channel_axis],
+                                        desc.strides_bytes[3], desc.strides_bytes[4]};
+  for (int axis = 0; axis < kTensorRank; ++axis) {
+    frame_desc.dims[axis] = dims[axis];
+    frame_desc.strides_bytes[axis] = strides[axis];
+  }
+  return frame_desc;
+}
+
+// --- Any rank, for what leaves the device (.npy, DLPack, host copies) ------
+constexpr int kMaxArrayRank = 8;
+
+struct ArrayDesc {
+  int rank = 0;
+  int64_t dims[kMaxArrayRank] = {};
+  int64_t strides_bytes[kMaxArrayRank] = {};
+  DataType dtype = DataType::kFloat32;
+};
+
+inline ArrayDesc array_desc(const TensorDesc &desc) {
+  ArrayDesc array;
+  array.rank = kTensorRank;
+  array.dtype = desc.dtype;
+  for (int axis = 0; axis < kTensorRank; ++axis) {
+    array.dims[axis] = desc.dims[axis];
+    array.strides_bytes[axis] = desc.strides_bytes[axis];
+  }
+  return array;
+}
+
+inline ArrayDesc array_desc(const ClipDesc &desc) {
+  ArrayDesc array;
+  array.rank = kClipRank;
+  array.dtype = desc.dtype;
+  for (int axis = 0; axis < kClipRank; ++axis) {
+    array.dims[axis] = desc.dims[axis];
+    array.strides_bytes[axis] = desc.strides_bytes[axis];
+  }
+  return array;
+}
+
 }  // namespace cudaprep
