@@ -39,7 +39,8 @@ const char *const kElements[] = {"cudanormalize", "cudatensorize", "cudatensorsi
 TEST(TensorElements, PropertiesHaveBlurbsAndDefaults) {
   const std::vector<std::vector<const char *>> properties = {
       {"mean", "std", "scale", "channel-order", "dtype", "device-id", "cuda-stream"},
-      {"layout", "batch-size", "dtype", "device-id", "cuda-stream"},
+      {"layout", "batch-size", "dtype", "device-id", "cuda-stream", "clip-length",
+       "clip-frame-stride", "clip-stride"},
       {"emit-signals", "max-buffers", "drop", "location"}};
   for (size_t i = 0; i < std::size(kElements); ++i) {
     GstElement *element = gst_element_factory_make(kElements[i], nullptr);

@@ -1,5 +1,6 @@
 #include "gstcudaprepbatchwriter.h"
 
+#include <algorithm>
 #include <string>
 
 #include <gst/cudaprep/gstcudaprepcuda-private.h>
@@ -140,6 +141,9 @@ GstBuffer *GstCudaPrepBatchWriter::close(gboolean keep) {
   buffer_ = nullptr;
   data_ = nullptr;
   items_.clear();
+  clips_ = FALSE;
+  clip_filled_.clear();
+  frame_pts_.clear();
   if (!keep) gst_clear_buffer(&buffer);
   return buffer;
 }
@@ -158,11 +162,13 @@ gboolean GstCudaPrepBatchWriter::clear_unfilled(gsize filled) {
 // one conversion of their geometry to the public struct.
 gboolean GstCudaPrepBatchWriter::attach_meta(GstBuffer *buffer) {
   GstCudaPrepTensorMeta *meta = gst_buffer_add_cuda_prep_tensor_meta(buffer, 1);
-  if (meta == nullptr ||
-      !gst_cuda_prep_tensor_set_from_desc(
-          meta->tensors[0], g_quark_from_static_string(tensor_id_), desc_, data_,
-          gst_cuda_prep_core_get_device_id(core_),
-          gst_cuda_prep_memory_get_ready_event(gst_buffer_peek_memory(buffer, 0)))) {
+  const GQuark id = g_quark_from_static_string(tensor_id_);
+  const gint device_id = gst_cuda_prep_core_get_device_id(core_);
+  cudaEvent_t ready = gst_cuda_prep_memory_get_ready_event(gst_buffer_peek_memory(buffer, 0));
+  if (meta == nullptr || !(clips_ ? gst_cuda_prep_tensor_set_from_clip_desc(
+                                        meta->tensors[0], id, clip_desc_, data_, device_id, ready)
+                                  : gst_cuda_prep_tensor_set_from_desc(meta->tensors[0], id, desc_,
+                                                                       data_, device_id, ready))) {
     GST_ELEMENT_ERROR(element_, STREAM, FAILED, ("Could not attach the tensor meta"), (nullptr));
     return FALSE;
   }
@@ -182,6 +188,10 @@ gboolean GstCudaPrepBatchWriter::attach_meta(GstBuffer *buffer) {
     }
   }
   tensor->batch_filled = items_.size();
+  if (clips_) {
+    std::copy(clip_filled_.begin(), clip_filled_.end(), tensor->clip_filled);
+    std::copy(frame_pts_.begin(), frame_pts_.end(), tensor->frame_pts);
+  }
   if (!gst_cuda_prep_add_gst_tensor_meta(buffer, meta)) {
     GST_ELEMENT_ERROR(element_, STREAM, FAILED, ("Could not attach GStreamer's GstTensorMeta"),
                       ("see the cudaprepgsttensor debug category"));
@@ -202,10 +212,11 @@ GstFlowReturn GstCudaPrepBatchWriter::begin(GstBufferPool *pool, const cudaprep:
   return GST_FLOW_ERROR;
 }
 
-gboolean GstCudaPrepBatchWriter::write_item(const GstCudaPrepBatchItem &item,
-                                            const GstCudaPrepBatchFrames &frames) {
-  g_return_val_if_fail(buffer_ != nullptr && filled() < batch_size(), FALSE);
-  const int slot = static_cast<int>(items_.size());
+// One kernel writing `item`'s frame into `slot` of the tensor `desc` at
+// `data`, after the frame's writer and before its next one.
+gboolean GstCudaPrepBatchWriter::write_frame(const GstCudaPrepBatchItem &item,
+                                             const GstCudaPrepBatchFrames &frames, guint8 *data,
+                                             const cudaprep::TensorDesc &desc, int slot) {
   const cudaStream_t stream = gst_cuda_prep_core_get_stream(core_);
   if (!gst_cuda_prep_core_begin_read(core_, item.buffer)) return FALSE;
   const GstCudaPrepPendingMeta *pending = fused_work(item.buffer);
@@ -215,10 +226,10 @@ gboolean GstCudaPrepBatchWriter::write_item(const GstCudaPrepBatchItem &item,
   if (pending != nullptr) {
     if (!preprocess_item(element_, item, pending, slot, &fused)) return FALSE;
     reason = cudaprep::preprocess_params_error(fused.src, fused.resize_params,
-                                               fused.normalize_params, data_, desc_, slot);
+                                               fused.normalize_params, data, desc, slot);
   } else {
     if (!frame_input(element_, item.buffer, frames, &input)) return FALSE;
-    reason = input.error(data_, desc_, slot);
+    reason = input.error(data, desc, slot);
   }
   if (!reason.empty()) {
     GST_ELEMENT_ERROR(element_, STREAM, FAILED,
@@ -229,20 +240,93 @@ gboolean GstCudaPrepBatchWriter::write_item(const GstCudaPrepBatchItem &item,
   const GstCudaPrepKernelWatch watch(element_);
   const cudaError_t launched =
       pending != nullptr ? cudaprep::preprocess(fused.src, fused.resize_params,
-                                                fused.normalize_params, data_, desc_, slot, stream)
-                         : input.launch(data_, desc_, slot, stream);
+                                                fused.normalize_params, data, desc, slot, stream)
+                         : input.launch(data, desc, slot, stream);
   gpu_timer_.end(element_, stream, 1);
-  if (!CUDAPREP_CHECK(element_, launched) || !gst_cuda_prep_core_end_read(core_, item.buffer))
-    return FALSE;
+  return CUDAPREP_CHECK(element_, launched) && gst_cuda_prep_core_end_read(core_, item.buffer);
+}
+
+gboolean GstCudaPrepBatchWriter::write_item(const GstCudaPrepBatchItem &item,
+                                            const GstCudaPrepBatchFrames &frames) {
+  g_return_val_if_fail(buffer_ != nullptr && !clips_ && filled() < batch_size(), FALSE);
+  if (!write_frame(item, frames, data_, desc_, static_cast<int>(items_.size()))) return FALSE;
   items_.push_back(item);
   items_.back().buffer = nullptr;  // not kept
   return TRUE;
 }
 
+// --- Clips --------------------------------------------------------------------
+
+GstFlowReturn GstCudaPrepBatchWriter::begin_clips(GstBufferPool *pool,
+                                                  const cudaprep::ClipDesc &desc) {
+  size_t offset_bytes = 0;
+  const GstFlowReturn ret = begin(pool, cudaprep::clip_frame_desc(desc, 0, 0, &offset_bytes));
+  if (ret != GST_FLOW_OK) return ret;
+  const cudaprep::ClipShape shape = cudaprep::clip_shape(desc);
+  clips_ = TRUE;
+  clip_desc_ = desc;
+  clip_filled_.assign(static_cast<gsize>(shape.clips), 0);
+  frame_pts_.assign(static_cast<gsize>(shape.clips * shape.frames), GST_CLOCK_TIME_NONE);
+  return GST_FLOW_OK;
+}
+
+gboolean GstCudaPrepBatchWriter::write_clip_frame(const GstCudaPrepBatchItem &item,
+                                                  const GstCudaPrepBatchFrames &frames, guint clip,
+                                                  guint frame) {
+  const cudaprep::ClipShape shape = cudaprep::clip_shape(clip_desc_);
+  g_return_val_if_fail(buffer_ != nullptr && clips_ && clip < shape.clips && frame < shape.frames &&
+                           frame == clip_filled_[clip] &&
+                           (frame > 0 ? clip < items_.size() : clip == items_.size()),
+                       FALSE);
+  size_t offset_bytes = 0;
+  const cudaprep::TensorDesc frame_desc =
+      cudaprep::clip_frame_desc(clip_desc_, clip, frame, &offset_bytes);
+  if (!write_frame(item, frames, data_ + offset_bytes, frame_desc, 0)) return FALSE;
+  if (frame == 0) {
+    items_.push_back(item);
+    items_.back().buffer = nullptr;  // not kept
+  }
+  ++clip_filled_[clip];
+  frame_pts_[clip * shape.frames + frame] = item.pts;
+  return TRUE;
+}
+
+gboolean GstCudaPrepBatchWriter::complete() const {
+  if (buffer_ == nullptr) return FALSE;
+  if (!clips_) return filled() == batch_size();
+  const guint frames = static_cast<guint>(cudaprep::clip_shape(clip_desc_).frames);
+  for (const guint written : clip_filled_) {
+    if (written != frames) return FALSE;
+  }
+  return TRUE;
+}
+
+// Zeroes every clip frame not written (a reused buffer still holds old
+// clips): each is C planes of H x W elements, the planes a channel stride
+// apart.
+gboolean GstCudaPrepBatchWriter::clear_unfilled_clips() {
+  const cudaprep::ClipShape shape = cudaprep::clip_shape(clip_desc_);
+  const cudaStream_t stream = gst_cuda_prep_core_get_stream(core_);
+  for (gsize clip = 0; clip < clip_filled_.size(); ++clip) {
+    for (int64_t frame = clip_filled_[clip]; frame < shape.frames; ++frame) {
+      size_t offset_bytes = 0;
+      const cudaprep::TensorDesc frame_desc =
+          cudaprep::clip_frame_desc(clip_desc_, static_cast<int64_t>(clip), frame, &offset_bytes);
+      const size_t plane_bytes = static_cast<size_t>(frame_desc.strides_bytes[2] * shape.height);
+      if (!CUDAPREP_CHECK(
+              element_, cudaMemset2DAsync(
+                            data_ + offset_bytes, static_cast<size_t>(frame_desc.strides_bytes[1]),
+                            0, plane_bytes, static_cast<size_t>(shape.channels), stream)))
+        return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 GstBuffer *GstCudaPrepBatchWriter::finish() {
   g_return_val_if_fail(buffer_ != nullptr, nullptr);
-  return close(clear_unfilled(items_.size()) && gst_cuda_prep_core_end_write(core_, buffer_) &&
-               attach_meta(buffer_));
+  return close((clips_ ? clear_unfilled_clips() : clear_unfilled(items_.size())) &&
+               gst_cuda_prep_core_end_write(core_, buffer_) && attach_meta(buffer_));
 }
 
 void GstCudaPrepBatchWriter::drop() {

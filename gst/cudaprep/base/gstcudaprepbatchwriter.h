@@ -48,6 +48,19 @@
 //                   (every region item); zero the rest; end_read of each
 //                   frame and end_write, both also after a failure; meta
 //
+//  clips, frame by frame (cudatensorize clip-length > 0: N clips of T
+//  frames, NCTHW or NTCHW; a frame is written where it belongs, never
+//  copied afterwards)
+//    begin_clips()       as begin(), for a clip tensor
+//    write_clip_frame()  as write_item(), into frame t of clip n; clip n's
+//                        frames come in order (t = the frames it holds),
+//                        and clip n begins after clip n - 1 did
+//    complete()          every clip holds its T frames
+//    finish()/drop()     as above; finish() zeroes each clip's frames not
+//                        written, and the meta says per clip the frames
+//                        written and their PTS; items[n] is clip n's first
+//                        frame
+//
 // Errors: every failure is an element error posted on `element` (the
 // core's, the CUDA call's, or one of these: "Tensor buffer is not a device
 // frame: not CUDA device memory", "Pending/Input buffer is not a device
@@ -117,10 +130,21 @@ class GstCudaPrepBatchWriter {
   // Items written into the open batch, its N, and its first item's PTS
   // (NONE while it has none).
   guint filled() const { return static_cast<guint>(items_.size()); }
-  guint batch_size() const { return static_cast<guint>(desc_.dims[0]); }
+  guint batch_size() const {
+    return static_cast<guint>(clips_ ? clip_desc_.dims[0] : desc_.dims[0]);
+  }
   GstClockTime first_pts() const { return items_.empty() ? GST_CLOCK_TIME_NONE : items_[0].pts; }
   // Writes `item` into the next slot of the open batch (filled() < N).
   gboolean write_item(const GstCudaPrepBatchItem &item, const GstCudaPrepBatchFrames &frames);
+  // Opens a batch of clips of `desc` from `pool`, as begin().
+  GstFlowReturn begin_clips(GstBufferPool *pool, const cudaprep::ClipDesc &desc);
+  // Writes `item` as frame `frame` of clip `clip` of the open clip batch:
+  // `clip` < N is a begun clip or the next one (`frame` 0), `frame` the
+  // number of frames the clip holds (< T). filled() counts begun clips.
+  gboolean write_clip_frame(const GstCudaPrepBatchItem &item, const GstCudaPrepBatchFrames &frames,
+                            guint clip, guint frame);
+  // Whether the open batch is full: N items, or N clips of T frames each.
+  gboolean complete() const;
   // Closes the open batch: its buffer, or NULL after an error (the buffer
   // released, its write not recorded past the failed step).
   GstBuffer *finish();
@@ -148,6 +172,9 @@ class GstCudaPrepBatchWriter {
   gboolean clear_unfilled(gsize filled);
   gboolean attach_meta(GstBuffer *buffer);
   GstBuffer *close(gboolean keep);
+  gboolean write_frame(const GstCudaPrepBatchItem &item, const GstCudaPrepBatchFrames &frames,
+                       guint8 *data, const cudaprep::TensorDesc &desc, int slot);
+  gboolean clear_unfilled_clips();
 
   GstElement *element_;
   GstCudaPrepGpuTimer gpu_timer_;  // the kernels of write_item() and write_batch()
@@ -159,4 +186,10 @@ class GstCudaPrepBatchWriter {
   guint8 *data_ = nullptr;
   cudaprep::TensorDesc desc_;
   std::vector<GstCudaPrepBatchItem> items_;
+  // A batch of clips (begin_clips): its tensor, and per clip the frames
+  // written and their PTS (T per clip).
+  gboolean clips_ = FALSE;
+  cudaprep::ClipDesc clip_desc_;
+  std::vector<guint> clip_filled_;
+  std::vector<GstClockTime> frame_pts_;
 };

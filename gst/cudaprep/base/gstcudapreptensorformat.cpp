@@ -61,6 +61,24 @@ GType gst_cuda_prep_tensor_layout_get_type(void) {
   return type;
 }
 
+GType gst_cuda_prep_clip_or_tensor_layout_get_type(void) {
+  static GType type = 0;
+  if (g_once_init_enter(&type)) {
+    static const GEnumValue values[] = {
+        {static_cast<gint>(cudaprep::TensorLayout::kNCHW),
+         "Batch, channel, height, width (planar; PyTorch, most TensorRT engines)", "nchw"},
+        {static_cast<gint>(cudaprep::TensorLayout::kNHWC),
+         "Batch, height, width, channel (interleaved; TensorFlow)", "nhwc"},
+        {GST_CUDA_PREP_LAYOUT_NCTHW,
+         "Clips: batch, channel, frame, height, width (PyTorchVideo's X3D, SlowFast)", "ncthw"},
+        {GST_CUDA_PREP_LAYOUT_NTCHW,
+         "Clips: batch, frame, channel, height, width (VideoMAE, TimeSformer)", "ntchw"},
+        {0, nullptr, nullptr}};
+    g_once_init_leave(&type, g_enum_register_static("GstCudaPrepClipOrTensorLayout", values));
+  }
+  return type;
+}
+
 gboolean gst_cuda_prep_data_type_from_string(const gchar *name, cudaprep::DataType *dtype) {
   for (cudaprep::DataType candidate :
        {cudaprep::DataType::kUInt8, cudaprep::DataType::kFloat16, cudaprep::DataType::kFloat32}) {

@@ -41,6 +41,14 @@ GType gst_cuda_prep_tensor_dtype_get_type(void);  // auto, float32, float16, uin
 GType gst_cuda_prep_channel_order_get_type(void);  // rgb, bgr, gray
 #define GST_TYPE_CUDA_PREP_TENSOR_LAYOUT (gst_cuda_prep_tensor_layout_get_type())
 GType gst_cuda_prep_tensor_layout_get_type(void);  // nchw, nhwc
+// cudatensorize's: nchw, nhwc (the cudaprep::TensorLayout values), and for
+// clips ncthw, ntchw (GST_CUDA_PREP_LAYOUT_CLIPS + the cudaprep::ClipLayout
+// value).
+#define GST_TYPE_CUDA_PREP_CLIP_OR_TENSOR_LAYOUT (gst_cuda_prep_clip_or_tensor_layout_get_type())
+GType gst_cuda_prep_clip_or_tensor_layout_get_type(void);
+#define GST_CUDA_PREP_LAYOUT_CLIPS 2
+#define GST_CUDA_PREP_LAYOUT_NCTHW (GST_CUDA_PREP_LAYOUT_CLIPS + 0)
+#define GST_CUDA_PREP_LAYOUT_NTCHW (GST_CUDA_PREP_LAYOUT_CLIPS + 1)
 
 G_END_DECLS
 

@@ -10,7 +10,7 @@
 #include "gstcudapreprocess.h"
 #include "sources/gstcudaprepsrc.h"
 #include "elements/cudaresize/gstcudaresize.h"
-#include "gstcudatensorize.h"
+#include "cudatensorize/gstcudatensorize.h"
 #include "tracers/gstcudapreptracer.h"
 
 gboolean gst_cuda_prep_register_elements(GstPlugin *plugin) {

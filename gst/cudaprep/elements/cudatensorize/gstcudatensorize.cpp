@@ -28,14 +28,33 @@
  * keeps the batch it was started with; the missing items are zeros); a flush
  * drops a partial batch.
  *
+ * Clips (video models): with clip-length=T and layout=ncthw or ntchw each
+ * item is a clip of T frames and the tensor is 5-D, NCTHW {N, C, T, H, W}
+ * or NTCHW {N, T, C, H, W}, with batch-size clips (id "clip"; the caps say
+ * frames=T). A clip takes every clip-frame-stride-th frame; a clip begins
+ * every clip-stride frames (0: when the last one ended; less than
+ * clip-length x clip-frame-stride overlaps them). Each frame is written by
+ * its kernel straight into its place in every clip that holds it; no frame
+ * is held or copied. A tensor leaves when its last clip has its T frames;
+ * at EOS and before a renegotiation the open tensors leave as they are (the
+ * meta's clip_filled and frame_pts say which frames each clip holds, the
+ * rest are zeros), so a clip never mixes two caps; a flush drops them and
+ * counts frames from 0 again. A GAP adds no frame: a clip holds the frames
+ * that came, and its frame_pts show the hole.
+ *
+ *   gst-launch-1.0 videotestsrc num-buffers=64 ! cudaframeupload ! cudaresize !
+ * video/x-raw(memory:CUDAPitched),width=224,height=224 ! cudanormalize ! cudatensorize
+ * clip-length=16 clip-stride=8 layout=ncthw ! cudatensorsink location=clip-%05d.npy
+ *
  *   gst-launch-1.0 videotestsrc ! cudaframeupload ! cudanormalize ! cudatensorize batch-size=4
  * layout=nhwc dtype=float16 ! cudatensorsink drop=true
  */
-#include "gstcudatensorize.h"
+#include "gstcudatensorize-private.h"
 
 #include <gst/video/video.h>
 
 #include <string>
+#include <vector>
 
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
@@ -47,42 +66,6 @@
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_prep_tensorize_debug);
 #define GST_CAT_DEFAULT gst_cuda_prep_tensorize_debug
 
-enum { PROP_0, PROP_LAYOUT, PROP_BATCH_SIZE, PROP_DTYPE, PROP_FUSE };
-
-#define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
-#define DEFAULT_BATCH_SIZE 1
-#define DEFAULT_DTYPE GST_CUDA_PREP_TENSOR_DTYPE_AUTO
-
-struct TensorizeSettings {
-  cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
-  guint batch_size = DEFAULT_BATCH_SIZE;
-  gint dtype = DEFAULT_DTYPE;  // a cudaprep::DataType, or GST_CUDA_PREP_TENSOR_DTYPE_AUTO
-  gboolean fuse = TRUE;
-};
-
-struct GstCudaPrepTensorizePrivate {
-  GstCudaPrepTensorizePrivate(GstElement *element, GstCudaPrepCore *core)
-      : writer(element, core, GST_CUDA_PREP_TENSORIZE_TENSOR_ID) {}
-
-  TensorizeSettings settings;  // object lock
-
-  // Negotiated (streaming thread).
-  gboolean planar_input = FALSE;
-  GstCudaPrepPlanarInfo planar_info;
-  cudaprep::ChannelOrder video_channel_order = cudaprep::ChannelOrder::kRGB;
-  cudaprep::TensorDesc desc;
-
-  // The batch being filled (streaming thread): a pooled tensor buffer
-  // written frame by frame.
-  GstCudaPrepBatchWriter writer;
-  GstClockTime end_time = GST_CLOCK_TIME_NONE;  // of the last frame added, if known
-};
-
-struct _GstCudaPrepTensorize {
-  GstCudaPrepBaseTransform parent;
-  GstCudaPrepTensorizePrivate *priv;
-};
-
 G_DEFINE_TYPE(GstCudaPrepTensorize, gst_cuda_prep_tensorize, GST_TYPE_CUDA_PREP_BASE_TRANSFORM)
 GST_ELEMENT_REGISTER_DEFINE(cudatensorize, "cudatensorize", GST_RANK_NONE,
                             GST_TYPE_CUDA_PREP_TENSORIZE)
@@ -93,13 +76,6 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
                     ";" GST_CUDA_PREP_VIDEO_CAPS(GST_CUDA_PREP_INTERLEAVED_FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
-
-static TensorizeSettings get_settings(GstCudaPrepTensorize *self) {
-  GST_OBJECT_LOCK(self);
-  const TensorizeSettings settings = self->priv->settings;
-  GST_OBJECT_UNLOCK(self);
-  return settings;
-}
 
 // The element type of tensors of this input: the dtype property, or with
 // dtype=auto the input's (planar frames: theirs; video: uint8).
@@ -116,15 +92,9 @@ static gboolean resolve_dtype(gint dtype_setting, const GstStructure *input,
   return gst_cuda_prep_data_type_from_string(gst_structure_get_string(input, "dtype"), dtype);
 }
 
-static bool batch_size_in_range(const TensorizeSettings &settings) {
-  return settings.batch_size >= 1 && settings.batch_size <= GST_CUDA_PREP_TENSOR_MAX_BATCH;
-}
-
 static gchar *gst_cuda_prep_tensorize_settings_error(GstCudaPrepBaseTransform *base) {
-  const TensorizeSettings settings = get_settings(GST_CUDA_PREP_TENSORIZE(base));
-  if (batch_size_in_range(settings)) return nullptr;
-  return g_strdup_printf("batch-size=%u is outside 1..%d", settings.batch_size,
-                         GST_CUDA_PREP_TENSOR_MAX_BATCH);
+  return gst_cuda_prep_tensorize_settings_problem(
+      gst_cuda_prep_tensorize_get_settings(GST_CUDA_PREP_TENSORIZE(base)));
 }
 
 // Input -> tensor with the properties' layout, batch and dtype (whether the
@@ -134,19 +104,21 @@ static GstCaps *gst_cuda_prep_tensorize_transform_caps(GstBaseTransform *trans,
                                                        GstPadDirection direction, GstCaps *caps,
                                                        GstCaps *filter) {
   auto *self = GST_CUDA_PREP_TENSORIZE(trans);
-  const TensorizeSettings settings = get_settings(self);
+  const TensorizeSettings settings = gst_cuda_prep_tensorize_get_settings(self);
   GstCaps *result = gst_caps_new_empty();
   const guint size = gst_caps_get_size(caps);
   for (guint i = 0; i < size; ++i) {
     const GstStructure *structure = gst_caps_get_structure(caps, i);
     if (direction == GST_PAD_SINK) {
-      GstStructure *tensor =
-          gst_structure_new(GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "layout", G_TYPE_STRING,
-                            cudaprep::tensor_layout_name(settings.layout), nullptr);
+      GstStructure *tensor = gst_structure_new(GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "layout",
+                                               G_TYPE_STRING, settings.layout_name(), nullptr);
+      if (settings.clips() && settings.clip_length <= MAX_CLIP_LENGTH)
+        gst_structure_set(tensor, "frames", G_TYPE_INT, static_cast<gint>(settings.clip_length),
+                          nullptr);
       // A batch-size out of range leaves the batch open: the line still
       // links, and the element names the value at READY (settings_error)
       // rather than gst_parse_launch's "could not link".
-      if (batch_size_in_range(settings))
+      if (gst_cuda_prep_tensorize_batch_size_in_range(settings))
         gst_structure_set(tensor, "batch", G_TYPE_INT, static_cast<gint>(settings.batch_size),
                           nullptr);
       cudaprep::DataType dtype;
@@ -257,8 +229,9 @@ static gboolean gst_cuda_prep_tensorize_set_info(GstCudaPrepBaseTransform *base,
   const GstFlowReturn pushed = push_partial_batch(self);
   if (pushed != GST_FLOW_OK)
     GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(pushed));
-  const TensorizeSettings settings = get_settings(self);
+  const TensorizeSettings settings = gst_cuda_prep_tensorize_get_settings(self);
   const gint batch_size = static_cast<gint>(settings.batch_size);
+  const gint clip_length = settings.clips() ? static_cast<gint>(settings.clip_length) : 1;
   gint width = 0, height = 0, channels = 0;
   cudaprep::DataType dtype;
   if (!input_shape(self, incaps, in_info, settings.dtype, &channels, &height, &width, &dtype))
@@ -266,36 +239,50 @@ static gboolean gst_cuda_prep_tensorize_set_info(GstCudaPrepBaseTransform *base,
   // A buffer pool's buffers hold at most G_MAXUINT bytes.
   guint64 tensor_bytes = cudaprep::data_type_size(dtype);
   if (!g_uint64_checked_mul(&tensor_bytes, tensor_bytes, batch_size) ||
+      !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, clip_length) ||
       !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, channels) ||
       !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, height) ||
       !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, width) || tensor_bytes > G_MAXUINT) {
-    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
-                      ("A %s tensor of batch-size=%d x %d channel(s) x %dx%d is too large: a "
-                       "tensor buffer holds at most 4 GiB; lower batch-size or the frame size",
-                       cudaprep::data_type_name(dtype), batch_size, channels, width, height),
-                      (nullptr));
+    GST_ELEMENT_ERROR(
+        self, CORE, NEGOTIATION,
+        ("A %s tensor of batch-size=%d x %d frame(s) x %d channel(s) x %dx%d is too "
+         "large: a tensor buffer holds at most 4 GiB; lower batch-size, "
+         "clip-length or the frame size",
+         cudaprep::data_type_name(dtype), batch_size, clip_length, channels, width, height),
+        (nullptr));
     return FALSE;
   }
-  priv->desc = cudaprep::make_contiguous_tensor_desc(settings.layout, batch_size, channels, height,
-                                                     width, dtype);
-
+  priv->writes_clips = settings.clips();
+  if (priv->writes_clips) {
+    priv->clip_desc = cudaprep::make_contiguous_clip_desc(
+        settings.clip_layout(), batch_size, clip_length, channels, height, width, dtype);
+    size_t offset_bytes = 0;
+    priv->desc = cudaprep::clip_frame_desc(priv->clip_desc, 0, 0, &offset_bytes);
+    priv->clips.reset(settings.clip_rule(), priv->clip_desc);
+  } else {
+    priv->desc =
+        cudaprep::make_contiguous_tensor_desc(static_cast<cudaprep::TensorLayout>(settings.layout),
+                                              batch_size, channels, height, width, dtype);
+  }
   const GstStructure *out = gst_caps_get_structure(outcaps, 0);
-  gint out_batch = 0, out_channels = 0, out_width = 0, out_height = 0;
+  gint out_batch = 0, out_channels = 0, out_width = 0, out_height = 0, out_frames = 1;
   if (!gst_structure_get_int(out, "batch", &out_batch) || out_batch != batch_size ||
       !gst_structure_get_int(out, "channels", &out_channels) || out_channels != channels ||
       !gst_structure_get_int(out, "width", &out_width) || out_width != width ||
       !gst_structure_get_int(out, "height", &out_height) || out_height != height ||
+      (settings.clips() && !gst_structure_get_int(out, "frames", &out_frames)) ||
+      out_frames != clip_length ||
       g_strcmp0(gst_structure_get_string(out, "dtype"), cudaprep::data_type_name(dtype)) != 0 ||
-      g_strcmp0(gst_structure_get_string(out, "layout"),
-                cudaprep::tensor_layout_name(settings.layout)) != 0) {
+      g_strcmp0(gst_structure_get_string(out, "layout"), settings.layout_name()) != 0) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
                       ("Output caps do not describe the tensor cudatensorize makes"),
                       ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
-  GST_INFO_OBJECT(self, "tensor %s %s batch %d, %d x %d x %d, %" G_GSIZE_FORMAT " bytes",
-                  cudaprep::tensor_layout_name(settings.layout), cudaprep::data_type_name(dtype),
-                  batch_size, channels, height, width, cudaprep::tensor_span_bytes(priv->desc));
+  GST_INFO_OBJECT(self,
+                  "tensor %s %s batch %d, %d frame(s) of %d x %d x %d, %" G_GUINT64_FORMAT " bytes",
+                  settings.layout_name(), cudaprep::data_type_name(dtype), batch_size, clip_length,
+                  channels, height, width, tensor_bytes);
   return TRUE;
 }
 
@@ -305,8 +292,8 @@ static gboolean gst_cuda_prep_tensorize_set_info(GstCudaPrepBaseTransform *base,
 // by the separate kernels).
 static gboolean gst_cuda_prep_tensorize_accepts_pending(GstCudaPrepBaseTransform *base) {
   GstCudaPrepTensorizePrivate *priv = GST_CUDA_PREP_TENSORIZE(base)->priv;
-  return get_settings(GST_CUDA_PREP_TENSORIZE(base)).fuse && priv->planar_input &&
-         priv->planar_info.dtype == priv->desc.dtype;
+  return gst_cuda_prep_tensorize_get_settings(GST_CUDA_PREP_TENSORIZE(base)).fuse &&
+         priv->planar_input && priv->planar_info.dtype == priv->desc.dtype;
 }
 
 // The fused kernel runs here, once per frame, in the tensor's dtype.
@@ -328,7 +315,9 @@ static cudaError_t gst_cuda_prep_tensorize_prepare_kernels(GstCudaPrepBaseTransf
 }
 
 static gsize gst_cuda_prep_tensorize_output_block_size(GstCudaPrepBaseTransform *base) {
-  return cudaprep::tensor_span_bytes(GST_CUDA_PREP_TENSORIZE(base)->priv->desc);
+  GstCudaPrepTensorizePrivate *priv = GST_CUDA_PREP_TENSORIZE(base)->priv;
+  return priv->writes_clips ? cudaprep::clip_span_bytes(priv->clip_desc)
+                            : cudaprep::tensor_span_bytes(priv->desc);
 }
 
 // Starts a batch: a tensor buffer from the pool, ordered after its earlier
@@ -366,31 +355,53 @@ static GstBuffer *finish_batch(GstCudaPrepTensorize *self, GstFlowReturn *ret) {
   return batch;
 }
 
+// The frames this element reads, as the writer takes them.
+static GstCudaPrepBatchFrames input_frames(GstCudaPrepTensorize *self) {
+  GstCudaPrepTensorizePrivate *priv = self->priv;
+  GstCudaPrepBatchFrames frames;
+  frames.planar = priv->planar_input ? &priv->planar_info : nullptr;
+  frames.video = gst_cuda_prep_base_transform_get_in_info(GST_CUDA_PREP_BASE_TRANSFORM(self));
+  frames.channel_order = priv->video_channel_order;
+  return frames;
+}
+
+static GstCudaPrepBatchItem frame_item(GstBuffer *frame) {
+  GstCudaPrepBatchItem item;
+  item.buffer = frame;
+  item.pts = GST_BUFFER_PTS(frame);
+  item.geometry = gst_cuda_prep_buffer_get_geometry(frame);
+  return item;
+}
+
+static GstClockTime frame_end_time(GstBuffer *frame) {
+  return GST_BUFFER_PTS_IS_VALID(frame) && GST_BUFFER_DURATION_IS_VALID(frame)
+             ? GST_BUFFER_PTS(frame) + GST_BUFFER_DURATION(frame)
+             : GST_BUFFER_PTS(frame);
+}
+
 // Writes `frame` into the next item of the batch: the fused kernel when
 // upstream left its work in a pending meta, else tensorize of a planar or
 // 8-bit frame (one kernel per frame).
 static GstFlowReturn add_frame(GstCudaPrepTensorize *self, GstBuffer *frame) {
   GstCudaPrepTensorizePrivate *priv = self->priv;
-  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
-  if (!gst_cuda_prep_core_make_current(gst_cuda_prep_base_transform_get_core(base)))
-    return GST_FLOW_ERROR;
   if (!priv->writer.is_open()) {
     const GstFlowReturn ret = start_batch(self);
     if (ret != GST_FLOW_OK) return ret;
   }
-  GstCudaPrepBatchItem item;
-  item.buffer = frame;
-  item.pts = GST_BUFFER_PTS(frame);
-  item.geometry = gst_cuda_prep_buffer_get_geometry(frame);
-  GstCudaPrepBatchFrames frames;
-  frames.planar = priv->planar_input ? &priv->planar_info : nullptr;
-  frames.video = gst_cuda_prep_base_transform_get_in_info(base);
-  frames.channel_order = priv->video_channel_order;
-  if (!priv->writer.write_item(item, frames)) return GST_FLOW_ERROR;
-  priv->end_time = GST_BUFFER_PTS_IS_VALID(frame) && GST_BUFFER_DURATION_IS_VALID(frame)
-                       ? GST_BUFFER_PTS(frame) + GST_BUFFER_DURATION(frame)
-                       : GST_BUFFER_PTS(frame);
+  if (!priv->writer.write_item(frame_item(frame), input_frames(self))) return GST_FLOW_ERROR;
+  priv->end_time = frame_end_time(frame);
   return GST_FLOW_OK;
+}
+
+// Writes `frame` into each clip that takes it; `*outbuf`: the tensor it
+// completed, or NULL.
+static GstFlowReturn add_clip_frame(GstCudaPrepTensorize *self, GstBuffer *frame,
+                                    GstBuffer **outbuf) {
+  GstBufferPool *pool = gst_base_transform_get_buffer_pool(GST_BASE_TRANSFORM(self));
+  const GstFlowReturn ret = self->priv->clips.add_frame(
+      pool, frame_item(frame), frame_end_time(frame), input_frames(self), outbuf);
+  if (pool != nullptr) gst_object_unref(pool);
+  return ret;
 }
 
 // The default submit_input_buffer negotiates and queues the frame in
@@ -402,23 +413,40 @@ static GstFlowReturn gst_cuda_prep_tensorize_generate_output(GstBaseTransform *t
   GstBuffer *frame = trans->queued_buf;
   trans->queued_buf = nullptr;
   if (frame == nullptr) return GST_FLOW_OK;
-  GstFlowReturn ret = add_frame(self, frame);
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  if (gst_cuda_prep_core_make_current(
+          gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self)))) {
+    ret = self->priv->writes_clips ? add_clip_frame(self, frame, outbuf) : add_frame(self, frame);
+  }
   gst_buffer_unref(frame);
-  if (ret == GST_FLOW_OK && self->priv->writer.filled() == self->priv->writer.batch_size())
+  if (ret == GST_FLOW_OK && !self->priv->writes_clips && self->priv->writer.complete())
     *outbuf = finish_batch(self, &ret);
   return ret;
 }
 
-// Pushes a partial batch downstream: at EOS, and before a renegotiation
-// (its frames belong to the old caps).
+// Pushes the partial batch (or the open clip tensors, in order)
+// downstream: at EOS, and before a renegotiation (their frames belong to
+// the old caps).
 static GstFlowReturn push_partial_batch(GstCudaPrepTensorize *self) {
-  if (!self->priv->writer.is_open()) return GST_FLOW_OK;
+  GstCudaPrepTensorizePrivate *priv = self->priv;
+  if (!priv->writer.is_open() && !priv->clips.has_open()) return GST_FLOW_OK;
   GstCudaPrepCore *core = gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(self));
   if (!gst_cuda_prep_core_make_current(core)) return GST_FLOW_ERROR;
-  GstFlowReturn ret;
-  GstBuffer *batch = finish_batch(self, &ret);
-  if (batch == nullptr) return ret;
-  return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), batch);
+  GstFlowReturn ret = GST_FLOW_OK;
+  std::vector<GstBuffer *> tensors;
+  if (priv->writer.is_open()) {
+    GstBuffer *batch = finish_batch(self, &ret);
+    if (batch != nullptr) tensors.push_back(batch);
+  } else {
+    ret = priv->clips.close_all(&tensors);
+  }
+  for (GstBuffer *tensor : tensors) {
+    const GstFlowReturn pushed = ret == GST_FLOW_OK
+                                     ? gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), tensor)
+                                     : (gst_buffer_unref(tensor), ret);
+    ret = pushed;
+  }
+  return ret;
 }
 
 // Whether a caps event carries the caps already in force on the sink pad.
@@ -448,6 +476,7 @@ static gboolean gst_cuda_prep_tensorize_sink_event(GstBaseTransform *trans, GstE
     case GST_EVENT_FLUSH_STOP:
       // Its write is still recorded, after the kernels already queued.
       self->priv->writer.drop();
+      self->priv->clips.restart();
       break;
     default:
       break;
@@ -458,61 +487,15 @@ static gboolean gst_cuda_prep_tensorize_sink_event(GstBaseTransform *trans, GstE
 static gboolean gst_cuda_prep_tensorize_stop(GstBaseTransform *trans) {
   GstCudaPrepTensorizePrivate *priv = GST_CUDA_PREP_TENSORIZE(trans)->priv;
   priv->writer.drop();
+  priv->clips.restart();
   const gint device_id = gst_cuda_prep_core_get_device_id(
       gst_cuda_prep_base_transform_get_core(GST_CUDA_PREP_BASE_TRANSFORM(trans)));
   // (The base class's stop synchronises the stream.)
   const gboolean stopped =
       GST_BASE_TRANSFORM_CLASS(gst_cuda_prep_tensorize_parent_class)->stop(trans);
   priv->writer.finish_gpu_time(device_id);
+  priv->clips.finish_gpu_time(device_id);
   return stopped;
-}
-
-static void gst_cuda_prep_tensorize_set_property(GObject *object, guint prop_id,
-                                                 const GValue *value, GParamSpec *pspec) {
-  auto *self = GST_CUDA_PREP_TENSORIZE(object);
-  GST_OBJECT_LOCK(self);
-  TensorizeSettings &settings = self->priv->settings;
-  switch (prop_id) {
-    case PROP_LAYOUT:
-      settings.layout = static_cast<cudaprep::TensorLayout>(g_value_get_enum(value));
-      break;
-    case PROP_BATCH_SIZE:
-      settings.batch_size = g_value_get_uint(value);
-      break;
-    case PROP_DTYPE:
-      settings.dtype = g_value_get_enum(value);
-      break;
-    case PROP_FUSE:
-      settings.fuse = g_value_get_boolean(value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK(self);
-}
-
-static void gst_cuda_prep_tensorize_get_property(GObject *object, guint prop_id, GValue *value,
-                                                 GParamSpec *pspec) {
-  auto *self = GST_CUDA_PREP_TENSORIZE(object);
-  const TensorizeSettings settings = get_settings(self);
-  switch (prop_id) {
-    case PROP_LAYOUT:
-      g_value_set_enum(value, static_cast<gint>(settings.layout));
-      break;
-    case PROP_BATCH_SIZE:
-      g_value_set_uint(value, settings.batch_size);
-      break;
-    case PROP_DTYPE:
-      g_value_set_enum(value, settings.dtype);
-      break;
-    case PROP_FUSE:
-      g_value_set_boolean(value, settings.fuse);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-      break;
-  }
 }
 
 static void gst_cuda_prep_tensorize_finalize(GObject *object) {
@@ -530,46 +513,15 @@ static void gst_cuda_prep_tensorize_class_init(GstCudaPrepTensorizeClass *klass)
   gobject_class->get_property = gst_cuda_prep_tensorize_get_property;
   gobject_class->finalize = gst_cuda_prep_tensorize_finalize;
 
-  // Read when caps are set: changes apply from the next negotiation.
-  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                              GST_PARAM_MUTABLE_READY);
-  g_object_class_install_property(
-      gobject_class, PROP_LAYOUT,
-      g_param_spec_enum("layout", "Layout", "Order of the tensor's axes in memory",
-                        GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<gint>(DEFAULT_LAYOUT),
-                        flags));
-  g_object_class_install_property(
-      gobject_class, PROP_BATCH_SIZE,
-      g_param_spec_uint("batch-size", "Batch size",
-                        "Frames per tensor (its N), 1 to 1024: a tensor leaves every batch-size "
-                        "frames; at EOS a partial batch leaves with its real count in the tensor "
-                        "meta (batch_filled). Other values are an error at start",
-                        0, G_MAXUINT, DEFAULT_BATCH_SIZE, flags));
-  g_object_class_install_property(
-      gobject_class, PROP_DTYPE,
-      g_param_spec_enum("dtype", "Data type",
-                        "Element type of the tensor: auto keeps the input's (cudanormalize's "
-                        "float32 or float16, uint8 from 8-bit video); float32 or float16 convert "
-                        "cudanormalize's frames (round to nearest even); uint8 needs 8-bit video "
-                        "(pixels unchanged)",
-                        GST_TYPE_CUDA_PREP_TENSOR_DTYPE, DEFAULT_DTYPE, flags));
-
-  g_object_class_install_property(
-      gobject_class, PROP_FUSE,
-      g_param_spec_boolean("fuse", "Fuse",
-                           "Let cudaresize and cudanormalize leave their work to this element, "
-                           "which then runs resize, normalisation and layout in one kernel per "
-                           "frame (same bytes as the separate kernels, one pass over memory); "
-                           "false runs every element's own kernel",
-                           TRUE, flags));
+  gst_cuda_prep_tensorize_install_properties(gobject_class);
 
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
   gst_element_class_set_static_metadata(
       element_class, "CUDA tensorize", "Filter/Converter/Video/Hardware",
-      "Packs CUDA device frames into batched NCHW or NHWC float32, float16 or uint8 tensors "
-      "carrying a GstCudaPrepTensorMeta (shape, strides, ready event, per-frame PTS and "
-      "geometry)",
+      "Packs CUDA device frames into batched NCHW or NHWC float32, float16 or uint8 tensors, "
+      "or into clips of T frames (NCTHW, NTCHW), carrying a GstCudaPrepTensorMeta (shape, "
+      "strides, ready event, per-frame PTS and geometry)",
       "cudaprep developers");
 
   trans_class->passthrough_on_same_caps = FALSE;

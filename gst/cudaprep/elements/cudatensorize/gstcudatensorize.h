@@ -12,5 +12,7 @@ GST_ELEMENT_REGISTER_DECLARE(cudatensorize);
 
 // The id (GstCudaPrepTensor.id) of the image tensor cudatensorize attaches.
 #define GST_CUDA_PREP_TENSORIZE_TENSOR_ID "image"
+// The id of the clip tensor it attaches with clip-length > 0.
+#define GST_CUDA_PREP_TENSORIZE_CLIP_TENSOR_ID "clip"
 
 G_END_DECLS

@@ -1,0 +1,102 @@
+#include "gstcudatensorizeclips.h"
+
+std::vector<GstCudaPrepClipSlot> gst_cuda_prep_clip_slots(const GstCudaPrepClipRule &rule,
+                                                          guint64 index) {
+  std::vector<GstCudaPrepClipSlot> slots;
+  const guint64 span = static_cast<guint64>(rule.length - 1) * rule.frame_stride;
+  // The clips whose first frame is at or before `index` and whose last is
+  // at or after it.
+  const guint64 first = index > span ? (index - span + rule.stride - 1) / rule.stride : 0;
+  for (guint64 clip = first; clip <= index / rule.stride; ++clip) {
+    const guint64 distance = index - clip * rule.stride;
+    if (distance % rule.frame_stride == 0)
+      slots.push_back({clip, static_cast<guint>(distance / rule.frame_stride)});
+  }
+  return slots;
+}
+
+GstCudaPrepClipTensors::GstCudaPrepClipTensors(GstElement *element, GstCudaPrepCore *core,
+                                               const gchar *tensor_id)
+    : element_(element), core_(core), tensor_id_(tensor_id) {}
+
+void GstCudaPrepClipTensors::restart() {
+  for (OpenTensor &open : open_) open.writer->drop();
+  open_.clear();
+  first_open_ = 0;
+  next_frame_ = 0;
+}
+
+void GstCudaPrepClipTensors::reset(const GstCudaPrepClipRule &rule,
+                                   const cudaprep::ClipDesc &desc) {
+  restart();
+  rule_ = rule;
+  desc_ = desc;
+}
+
+GstCudaPrepBatchWriter *GstCudaPrepClipTensors::spare_writer() {
+  for (const auto &writer : writers_) {
+    if (!writer->is_open()) return writer.get();
+  }
+  writers_.push_back(std::make_unique<GstCudaPrepBatchWriter>(element_, core_, tensor_id_));
+  return writers_.back().get();
+}
+
+// Closes the oldest open tensor and stamps it: its first clip's first PTS,
+// lasting to the end of the last frame written.
+GstBuffer *GstCudaPrepClipTensors::close_front(GstFlowReturn *ret) {
+  const OpenTensor open = open_.front();
+  open_.pop_front();
+  ++first_open_;
+  const GstClockTime first_pts = open.writer->first_pts();
+  GstBuffer *tensor = open.writer->finish();
+  *ret = tensor != nullptr ? GST_FLOW_OK : GST_FLOW_ERROR;
+  if (tensor == nullptr) return nullptr;
+  GST_BUFFER_PTS(tensor) = first_pts;
+  GST_BUFFER_DTS(tensor) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION(tensor) = GST_CLOCK_TIME_IS_VALID(first_pts) &&
+                                        GST_CLOCK_TIME_IS_VALID(open.end_time) &&
+                                        open.end_time >= first_pts
+                                    ? open.end_time - first_pts
+                                    : GST_CLOCK_TIME_NONE;
+  return tensor;
+}
+
+GstFlowReturn GstCudaPrepClipTensors::add_frame(GstBufferPool *pool,
+                                                const GstCudaPrepBatchItem &item,
+                                                GstClockTime end_time,
+                                                const GstCudaPrepBatchFrames &frames,
+                                                GstBuffer **completed) {
+  *completed = nullptr;
+  for (const GstCudaPrepClipSlot &slot : gst_cuda_prep_clip_slots(rule_, next_frame_)) {
+    const guint64 tensor = slot.clip / rule_.clips_per_tensor;
+    while (first_open_ + open_.size() <= tensor) {
+      GstCudaPrepBatchWriter *writer = spare_writer();
+      const GstFlowReturn ret = writer->begin_clips(pool, desc_);
+      if (ret != GST_FLOW_OK) return ret;
+      open_.push_back({writer, GST_CLOCK_TIME_NONE});
+    }
+    OpenTensor &open = open_[tensor - first_open_];
+    if (!open.writer->write_clip_frame(
+            item, frames, static_cast<guint>(slot.clip % rule_.clips_per_tensor), slot.frame))
+      return GST_FLOW_ERROR;
+    open.end_time = end_time;
+  }
+  ++next_frame_;
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (!open_.empty() && open_.front().writer->complete()) *completed = close_front(&ret);
+  return ret;
+}
+
+GstFlowReturn GstCudaPrepClipTensors::close_all(std::vector<GstBuffer *> *closed) {
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (!open_.empty() && ret == GST_FLOW_OK) {
+    GstBuffer *tensor = close_front(&ret);
+    if (tensor != nullptr) closed->push_back(tensor);
+  }
+  restart();
+  return ret;
+}
+
+void GstCudaPrepClipTensors::finish_gpu_time(gint device_id) {
+  for (const auto &writer : writers_) writer->finish_gpu_time(device_id);
+}

@@ -1,0 +1,86 @@
+// cudatensorize's clips (clip-length > 0): where each frame of the stream
+// goes, and the clip tensors open at once.
+//
+// Frame f of the stream (counted from 0 since the clips began: start, a
+// flush, new caps) is frame t of clip k when k * stride <= f, the distance
+// f - k * stride is t * frame-stride, and t < length. Clip k is clip
+// k % clips-per-tensor of tensor k / clips-per-tensor. Clips overlap when
+// stride < length * frame-stride: a frame then goes into each clip that
+// holds it, written there by its own kernel (frames are never copied from
+// one clip to another), and the tensors of overlapping clips are open
+// together. Clips begin in order and end in order, so tensors complete in
+// order, at most one per frame.
+#pragma once
+
+#include <gst/gst.h>
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "base/gstcudaprepbatchwriter.h"
+#include "cudaprep/tensor.h"
+
+// clip-length, clip-frame-stride, clip-stride and batch-size, all >= 1
+// (a clip-stride of 0 is resolved to length * frame_stride before).
+struct GstCudaPrepClipRule {
+  guint length = 1;
+  guint frame_stride = 1;
+  guint stride = 1;
+  guint clips_per_tensor = 1;
+};
+
+// Frame `frame` of clip `clip` (numbered from 0 since the clips began).
+struct GstCudaPrepClipSlot {
+  guint64 clip = 0;
+  guint frame = 0;
+};
+
+// The clip frames stream frame `index` becomes, clips in increasing order;
+// empty when no clip takes it (stride > length * frame_stride leaves gaps).
+std::vector<GstCudaPrepClipSlot> gst_cuda_prep_clip_slots(const GstCudaPrepClipRule &rule,
+                                                          guint64 index);
+
+// The clip tensors of one stream: opened from the element's pool when their
+// first clip begins, written frame by frame, closed whole when their last
+// clip ends, or as they are (each clip's fill count in the meta) at EOS and
+// new caps. All on the streaming thread, the device current.
+class GstCudaPrepClipTensors {
+ public:
+  GstCudaPrepClipTensors(GstElement *element, GstCudaPrepCore *core, const gchar *tensor_id);
+
+  // Drops the open tensors (their writes recorded) and starts counting
+  // frames from 0 with this rule, into tensors of `desc`.
+  void reset(const GstCudaPrepClipRule &rule, const cudaprep::ClipDesc &desc);
+  // Drops the open tensors and starts counting from 0 (a flush).
+  void restart();
+  // Writes `item`'s frame into every clip that takes it; `*completed` gets
+  // the tensor this frame completed (stamped), or NULL.
+  GstFlowReturn add_frame(GstBufferPool *pool, const GstCudaPrepBatchItem &item,
+                          GstClockTime end_time, const GstCudaPrepBatchFrames &frames,
+                          GstBuffer **completed);
+  // Closes every open tensor in order, as it is, into `closed`; then starts
+  // counting from 0.
+  GstFlowReturn close_all(std::vector<GstBuffer *> *closed);
+  gboolean has_open() const { return !open_.empty(); }
+  // After the stream is synchronised (the element stops).
+  void finish_gpu_time(gint device_id);
+
+ private:
+  struct OpenTensor {
+    GstCudaPrepBatchWriter *writer;
+    GstClockTime end_time;  // of the last frame written, if known
+  };
+  GstCudaPrepBatchWriter *spare_writer();
+  GstBuffer *close_front(GstFlowReturn *ret);
+
+  GstElement *element_;
+  GstCudaPrepCore *core_;
+  const gchar *tensor_id_;
+  GstCudaPrepClipRule rule_;
+  cudaprep::ClipDesc desc_;
+  std::vector<std::unique_ptr<GstCudaPrepBatchWriter>> writers_;  // each open or spare
+  std::deque<OpenTensor> open_;  // tensors first_open_ , first_open_ + 1, ...
+  guint64 first_open_ = 0;
+  guint64 next_frame_ = 0;
+};
