@@ -128,6 +128,20 @@ std::vector<Row> make_table() {
                      .claim("python/tests/test_tiles.py",
                             {"README.md", "tiles = ", "item.region", ".box_to_source("})
                      .claim("python/meson.build", {"tests/test_tiles.py"}));
+  rows.push_back(row("readme_clips", "README.md",
+                     "gst-launch-1.0 videotestsrc num-buffers=40 ! cudaframeupload ! cudaresize",
+                     Kind::kLaunch,
+                     "16-frame clips, half overlapping, run as written; the .npy files go to "
+                     "a scratch directory")
+                     .sub("location=clip-%05d.npy", "location=@TMP@/clip-%05d.npy")
+                     .needs_gpu());
+  rows.push_back(row("readme_clips_python", "README.md", "import cudaprep clips = (", Kind::kPython,
+                     "python/tests/test_clips.py (meson's python_clips) reads this block's "
+                     "pipeline from README.md: it parses with its clip settings (CI); on a GPU "
+                     "it runs, each tensor 5-D with its clips' fill counts and frame PTS")
+                     .claim("python/tests/test_clips.py",
+                            {"README.md", "clips = ", "frame_pts", "clip_filled"})
+                     .claim("python/meson.build", {"tests/test_clips.py"}));
   rows.push_back(row("readme_live_cameras", "README.md", "chain=\"cudaframeupload ! cudaresize",
                      Kind::kLaunch,
                      "the cameras are two mounts of one rtsp-test-server with basic "
