@@ -67,6 +67,15 @@ Ultralytics letterbox (cv2). A .modelinfo has no owning library and is
 skipped with a note. Steps are |ours - ref| * std / scale, std and scale
 being the chain's cudanormalize's.
 
+A video config (VideoMAE: tests/data/models/<model>/preprocessor_config.json,
+whose chain's tensor is 5-D, NTCHW 1xTxCxHxW) runs on a clip of T frames
+made from the synthetic ones (each shifted by its index, so no two are
+alike), and transformers' processor gets the clip as one video: frame t of
+our tensor against its pixel_values[0, t]. Where cudatensorize has no
+clip-length (a build before clips), the chain's tensorize drops the clip
+properties and makes one 4-D NCHW tensor per frame; the report says so and
+compares those frame by frame against the same pixel_values[0, t].
+
 Unit: one 8-bit step is the change of one input level, 1/255, carried
 through the normalisation: |ours - ref| / ((1/255) / std) = |ours - ref| *
 std * 255 for normalised outputs (std 1 for a plain /255). Printed per
@@ -515,6 +524,21 @@ def load_images(paths):
 # --- model configs (--model-config): the owning library's own output ---------------
 
 
+def transformers_processor(config):
+    """transformers' processor for a Hugging Face config: the PIL backend of
+    an image processor (transformers 5 names it <Name>ImageProcessorPil,
+    where the bare name resizes with torchvision when that is installed), or
+    the video processor (torchvision only, on the CPU)."""
+    import transformers
+    kind = config.get("image_processor_type") or config.get("feature_extractor_type")
+    if kind:
+        kind = kind.replace("FeatureExtractor", "ImageProcessor")
+        cls = getattr(transformers, kind + "Pil", None) or getattr(transformers, kind)
+    else:
+        cls = getattr(transformers, config["video_processor_type"])
+    return cls.from_dict(config)
+
+
 def config_reference(path, frame):
     """The owning library's tensor (CHW float64) for the model config at
     `path` on `frame` (HxWx3 uint8 RGB), or None with why when there is no
@@ -524,14 +548,8 @@ def config_reference(path, frame):
         return None, "a .modelinfo has no owning library (GStreamer's inference elements scale it)"
     with open(path) as f:
         config = json.load(f)
-    kind = config.get("image_processor_type") or config.get("feature_extractor_type")
-    if kind:
-        import transformers
-        kind = kind.replace("FeatureExtractor", "ImageProcessor")
-        # The PIL backend: transformers 5 names it <Name>ImageProcessorPil, where
-        # the bare name resizes with torchvision when that is installed.
-        cls = getattr(transformers, kind + "Pil", None) or getattr(transformers, kind)
-        processor = cls.from_dict(config)
+    if config.get("image_processor_type") or config.get("feature_extractor_type"):
+        processor = transformers_processor(config)
         return processor(frame, return_tensors="np")["pixel_values"][0].astype(np.float64), None
     fmt = config.get("format")
     if fmt == "torchvision":
@@ -557,6 +575,52 @@ def config_reference(path, frame):
     return transform(Image.fromarray(frame)).double().numpy(), None
 
 
+def clip_reference(path, clip):
+    """transformers' pixel_values for a video config at `path` on `clip`
+    (T frames, HxWx3 uint8 RGB) given as one video: pixel_values[0, t] (CHW
+    float64) for each frame t. ImportError when transformers is missing."""
+    import json
+    with open(path) as f:
+        config = json.load(f)
+    processor = transformers_processor(config)
+    video = np.stack(clip) if config.get("video_processor_type") else list(clip)
+    values = processor([video], return_tensors="np")["pixel_values"]
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape[:2] != (1, len(clip)):
+        raise ValueError("transformers' pixel_values is %s for one video of %d frames" %
+                         (values.shape, len(clip)))
+    return list(values[0])
+
+
+def clip_of(frames, length):
+    """`length` frames for one clip from `frames`: frame t is frames[t % n]
+    shifted right by 17 t pixels (wrapping), so each frame differs."""
+    return [np.roll(frames[t % len(frames)], 17 * t, axis=1) for t in range(length)]
+
+
+def clip_of_chain(shape, fragment):
+    """(T, layout) of a chain whose tensor is a 5-D clip, ntchw or ncthw;
+    (0, None) for an image tensor."""
+    if len(shape) != 5:
+        return 0, None
+    return (shape[2], "ncthw") if "layout=ncthw" in fragment else (shape[1], "ntchw")
+
+
+def per_frame_chain(error):
+    """Before cudatensorize had clips: the clip chain cudapreprocess could
+    not make for want of clip-length, from its error, as a Preprocessing
+    (fragment, 1xTx3xHxW shape); None for any other error."""
+    import re
+    match = re.match(r'.*the chain (.* clip-length=(\d+) layout=ntchw) could not be made: '
+                     r'no property "clip-length"', error)
+    if match is None:
+        return None
+    crop = re.search(r"cudacrop .*?width=(\d+) height=(\d+)", match.group(1)) or re.search(
+        r"width=(\d+),height=(\d+)", match.group(1))
+    shape = (1, int(match.group(2)), 3, int(crop.group(2)), int(crop.group(1)))
+    return _import_cudaprep().Preprocessing(match.group(1), shape)
+
+
 def normalisation_of(fragment):
     """(scale, std) of the chain's cudanormalize, from its launch fragment."""
     import re
@@ -572,17 +636,35 @@ def run_model_configs(args, frame_sets):
         height, width = frames[0].shape[:2]
         for path in args.model_config:
             name = os.path.basename(path)
+            if name == "preprocessor_config.json":  # a model folder (video models)
+                name = os.path.join(os.path.basename(os.path.dirname(path)), name)
             print(f"\n{name}, {len(frames)} frames {width}x{height}")
+            pipeline = (f"cudapreprocess model-config={path} frame-width={width} "
+                        f"frame-height={height}")
             try:
                 chain = cudaprep.preprocessing_for(path, frame_size=(width, height))
             except ValueError as error:
-                print(f"  FAILED: {error}")
+                reason = str(error)
+                chain = per_frame_chain(reason)
+                if chain is not None:  # the chain without its clip: one tensor per frame
+                    pipeline = chain.fragment.replace(f" clip-length={chain.shape[1]}", "")
+                    pipeline = pipeline.replace("layout=ntchw", "layout=nchw")
+            if chain is None:
+                print(f"  FAILED: {reason}")
                 failed = True
                 rows.append((name, f"{width}x{height}", None))
                 continue
             print(f"  chain: {chain.fragment}")
+            clip_length, clip_layout = clip_of_chain(chain.shape, chain.fragment)
+            inputs = clip_of(frames, clip_length) if clip_length else frames
+            clip = (chain.shape, clip_layout) if clip_length else None
+            if clip:
+                print(f"  clip: {clip_length} frames, {clip_layout} {chain.shape}")
             try:
-                references = [config_reference(path, frame) for frame in frames]
+                if clip_length:
+                    references = [(ref, None) for ref in clip_reference(path, inputs)]
+                else:
+                    references = [config_reference(path, frame) for frame in frames]
             except ImportError as error:
                 print(f"  SKIPPED: the owning library is not installed ({error})")
                 rows.append((name, f"{width}x{height}", "skipped"))
@@ -591,12 +673,10 @@ def run_model_configs(args, frame_sets):
                 print(f"  SKIPPED: {references[0][1]}")
                 rows.append((name, f"{width}x{height}", "skipped"))
                 continue
-            pipeline = (f"cudapreprocess model-config={path} frame-width={width} "
-                        f"frame-height={height}")
             scale, std = normalisation_of(chain.fragment)
             try:
                 with tempfile.TemporaryDirectory() as workdir:
-                    tensors = run_pipeline(frames, pipeline, workdir)
+                    tensors = run_pipeline(inputs, pipeline, workdir, clip)
                 per_frame = [steps(t, ref, np.asarray(std) / (scale * 255.0))
                              for t, (ref, _) in zip(tensors, references)]
             except (PipelineError, ValueError) as error:
@@ -642,9 +722,25 @@ class PipelineError(Exception):
     pass
 
 
-def run_pipeline(frames, pipeline, workdir):
-    """Each frame through the real elements; the tensors, downloaded, as
-    CHW float64 arrays. PipelineError when it fails."""
+def clip_frames(tensor, array, clip):
+    """The CHW frames of one downloaded tensor: a 4-D NCHW batch of 1 (one
+    frame), or a 5-D clip of the chain's `clip` = (shape, layout), layout
+    "ntchw" or "ncthw" (the chain's, which the 5-D shape must equal)."""
+    shape = tuple(tensor.shape)
+    if len(shape) == 4 and shape[0] == 1 and tensor.layout == "NCHW":
+        return [array[0]]
+    if clip is not None and shape == tuple(clip[0]):
+        return list(array[0] if clip[1] == "ntchw" else array[0].transpose(1, 0, 2, 3))
+    raise PipelineError("the pipeline's tensor is %s %s; the report needs NCHW with batch size 1 "
+                        "or the chain's clip %s" % (tensor.layout, shape,
+                                                    None if clip is None else clip[0]))
+
+
+def run_pipeline(frames, pipeline, workdir, clip=None):
+    """The frames through the real elements; the tensors, downloaded, as
+    CHW float64 arrays, one per frame (a clip's frames in order). `clip`:
+    the chain's 5-D (shape, layout) where it makes clips. PipelineError
+    when it fails."""
     cudaprep = _import_cudaprep()
     height, width = frames[0].shape[:2]
     raw = os.path.join(workdir, "frames.rgb")
@@ -657,11 +753,11 @@ def run_pipeline(frames, pipeline, workdir):
         with cudaprep.Pipeline(description) as running:
             for tensor in running.sink("parity_sink"):
                 with tensor:
-                    if len(tensor.shape) != 4 or tensor.shape[0] != 1 or tensor.layout != "NCHW":
-                        raise PipelineError("the pipeline's tensor is %s %s; the report needs "
-                                            "NCHW with batch size 1" % (tensor.layout,
-                                                                        tensor.shape))
-                    tensors.append(np.from_dlpack(tensor.download())[0].astype(np.float64))
+                    array = np.from_dlpack(tensor.download()).astype(np.float64)
+                    if clip is not None and len(tensor.shape) == 4 and not tensors:
+                        print("  NOTE: this build's cudatensorize made one 4-D tensor per "
+                              "frame (no clip-length): compared frame by frame")
+                    tensors.extend(clip_frames(tensor, array, clip))
     except (RuntimeError, ValueError) as error:
         raise PipelineError("%s\n    %s" % (error, description))
     if len(tensors) != len(frames):

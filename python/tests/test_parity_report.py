@@ -382,6 +382,62 @@ class OnTheGpu(unittest.TestCase):
 MODELS = os.path.join(HERE, "..", "..", "tests", "data", "models")
 
 
+class Tensor:
+    """What clip_frames reads of a downloaded tensor."""
+
+    def __init__(self, shape, layout):
+        self.shape, self.layout = shape, layout
+
+
+class Clips(unittest.TestCase):
+    def test_a_clip_is_made_of_distinct_frames(self):
+        frames = pr.synthetic_frames(2, 64, 48)
+        clip = pr.clip_of(frames, 5)
+        self.assertEqual(len(clip), 5)
+        np.testing.assert_array_equal(clip[0], frames[0])
+        np.testing.assert_array_equal(clip[3], np.roll(frames[1], 51, axis=1))
+        for a in range(5):
+            for b in range(a):
+                self.assertFalse(np.array_equal(clip[a], clip[b]), (a, b))
+
+    def test_the_clip_length_is_read_from_the_chain(self):
+        self.assertEqual(pr.clip_of_chain((1, 16, 3, 224, 224), "cudatensorize clip-length=16 "
+                                          "layout=ntchw"), (16, "ntchw"))
+        self.assertEqual(pr.clip_of_chain((1, 3, 8, 224, 224), "cudatensorize clip-length=8 "
+                                          "layout=ncthw"), (8, "ncthw"))
+        self.assertEqual(pr.clip_of_chain((1, 3, 224, 224), "cudatensorize layout=nchw"),
+                         (0, None))
+
+    def test_a_tensor_gives_its_frames_in_order(self):
+        ntchw = np.arange(1 * 4 * 3 * 2 * 5, dtype=np.float64).reshape(1, 4, 3, 2, 5)
+        frames = pr.clip_frames(Tensor(ntchw.shape, "NTCHW"), ntchw, (ntchw.shape, "ntchw"))
+        self.assertEqual(len(frames), 4)
+        np.testing.assert_array_equal(frames[2], ntchw[0, 2])
+        ncthw = np.ascontiguousarray(ntchw.transpose(0, 2, 1, 3, 4))
+        frames = pr.clip_frames(Tensor(ncthw.shape, "NCTHW"), ncthw, (ncthw.shape, "ncthw"))
+        np.testing.assert_array_equal(frames[2], ntchw[0, 2])
+        image = ntchw[:, 0]
+        frames = pr.clip_frames(Tensor(image.shape, "NCHW"), image, (ntchw.shape, "ntchw"))
+        np.testing.assert_array_equal(frames[0], ntchw[0, 0])
+
+    def test_the_clip_chain_is_read_from_the_error_of_a_build_without_clips(self):
+        fragment = ("cudaresize method=bilinear ! video/x-raw(memory:CUDAPitched),format=RGB,"
+                    "width=398,height=224 ! cudacrop x=87 y=0 width=224 height=200 ! "
+                    "cudanormalize scale=1 ! cudatensorize clip-length=16 layout=ntchw")
+        chain = pr.per_frame_chain("p.json: the chain %s could not be made: no property "
+                                   '"clip-length" in element "cudatensorize"' % fragment)
+        self.assertEqual(chain.fragment, fragment)
+        self.assertEqual(chain.shape, (1, 16, 3, 200, 224))
+        self.assertIsNone(pr.per_frame_chain("p.json: key 'resample': 1 (PIL LANCZOS)"))
+
+    def test_a_clip_unlike_the_chain_is_an_error(self):
+        array = np.zeros((1, 4, 3, 2, 5))
+        with self.assertRaises(pr.PipelineError):
+            pr.clip_frames(Tensor(array.shape, "NTCHW"), array, ((1, 8, 3, 2, 5), "ntchw"))
+        with self.assertRaises(pr.PipelineError):
+            pr.clip_frames(Tensor(array.shape, "NTCHW"), array, None)
+
+
 class ModelConfigReferences(unittest.TestCase):
     """--model-config's references: the owning library's tensor for each
     fixture has the shape of the chain cudaprep builds for that frame."""
@@ -427,6 +483,27 @@ class ModelConfigReferences(unittest.TestCase):
             os.path.join(MODELS, "gstreamer-ssd-mobilenet-v1.modelinfo"), frame)
         self.assertIsNone(reference)
         self.assertIn("no owning library", why)
+
+    def test_videomae_clip(self):
+        # transformers' pixel_values[0, t] per frame of the clip, each the
+        # shape of the chain's frame t (NTCHW 1xTx3x224x224).
+        try:
+            import transformers  # noqa: F401
+        except ImportError as error:
+            self.skipTest("transformers is not installed: %s" % error)
+        import cudaprep
+        path = os.path.join(MODELS, "MCG-NJU-videomae-base", "preprocessor_config.json")
+        try:
+            chain = cudaprep.preprocessing_for(path, frame_size=(641, 479))
+        except ValueError as error:  # a build whose cudatensorize has no clip-length
+            chain = pr.per_frame_chain(str(error))
+        length, layout = pr.clip_of_chain(chain.shape, chain.fragment)
+        self.assertEqual((length, layout), (16, "ntchw"))
+        clip = pr.clip_of(pr.synthetic_frames(2, 641, 479), length)
+        references = pr.clip_reference(path, clip)
+        self.assertEqual(len(references), length)
+        for reference in references:
+            self.assertEqual((1, length) + reference.shape, chain.shape)
 
     def test_normalisation_is_read_from_the_chain(self):
         scale, std = pr.normalisation_of(

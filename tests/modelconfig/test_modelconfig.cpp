@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "common/cuda_test.h"
 #include "modelconfig/modelconfig.h"
@@ -180,6 +181,21 @@ const Case kCases[] = {
          " ! cudanormalize scale=0.00784313725490196 mean=\"<1,1,1>\" std=\"<1,1,1>\" "
          "dtype=float32 ! cudatensorize layout=nhwc",
      "1x300x300x3"},
+    // VideoMAE: size 224 with default_to_square false is shortest_edge 224:
+    // int(224 * 1920 / 1080) = int(398.2) = 398; no crop_size in the file,
+    // so VideoMAEImageProcessor's 224x224, at ((398 - 224) // 2, 0) = (87,
+    // 0); BILINEAR. Each of the clip's frames so; num_frames 16 from the
+    // config.json beside the file, pixel_values (1, 16, 3, 224, 224).
+    {"MCG-NJU-videomae-base/preprocessor_config.json", 1920, 1080,
+     kPilBilinear + " ! " + caps(398, 224) + " ! " + crop(87, 0, 224, 224) + " ! cudanormalize " +
+         kScale + " " + kImageNet + " ! cudatensorize clip-length=16 layout=ntchw",
+     "1x16x3x224x224"},
+    // Portrait 1080x1920: 224 wide, int(224 * 1920 / 1080) = 398 tall; the
+    // crop at (0, 87).
+    {"MCG-NJU-videomae-base-finetuned-kinetics/preprocessor_config.json", 1080, 1920,
+     kPilBilinear + " ! " + caps(224, 398) + " ! " + crop(0, 87, 224, 224) + " ! cudanormalize " +
+         kScale + " " + kImageNet + " ! cudatensorize clip-length=16 layout=ntchw",
+     "1x16x3x224x224"},
 };
 
 }  // namespace
@@ -306,6 +322,27 @@ const Refusal kRefusals[] = {
     {"[modelinfo]\nversion=1.0\n[in]\ndir=input\ntype=float32\ndims=1,3,224,224\nranges=1,0\n",
      "m.modelinfo", "key 'in.ranges'"},
     {"[modelinfo]\nversion=2.0\n", "m.modelinfo", "key 'modelinfo.version'"},
+    // Video processors: what would change which frames or how they are made.
+    {R"({"video_processor_type": "VideoMAEVideoProcessor", "size": 224, "num_frames": 16,
+        "do_sample_frames": true, "image_mean": [0.5,0.5,0.5], "image_std": [0.5,0.5,0.5]})",
+     "v.json", "key 'do_sample_frames'"},
+    {R"({"video_processor_type": "VideoMAEVideoProcessor", "size": 224, "num_frames": 16,
+        "fps": 2, "image_mean": [0.5,0.5,0.5], "image_std": [0.5,0.5,0.5]})",
+     "v.json", "key 'fps'"},
+    {R"({"video_processor_type": "VideoMAEVideoProcessor", "size": 224, "num_frames": 16,
+        "device": "cuda", "image_mean": [0.5,0.5,0.5], "image_std": [0.5,0.5,0.5]})",
+     "v.json", "key 'device': cuda"},
+    {R"({"video_processor_type": "VideoMAEVideoProcessor", "size": 224, "num_frames": 300,
+        "image_mean": [0.5,0.5,0.5], "image_std": [0.5,0.5,0.5]})",
+     "v.json", "key 'num_frames': 300 is not in 1..256"},
+    {R"({"image_processor_type": "VideoMAEImageProcessor", "size": 224, "num_frames": 16,
+        "tubelets": 2, "image_mean": [0.5,0.5,0.5], "image_std": [0.5,0.5,0.5]})",
+     "v.json", "unknown key 'tubelets'"},
+    {R"({"video_processor_type": "ViTVideoProcessor", "size": 224})", "v.json",
+     "key 'video_processor_type': ViTVideoProcessor"},
+    {R"({"video_processor_type": "VideoMAEVideoProcessor", "image_processor_type":
+        "CLIPImageProcessor", "size": 224, "num_frames": 16})",
+     "v.json", "keys 'video_processor_type' (VideoMAEVideoProcessor) and the image"},
 };
 
 TEST(ModelConfig, EveryRefusalNamesTheKey) {
@@ -330,6 +367,119 @@ TEST(ModelConfig, ACropLargerThanTheResizedFrameIsRefused) {
   EXPECT_FALSE(mc::build_chain(recipe, 0, 0, &chain, &error));
   EXPECT_NE(error.find("the crop 300x300 is larger than the resized 256x256"), std::string::npos)
       << error;
+}
+
+// A model folder in a temporary directory: its preprocessor config and,
+// when given, its config.json; removed at the end.
+class ModelFolder {
+ public:
+  ModelFolder(const std::string &preprocessor, const std::string &model_config) {
+    GError *gerror = nullptr;
+    gchar *dir = g_dir_make_tmp("cudaprep-videomae-XXXXXX", &gerror);
+    EXPECT_NE(dir, nullptr) << (gerror != nullptr ? gerror->message : "");
+    g_clear_error(&gerror);
+    dir_ = dir != nullptr ? dir : "";
+    g_free(dir);
+    write("preprocessor_config.json", preprocessor);
+    if (!model_config.empty()) write("config.json", model_config);
+  }
+  ~ModelFolder() {
+    for (const std::string &file : written_) g_remove(file.c_str());
+    g_rmdir(dir_.c_str());
+  }
+  std::string preprocessor() const { return dir_ + "/preprocessor_config.json"; }
+  std::string model_config() const { return dir_ + "/config.json"; }
+
+ private:
+  void write(const char *name, const std::string &text) {
+    const std::string path = dir_ + "/" + name;
+    EXPECT_TRUE(g_file_set_contents(path.c_str(), text.c_str(), -1, nullptr)) << path;
+    written_.push_back(path);
+  }
+  std::string dir_;
+  std::vector<std::string> written_;
+};
+
+// VideoMAEVideoProcessor as transformers 5 saves it (every call argument).
+const char kVideoProcessor[] = R"({
+  "video_processor_type": "VideoMAEVideoProcessor", "processor_class": "VideoMAEProcessor",
+  "do_convert_rgb": true, "do_resize": true, "size": {"shortest_edge": 224},
+  "default_to_square": false, "resample": 2, "do_center_crop": true,
+  "crop_size": {"height": 224, "width": 224}, "do_rescale": true,
+  "rescale_factor": 0.00392156862745098, "do_normalize": true,
+  "image_mean": [0.485, 0.456, 0.406], "image_std": [0.229, 0.224, 0.225],
+  "do_pad": null, "data_format": "channels_first", "input_data_format": null,
+  "device": null, "do_sample_frames": false, "video_metadata": null, "fps": null,
+  "num_frames": null, "return_metadata": false, "return_tensors": null})";
+const char kVideoMae[] = R"({"feature_extractor_type": "VideoMAEFeatureExtractor",
+  "size": 224, "resample": 2, "image_mean": [0.485, 0.456, 0.406],
+  "image_std": [0.229, 0.224, 0.225]})";
+
+std::string clip_chain(const mc::Recipe &recipe) {
+  mc::Chain chain;
+  std::string error;
+  EXPECT_TRUE(mc::build_chain(recipe, 1920, 1080, &chain, &error)) << error;
+  return chain.launch() + " -> " + chain.shape_string();
+}
+
+TEST(ModelConfig, VideoMaeRecipeHasTheClipOfConfigJson) {
+  mc::Recipe recipe;
+  std::string error;
+  ASSERT_TRUE(
+      mc::load_recipe(fixture("MCG-NJU-videomae-base/preprocessor_config.json"), &recipe, &error))
+      << error;
+  EXPECT_EQ(recipe.model, "VideoMAEFeatureExtractor");
+  EXPECT_EQ(recipe.size_rule, mc::SizeRule::kShortSide);
+  EXPECT_EQ(recipe.short_side, 224);
+  EXPECT_EQ(recipe.crop_rule, mc::CropRule::kFloor);
+  EXPECT_EQ(recipe.crop_width, 224);
+  EXPECT_EQ(recipe.crop_height, 224);
+  EXPECT_EQ(recipe.clip_length, 16);
+  EXPECT_EQ(recipe.layout, "ntchw");
+}
+
+TEST(ModelConfig, AVideoProcessorFileGivesTheSameChainAsTheLegacyOne) {
+  ModelFolder legacy(kVideoMae, R"({"model_type": "videomae", "num_frames": 16})");
+  ModelFolder saved(kVideoProcessor, R"({"model_type": "videomae", "num_frames": 16})");
+  mc::Recipe legacy_recipe, saved_recipe;
+  std::string error;
+  ASSERT_TRUE(mc::load_recipe(legacy.preprocessor(), &legacy_recipe, &error)) << error;
+  ASSERT_TRUE(mc::load_recipe(saved.preprocessor(), &saved_recipe, &error)) << error;
+  EXPECT_EQ(saved_recipe.model, "VideoMAEVideoProcessor");
+  EXPECT_EQ(clip_chain(saved_recipe), clip_chain(legacy_recipe));
+}
+
+TEST(ModelConfig, AnotherNumFramesGivesAnotherClip) {
+  // A Kinetics fine-tune on 8-frame clips: config.json's num_frames 8.
+  ModelFolder eight(kVideoMae, R"({"architectures": ["VideoMAEForVideoClassification"],
+      "model_type": "videomae", "num_frames": 8, "tubelet_size": 2})");
+  mc::Recipe recipe;
+  std::string error;
+  ASSERT_TRUE(mc::load_recipe(eight.preprocessor(), &recipe, &error)) << error;
+  EXPECT_EQ(clip_chain(recipe), kPilBilinear + " ! " + caps(398, 224) + " ! " +
+                                    crop(87, 0, 224, 224) + " ! cudanormalize " + kScale + " " +
+                                    kImageNet +
+                                    " ! cudatensorize clip-length=8 layout=ntchw -> 1x8x3x224x224");
+  // The preprocessor config's own num_frames comes first.
+  std::string with_frames = kVideoMae;
+  with_frames.insert(1, R"("num_frames": 4, )");
+  ModelFolder four(with_frames, R"({"num_frames": 16})");
+  ASSERT_TRUE(mc::load_recipe(four.preprocessor(), &recipe, &error)) << error;
+  EXPECT_EQ(recipe.clip_length, 4);
+}
+
+TEST(ModelConfig, AVideoConfigWithoutNumFramesNamesItAndBothFiles) {
+  for (const char *model_config : {"", R"({"model_type": "videomae"})"}) {
+    SCOPED_TRACE(model_config);
+    ModelFolder folder(kVideoMae, model_config);
+    mc::Recipe recipe;
+    std::string error;
+    EXPECT_FALSE(mc::load_recipe(folder.preprocessor(), &recipe, &error));
+    EXPECT_NE(error.find("key 'num_frames'"), std::string::npos) << error;
+    EXPECT_NE(error.find("neither " + folder.preprocessor() + " nor " + folder.model_config()),
+              std::string::npos)
+        << error;
+  }
 }
 
 TEST(ModelConfig, AMissingFileIsNamed) {

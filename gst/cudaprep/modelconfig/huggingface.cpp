@@ -3,6 +3,10 @@
 // Their resize converts the uint8 image to PIL and back (PIL's antialiased
 // filters, 8-bit between and after the passes), then center_crop, rescale
 // and normalize run on that uint8 result.
+// Video processors (VideoMAE) make each frame of a clip as the image
+// processor makes an image; pixel_values is (batch, frames, C, H, W).
+#include <glib.h>
+
 #include <cstring>
 
 #include "modelconfig-private.h"
@@ -24,6 +28,8 @@ struct Processor {
   int default_resample;
   bool crops;  // has do_center_crop / crop_size
   bool default_center_crop;
+  int default_crop = 0;  // the square crop_size when the file has none; 0: required
+  bool video = false;    // frames of a clip: pixel_values (batch, frames, C, H, W)
 };
 
 // Defaults are those of each class's __init__ (transformers 4.4x).
@@ -37,23 +43,29 @@ constexpr Processor kProcessors[] = {
     {"ConvNext", SizeKind::kCropPct, 2, false, false},
     {"DPT", SizeKind::kDpt, 3, false, false},
     {"Detr", SizeKind::kDetr, 2, false, false},
+    // VideoMAEImageProcessor(Pil) and VideoMAEVideoProcessor: shortest_edge
+    // 224 (an integer size too: default_to_square is false), crop 224x224.
+    {"VideoMAE", SizeKind::kShortest, 2, true, true, 224, true},
 };
 
 const Processor *find_processor(const std::string &type) {
-  for (const char *suffix : {"ImageProcessor", "FeatureExtractor"}) {
+  for (const char *suffix : {"ImageProcessor", "FeatureExtractor", "VideoProcessor"}) {
     const size_t length = std::strlen(suffix);
     if (type.size() <= length || type.compare(type.size() - length, length, suffix) != 0) continue;
     const std::string name = type.substr(0, type.size() - length);
     for (const Processor &processor : kProcessors)
-      if (name == processor.name) return &processor;
+      if (name == processor.name && (processor.video || std::strcmp(suffix, "VideoProcessor") != 0))
+        return &processor;
   }
   return nullptr;
 }
 
 std::string processor_names() {
   std::string names;
-  for (const Processor &processor : kProcessors)
+  for (const Processor &processor : kProcessors) {
     names += (names.empty() ? "" : ", ") + std::string(processor.name) + "ImageProcessor";
+    if (processor.video) names += ", " + std::string(processor.name) + "VideoProcessor";
+  }
   return names;
 }
 
@@ -127,14 +139,86 @@ bool square_size(JsonKeys &keys, const char *key, const SizeValue &size, int *wi
   return fail(error, "key " + keys.name(key) + " must give height and width (and nothing else)");
 }
 
+// num_frames of the model's config.json in the folder of `path` (the
+// preprocessor config): the frames per clip the model was trained on.
+bool model_num_frames(const std::string &path, int *frames, std::string *error) {
+  gchar *folder = g_path_get_dirname(path.c_str());
+  gchar *file = g_build_filename(folder, "config.json", nullptr);
+  const std::string model_config = file;
+  g_free(file);
+  g_free(folder);
+  const std::string missing =
+      "key 'num_frames' (the frames per clip) is in neither " + path + " nor " + model_config;
+  JsonParser *parser = json_parser_new();
+  GError *gerror = nullptr;
+  bool ok = false;
+  if (!json_parser_load_from_file(parser, model_config.c_str(), &gerror)) {
+    ok = fail(error, missing + " (" + gerror->message + ")");
+    g_error_free(gerror);
+  } else if (JsonNode *root = json_parser_get_root(parser);
+             root == nullptr || !JSON_NODE_HOLDS_OBJECT(root)) {
+    ok = fail(error, model_config + " must hold one JSON object");
+  } else {
+    JsonKeys keys(json_node_get_object(root), "");
+    std::string reason;
+    ok = keys.get_int("num_frames", frames, &reason) ? (*frames != 0 || fail(error, missing))
+                                                     : fail(error, model_config + ": " + reason);
+  }
+  g_object_unref(parser);
+  return ok;
+}
+
+// A video processor's keys beyond the image processor's: the frames per
+// clip, and the saved call arguments that must keep the frames as given.
+bool parse_video_keys(JsonKeys &keys, const std::string &path, Recipe *recipe, std::string *error) {
+  bool do_sample_frames = false, default_to_square = false, do_pad = false;
+  std::string data_format = "channels_first", device = "cpu";
+  int num_frames = 0;
+  if (!keys.get_bool("do_sample_frames", &do_sample_frames, error) ||
+      !keys.get_bool("default_to_square", &default_to_square, error) ||
+      !keys.get_bool("do_pad", &do_pad, error) ||
+      !keys.get_string("data_format", &data_format, error) ||
+      !keys.get_string("device", &device, error) || !keys.get_int("num_frames", &num_frames, error))
+    return false;
+  if (do_sample_frames) {
+    return fail(error,
+                "key 'do_sample_frames': true picks num_frames frames spread over a whole video "
+                "file; a stream's clips are consecutive frames");
+  }
+  if (keys.take("fps") != nullptr)
+    return fail(error, "key 'fps': frames sampled per second of a video file are not a clip");
+  if (default_to_square)
+    return fail(error, "key 'default_to_square': true stretches to a square, not VideoMAE's rule");
+  if (do_pad) return fail(error, "key 'do_pad': true pads the frames; cudaprep has no such pad");
+  if (data_format != "channels_first")
+    return fail(error, "key 'data_format': only channels_first (pixel_values' C before H, W)");
+  if (device != "cpu") {
+    return fail(error, "key 'device': " + device +
+                           " resizes the frames as floats, rounded once; the chain follows the "
+                           "CPU's 8-bit resize (none or cpu)");
+  }
+  // Where the caller's arrays come from and what container comes back.
+  keys.accept({"input_data_format", "return_tensors", "return_metadata", "video_metadata",
+               "disable_grouping", "pad_size", "model_input_names"});
+  if (num_frames == 0 && !model_num_frames(path, &num_frames, error)) return false;
+  if (num_frames < 1 || num_frames > 256)
+    return fail(error, "key 'num_frames': " + std::to_string(num_frames) + " is not in 1..256");
+  recipe->clip_length = num_frames;
+  recipe->layout = "ntchw";
+  return true;
+}
+
 }  // namespace
 
-bool parse_huggingface(JsonObject *root, Recipe *recipe, std::string *error) {
+bool parse_huggingface(JsonObject *root, const std::string &path, Recipe *recipe,
+                       std::string *error) {
   JsonKeys keys(root, "");
   std::string type;
   std::string extractor_type;
+  std::string video_type;
   if (!keys.get_string("image_processor_type", &type, error) ||
-      !keys.get_string("feature_extractor_type", &extractor_type, error))
+      !keys.get_string("feature_extractor_type", &extractor_type, error) ||
+      !keys.get_string("video_processor_type", &video_type, error))
     return false;
   if (!type.empty() && !extractor_type.empty() && type != extractor_type &&
       find_processor(type) != find_processor(extractor_type)) {
@@ -142,9 +226,16 @@ bool parse_huggingface(JsonObject *root, Recipe *recipe, std::string *error) {
                            extractor_type + ") name different processors");
   }
   if (type.empty()) type = extractor_type;
+  if (!video_type.empty() && !type.empty() && find_processor(type) != find_processor(video_type)) {
+    return fail(error, "keys 'video_processor_type' (" + video_type + ") and the image " +
+                           "processor's type (" + type + ") name different processors");
+  }
+  const std::string type_key =
+      type.empty() && !video_type.empty() ? "video_processor_type" : "image_processor_type";
+  if (type.empty()) type = video_type;
   const Processor *processor = find_processor(type);
   if (processor == nullptr) {
-    return fail(error, "key 'image_processor_type': " + type + " is not one cudaprep reproduces (" +
+    return fail(error, "key '" + type_key + "': " + type + " is not one cudaprep reproduces (" +
                            processor_names() +
                            "; the *Fast variants resize with torchvision and are not covered)");
   }
@@ -282,7 +373,11 @@ bool parse_huggingface(JsonObject *root, Recipe *recipe, std::string *error) {
 
   if (processor->crops) {
     if (!keys.get_bool("do_center_crop", &do_center_crop, error)) return false;
-    if (do_center_crop) {
+    if (do_center_crop && !keys.present("crop_size") && processor->default_crop > 0) {
+      keys.accept({"crop_size"});
+      recipe->crop_width = recipe->crop_height = processor->default_crop;
+      recipe->crop_rule = CropRule::kFloor;
+    } else if (do_center_crop) {
       SizeValue crop;
       if (!read_size(keys, "crop_size", &crop, error) ||
           !square_size(keys, "crop_size", crop, &recipe->crop_width, &recipe->crop_height, error))
@@ -299,6 +394,7 @@ bool parse_huggingface(JsonObject *root, Recipe *recipe, std::string *error) {
     recipe->size_rule = SizeRule::kNone;
     if (processor->size_kind == SizeKind::kCropPct) recipe->crop_rule = CropRule::kNone;
   }
+  if (processor->video && !parse_video_keys(keys, path, recipe, error)) return false;
   return keys.check_all_read(type, error);
 }
 

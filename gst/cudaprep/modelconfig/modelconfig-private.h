@@ -51,7 +51,9 @@ class JsonKeys {
   std::set<std::string> read_;
 };
 
-bool parse_huggingface(JsonObject *root, Recipe *recipe, std::string *error);
+// `path`: the file's, where a video processor's config.json is looked for.
+bool parse_huggingface(JsonObject *root, const std::string &path, Recipe *recipe,
+                       std::string *error);
 bool parse_timm(JsonObject *root, Recipe *recipe, std::string *error);
 bool parse_torchvision(JsonObject *root, Recipe *recipe, std::string *error);
 bool parse_ultralytics(JsonObject *root, Recipe *recipe, std::string *error);

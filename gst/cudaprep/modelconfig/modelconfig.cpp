@@ -238,21 +238,24 @@ bool parse_recipe(const std::string &text, const std::string &name, Recipe *reci
       else if (g_str_equal(format, "ultralytics-letterbox"))
         ok = parse_ultralytics(object, recipe, error);
       else if (json_object_has_member(object, "image_processor_type") ||
-               json_object_has_member(object, "feature_extractor_type"))
-        ok = parse_huggingface(object, recipe, error);  // DETR's annotation "format"
+               json_object_has_member(object, "feature_extractor_type") ||
+               json_object_has_member(object, "video_processor_type"))
+        ok = parse_huggingface(object, name, recipe, error);  // DETR's annotation "format"
       else
         ok = fail(error, std::string("key 'format': \"") + format +
                              "\" is none of torchvision, ultralytics-letterbox");
     } else if (json_object_has_member(object, "image_processor_type") ||
-               json_object_has_member(object, "feature_extractor_type")) {
-      ok = parse_huggingface(object, recipe, error);
+               json_object_has_member(object, "feature_extractor_type") ||
+               json_object_has_member(object, "video_processor_type")) {
+      ok = parse_huggingface(object, name, recipe, error);
     } else if (json_object_has_member(object, "pretrained_cfg") ||
                json_object_has_member(object, "input_size")) {
       ok = parse_timm(object, recipe, error);
     } else {
       ok = fail(error,
-                "no key says which format this is: image_processor_type or "
-                "feature_extractor_type (Hugging Face), pretrained_cfg or input_size (timm), "
+                "no key says which format this is: image_processor_type, "
+                "feature_extractor_type or video_processor_type (Hugging Face), pretrained_cfg or "
+                "input_size (timm), "
                 "format (torchvision, ultralytics-letterbox), or a .modelinfo file name");
     }
   }
@@ -351,11 +354,20 @@ bool build_chain(const Recipe &recipe, int frame_width, int frame_height, Chain 
                               {"mean", triple(recipe.mean)},
                               {"std", triple(recipe.std)},
                               {"dtype", recipe.dtype}}});
-  result.elements.push_back({"cudatensorize", {{"layout", recipe.layout}}});
+  Chain::Element tensorize{"cudatensorize", {}};
+  if (recipe.clip_length > 0)
+    tensorize.properties.emplace_back("clip-length", std::to_string(recipe.clip_length));
+  tensorize.properties.emplace_back("layout", recipe.layout);
+  result.elements.push_back(tensorize);
+  const int64_t frames = recipe.clip_length;
   if (recipe.layout == "nchw")
     result.shape = {1, 3, tensor.height, tensor.width};
-  else
+  else if (recipe.layout == "nhwc")
     result.shape = {1, tensor.height, tensor.width, 3};
+  else if (recipe.layout == "ntchw")
+    result.shape = {1, frames, 3, tensor.height, tensor.width};
+  else
+    result.shape = {1, 3, frames, tensor.height, tensor.width};  // ncthw
   *chain = std::move(result);
   return true;
 }

@@ -3,8 +3,10 @@
 //
 // Contract:
 // - Input: one file, given as a path (nothing is downloaded): a Hugging Face
-//   preprocessor_config.json (image_processor_type or feature_extractor_type
-//   names the processor), a timm config.json or pretrained_cfg (input_size,
+//   preprocessor_config.json (image_processor_type, feature_extractor_type or
+//   video_processor_type names the processor; a video processor's clip
+//   length is its num_frames, else num_frames of the config.json in the same
+//   folder, else an error naming both files), a timm config.json or pretrained_cfg (input_size,
 //   interpolation, crop_pct ...), our JSON form for torchvision weights or the
 //   Ultralytics letterbox ({"format": "torchvision" | "ultralytics-letterbox",
 //   ...}) or a GStreamer 1.28 .modelinfo (key file with a [modelinfo] group).
@@ -77,7 +79,10 @@ struct Recipe {
   std::array<double, 3> mean = {0.0, 0.0, 0.0};
   std::array<double, 3> std = {1.0, 1.0, 1.0};
   std::string dtype = "float32";  // float32 or float16
-  std::string layout = "nchw";    // nchw or nhwc
+  std::string layout = "nchw";    // nchw or nhwc; ntchw or ncthw with clip_length
+  // Frames per clip (T): each frame made as an image, the tensor 5-D
+  // ({N, T, C, H, W} for ntchw); 0: no clips, the tensor holds one image.
+  int clip_length = 0;
 };
 
 // The chain for one frame size.
@@ -101,7 +106,8 @@ struct Chain {
 // Reads the file at `path` into a recipe. False with `error` naming the
 // file and the key on anything it cannot honour.
 bool load_recipe(const std::string &path, Recipe *recipe, std::string *error);
-// The same from the file's text; `name` (its file name) tells a .modelinfo.
+// The same from the file's text; `name` (its path) tells a .modelinfo, and a
+// video processor without num_frames reads config.json in name's folder.
 bool parse_recipe(const std::string &text, const std::string &name, Recipe *recipe,
                   std::string *error);
 
