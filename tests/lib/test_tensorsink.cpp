@@ -209,6 +209,25 @@ TEST(TensorSink, TakesTensorsWhenReadyNotOnTheClock) {
   gst_object_unref(sink);
 }
 
+// Clip tensors' caps (issue 36): NCTHW and NTCHW with the frames field the
+// tensor elements add; a layout the sink does not know is refused.
+TEST(TensorSink, AcceptsClipCaps) {
+  GstElement *sink = gst_element_factory_make("cudatensorsink", nullptr);
+  ASSERT_NE(sink, nullptr);
+  GstPad *pad = gst_element_get_static_pad(sink, "sink");
+  const std::string clip_caps = std::string(kTensorCaps) + ",frames=16";
+  for (const char *layout : {"NCTHW", "NTCHW", "NCDHW"}) {
+    std::string caps_text = clip_caps;
+    caps_text.replace(caps_text.find("NCHW"), 4, layout);
+    GstCaps *caps = gst_caps_from_string(caps_text.c_str());
+    ASSERT_NE(caps, nullptr) << caps_text;
+    EXPECT_EQ(gst_pad_query_accept_caps(pad, caps), std::string(layout) != "NCDHW") << caps_text;
+    gst_caps_unref(caps);
+  }
+  gst_object_unref(pad);
+  gst_object_unref(sink);
+}
+
 TEST(TensorSink, LocationTakesOneIntegerConversionOrNone) {
   gchar *dir = g_dir_make_tmp("cudatensorsink-XXXXXX", nullptr);
   ASSERT_NE(dir, nullptr);
