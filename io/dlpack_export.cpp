@@ -9,8 +9,8 @@ namespace {
 // release callback; manager_ctx points back at it.
 struct ExportedTensor {
   DLManagedTensor managed;
-  int64_t shape[kTensorRank];
-  int64_t strides[kTensorRank];
+  int64_t shape[kMaxArrayRank];
+  int64_t strides[kMaxArrayRank];
   DLPackReleaseCallback release;
   void *user_data;
 };
@@ -31,18 +31,18 @@ DLDataType dlpack_data_type(DataType dtype) {
   return type;
 }
 
-DLManagedTensor *export_dlpack(const TensorDesc &desc, void *device_data, int device_id,
+DLManagedTensor *export_dlpack(const ArrayDesc &array, void *device_data, int device_id,
                                DLPackReleaseCallback release, void *user_data) {
-  const int64_t element_bytes = static_cast<int64_t>(data_type_size(desc.dtype));
-  if (element_bytes == 0) return nullptr;
-  for (int axis = 0; axis < kTensorRank; ++axis) {
-    if (desc.dims[axis] <= 0 || desc.strides_bytes[axis] % element_bytes != 0) return nullptr;
+  const int64_t element_bytes = static_cast<int64_t>(data_type_size(array.dtype));
+  if (element_bytes == 0 || array.rank < 1 || array.rank > kMaxArrayRank) return nullptr;
+  for (int axis = 0; axis < array.rank; ++axis) {
+    if (array.dims[axis] <= 0 || array.strides_bytes[axis] % element_bytes != 0) return nullptr;
   }
   auto *exported = new (std::nothrow) ExportedTensor();
   if (exported == nullptr) return nullptr;
-  for (int axis = 0; axis < kTensorRank; ++axis) {
-    exported->shape[axis] = desc.dims[axis];
-    exported->strides[axis] = desc.strides_bytes[axis] / element_bytes;
+  for (int axis = 0; axis < array.rank; ++axis) {
+    exported->shape[axis] = array.dims[axis];
+    exported->strides[axis] = array.strides_bytes[axis] / element_bytes;
   }
   exported->release = release;
   exported->user_data = user_data;
@@ -50,8 +50,8 @@ DLManagedTensor *export_dlpack(const TensorDesc &desc, void *device_data, int de
   DLTensor &tensor = exported->managed.dl_tensor;
   tensor.data = device_data;
   tensor.device = {kDLCUDA, device_id};
-  tensor.ndim = kTensorRank;
-  tensor.dtype = dlpack_data_type(desc.dtype);
+  tensor.ndim = array.rank;
+  tensor.dtype = dlpack_data_type(array.dtype);
   tensor.shape = exported->shape;
   tensor.strides = exported->strides;
   tensor.byte_offset = 0;

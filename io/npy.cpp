@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "cudaprep/array.h"
+
 namespace cudaprep {
 namespace {
 
@@ -102,14 +104,18 @@ bool write_npy(const std::string &path, const void *data, DataType dtype,
   return written;
 }
 
-bool write_npy(const std::string &path, const void *host_data, const TensorDesc &desc,
+bool write_npy(const std::string &path, const void *host_data, const ArrayDesc &array,
                std::string *error) {
-  if (!tensor_is_contiguous(desc)) {
+  if (array.rank < 0 || array.rank > kMaxArrayRank) {
+    set_error(error, "the array's rank is not 0 to " + std::to_string(kMaxArrayRank));
+    return false;
+  }
+  if (!array_is_contiguous(array)) {
     set_error(error, "the tensor is not contiguous; copy it into a dense array first");
     return false;
   }
-  return write_npy(path, host_data, desc.dtype,
-                   std::vector<int64_t>(desc.dims, desc.dims + kTensorRank), error);
+  return write_npy(path, host_data, array.dtype,
+                   std::vector<int64_t>(array.dims, array.dims + array.rank), error);
 }
 
 }  // namespace cudaprep

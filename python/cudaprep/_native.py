@@ -107,6 +107,8 @@ def _setup(gst, gobject, prep):
     proto(prep, "gst_cuda_prep_tensor_sink_sample_end_read", ctypes.c_int, vp, vp)
     proto(prep, "gst_cuda_prep_tensor_get_item", ctypes.c_int, vp, c_size,
           ctypes.POINTER(c_u64), vp)
+    proto(prep, "gst_cuda_prep_tensor_get_clip_frame_pts", ctypes.POINTER(c_u64), vp, c_size,
+          ctypes.POINTER(c_size))
     # The geometry and the box helper (gstcudaprepmeta.h, gstcudaprepbox.h):
     # the module's Geometry maps points and boxes through these only.
     c_double, p_double = ctypes.c_double, ctypes.POINTER(ctypes.c_double)

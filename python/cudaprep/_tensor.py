@@ -45,6 +45,9 @@ ORIENTATION_NAMES = ("identity", "90r", "180", "90l", "horiz", "vert", "ul-lr", 
 
 # GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME
 _WHOLE_FRAME = -1
+# GstCudaPrepTensorImageLayout: images, then clips (T frames of one source
+# per item).
+_IMAGE_LAYOUTS = {0: "NCHW", 1: "NHWC", 2: "NCTHW", 3: "NTCHW"}
 # G_MAXINT: the frame size the box helper gets when the caller knows none,
 # and the extent of the tensor a Geometry of one's own is taken to be in.
 _UNBOUNDED = 2**31 - 1
@@ -171,6 +174,9 @@ class _CTensor(ctypes.Structure):
         ("batch_size", ctypes.c_size_t),
         ("batch_filled", ctypes.c_size_t),
         ("items", ctypes.POINTER(_CTensorItem)),
+        ("clip_length", ctypes.c_size_t),
+        ("clip_filled", ctypes.POINTER(ctypes.c_size_t)),
+        ("frame_pts", ctypes.POINTER(ctypes.c_uint64)),
     ]
 
 
@@ -186,11 +192,14 @@ class _TensorCopy:
     @classmethod
     def of(cls, c):
         """A copy of the C tensor `c` (a _CTensor over the C memory); its
-        device pointer and ready event are left out."""
+        device pointer, ready event and clip arrays (the box helper reads
+        none of them) are left out."""
         tensor = _CTensor()
         ctypes.memmove(ctypes.byref(tensor), ctypes.byref(c), ctypes.sizeof(_CTensor))
         tensor.data = None
         tensor.ready_event = None
+        tensor.clip_filled = None
+        tensor.frame_pts = None
         items = None
         if c.items:
             items = (_CTensorItem * max(c.batch_size, 1))()
@@ -220,20 +229,47 @@ class Item:
     (geometry.box_to_source() maps a detection back, clipped), the source it
     came from (source_index: cudabatch's sink_N, 0 for one stream) and, for
     a region item, region_id and region (x, y, width, height in source-frame
-    pixels); a whole frame has region_id -1 and region None."""
+    pixels); a whole frame has region_id -1 and region None.
 
-    def __init__(self, pts, geometry, source_index=0, region_id=_WHOLE_FRAME, region=None):
+    An item of a clip tensor (layout NCTHW or NTCHW) is a clip: pts and
+    geometry are its first frame's (every frame of a clip has the same
+    geometry), clip_filled the frames written into it (the first ones; the
+    rest of the clip is zeros) and frame_pts their PTS, a tuple in clip
+    order (None for a frame without one). For an image tensor both are
+    None."""
+
+    def __init__(self, pts, geometry, source_index=0, region_id=_WHOLE_FRAME, region=None,
+                 frame_pts=None):
         self.pts = pts
         self.geometry = geometry
         self.source_index = source_index
         self.region_id = region_id
         self.region = region
+        self.frame_pts = frame_pts
+        self.clip_filled = None if frame_pts is None else len(frame_pts)
 
     def __repr__(self):
+        clip = "" if self.frame_pts is None else ", frame_pts=%r" % (self.frame_pts,)
         if self.region is None:
-            return "Item(pts=%r, %r)" % (self.pts, self.geometry)
-        return "Item(pts=%r, %r, region_id=%d, region=%r)" % (
-            self.pts, self.geometry, self.region_id, self.region)
+            return "Item(pts=%r, %r%s)" % (self.pts, self.geometry, clip)
+        return "Item(pts=%r, %r, region_id=%d, region=%r%s)" % (
+            self.pts, self.geometry, self.region_id, self.region, clip)
+
+
+def _pts(value):
+    return None if value == GST_CLOCK_TIME_NONE else value
+
+
+def _clip_frame_pts(c, index):
+    """Clip `index` of the C tensor `c`: its frames' PTS, a tuple
+    (gst_cuda_prep_tensor_get_clip_frame_pts()); None for an image
+    tensor."""
+    if not c.clip_length:
+        return None
+    count = ctypes.c_size_t()
+    pts = native().prep.gst_cuda_prep_tensor_get_clip_frame_pts(ctypes.byref(c), index,
+                                                                ctypes.byref(count))
+    return tuple(_pts(pts[frame]) for frame in range(count.value)) if pts else ()
 
 
 def _check_stream_for_cpu(stream):
@@ -366,7 +402,14 @@ class Tensor:
     zero-copy into PyTorch, CuPy, cuda.core... through DLPack. The consumer
     stream waits for the tensor on the GPU; when the consumer frees its
     array, the buffer goes back to the pipeline after that stream's reads.
-    release() (or `with`) drops this object's own hold on the buffer."""
+    release() (or `with`) drops this object's own hold on the buffer.
+
+    shape and strides (in bytes) have the tensor's rank, in memory order as
+    layout names it: "NCHW" or "NHWC" for images, "NCTHW" or "NTCHW" for
+    clips of T frames per item (video models); N is the items holding
+    frames. items holds one Item per image or clip; a clip's Item also
+    has frame_pts and clip_filled. DLPack and download() give the array at
+    that rank."""
 
     def __init__(self, sample):
         """`sample`: a GstSample* (an int) whose reference this tensor owns;
@@ -389,7 +432,7 @@ class Tensor:
             dims[0] = filled
         self.shape = tuple(dims)
         self.strides = tuple(c.strides[:c.num_dims])
-        self.layout = "NCHW" if c.image_layout == 0 else "NHWC"
+        self.layout = _IMAGE_LAYOUTS.get(c.image_layout, str(c.image_layout))
         self.device_id = c.device_id
         self.data_ptr = c.data or 0
         self.ready_event = c.ready_event or 0
@@ -409,8 +452,8 @@ class Tensor:
             region = None
             if item.region_id != _WHOLE_FRAME:
                 region = (item.region_x, item.region_y, item.region_width, item.region_height)
-            items.append(Item(None if item.pts == GST_CLOCK_TIME_NONE else item.pts, geometry,
-                              item.source_index, item.region_id, region))
+            items.append(Item(_pts(item.pts), geometry, item.source_index, item.region_id,
+                              region, _clip_frame_pts(c, index)))
         self.items = items
 
     @classmethod

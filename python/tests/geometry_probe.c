@@ -68,6 +68,9 @@ static void layout(void) {
   FIELD(GstCudaPrepTensor, batch_size);
   FIELD(GstCudaPrepTensor, batch_filled);
   FIELD(GstCudaPrepTensor, items);
+  FIELD(GstCudaPrepTensor, clip_length);
+  FIELD(GstCudaPrepTensor, clip_filled);
+  FIELD(GstCudaPrepTensor, frame_pts);
 }
 
 static int fail(const char *what, const char *line) {

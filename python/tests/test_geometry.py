@@ -12,7 +12,9 @@ gst_cuda_prep_tensor_box_to_source() for the same numbers, over many random
 geometries, orientations, regions and boxes partly outside the tensor, the
 frame and the region; points map as gst_cuda_prep_geometry_to_source() and
 _to_output() map them; and a few boxes land where the definition (out =
-R(src - crop) * scale + pad, then clipping) puts them by hand.
+R(src - crop) * scale + pad, then clipping) puts them by hand. Clip
+tensors (rank 5) come out with their shape, layout and each clip's frame
+PTS.
 
     test_geometry.py PATH_OF_geometry_probe   (meson test passes it)
 """
@@ -128,14 +130,7 @@ class TensorSpec:
     def make(self):
         """A cudaprep.Tensor over a GstSample whose buffer carries this
         tensor in a tensor meta, written through the module's _CTensor."""
-        lib = _protos()
-        buffer = lib.gst.gst_buffer_new()
-        self.assert_true(lib.prep.gst_buffer_add_cuda_prep_tensor_meta(buffer, 1))
-        sample = lib.gst.gst_sample_new(buffer, None, None, None)
-        lib.gst.gst_mini_object_unref(buffer)
-        address = lib.prep.gst_cuda_prep_tensor_sink_sample_get_tensor(sample)
-        self.assert_true(address)
-        c = _tensor._CTensor.from_address(address)
+        sample, c = sample_with_c_tensor()
         c.id = 1
         c.data_type = self.data_type
         c.image_layout = self.image_layout
@@ -147,9 +142,7 @@ class TensorSpec:
             step *= self.dims[axis]
         c.batch_size = self.dims[0]
         c.batch_filled = self.filled
-        # The meta frees its items with g_free.
-        items = lib.glib.g_malloc0(ctypes.sizeof(_tensor._CTensorItem) * self.dims[0])
-        c.items = ctypes.cast(items, ctypes.POINTER(_tensor._CTensorItem))
+        c.items = g_array(_tensor._CTensorItem, self.dims[0])
         for index, (pts, geometry, source_index, region_id, region) in enumerate(self.items):
             item = c.items[index]
             item.pts = GST_CLOCK_TIME_NONE if pts is None else pts
@@ -159,10 +152,27 @@ class TensorSpec:
             item.region_x, item.region_y, item.region_width, item.region_height = region
         return cudaprep.Tensor(sample)
 
-    @staticmethod
-    def assert_true(value):
-        if not value:
-            raise AssertionError("building the tensor meta failed")
+
+def sample_with_c_tensor():
+    """(GstSample*, its zeroed tensor as the module's _CTensor): a sample
+    whose buffer carries a one-tensor meta, as cudatensorsink hands out."""
+    lib = _protos()
+    buffer = lib.gst.gst_buffer_new()
+    if not lib.prep.gst_buffer_add_cuda_prep_tensor_meta(buffer, 1):
+        raise AssertionError("building the tensor meta failed")
+    sample = lib.gst.gst_sample_new(buffer, None, None, None)
+    lib.gst.gst_mini_object_unref(buffer)
+    address = lib.prep.gst_cuda_prep_tensor_sink_sample_get_tensor(sample)
+    if not address:
+        raise AssertionError("the sample holds no tensor")
+    return sample, _tensor._CTensor.from_address(address)
+
+
+def g_array(element, count):
+    """A zeroed array of `count` ctypes `element`s from g_malloc0, as a
+    pointer: the meta frees its arrays with g_free."""
+    memory = _protos().glib.g_malloc0(ctypes.sizeof(element) * count)
+    return ctypes.cast(memory, ctypes.POINTER(element))
 
 
 ORIENTATION_CORNER = {  # where the turned image's top-left lies in a w x h rectangle
@@ -452,6 +462,67 @@ class ByHand(unittest.TestCase):
         self.assertEqual(geometry.to_source(1, 3), (6.0, 7.0))
         self.assertEqual(geometry.to_output(6, 7), (1.0, 3.0))
 
+
+
+class Clips(unittest.TestCase):
+    """A clip tensor (5 dims, T frames per item) through the module: its
+    shape, strides and layout, and each clip's frames and their PTS."""
+
+    def make(self, image_layout, dims, filled, clip_filled, frame_pts):
+        sample, c = sample_with_c_tensor()
+        c.data_type = 11  # float32
+        c.image_layout = image_layout
+        c.num_dims = 5
+        step = 4
+        for axis in reversed(range(5)):
+            c.dims[axis] = dims[axis]
+            c.strides[axis] = step
+            step *= dims[axis]
+        batch, clip_length = dims[0], dims[2 if image_layout == 2 else 1]
+        c.batch_size, c.batch_filled, c.clip_length = batch, filled, clip_length
+        c.items = g_array(_tensor._CTensorItem, batch)
+        c.clip_filled = g_array(ctypes.c_size_t, batch)
+        c.frame_pts = g_array(ctypes.c_uint64, batch * clip_length)
+        for index in range(batch):
+            written = [GST_CLOCK_TIME_NONE if pts is None else pts for pts in frame_pts[index]]
+            padded = written + [GST_CLOCK_TIME_NONE] * (clip_length - len(written))
+            c.items[index].pts = padded[0]
+            c.items[index].region_id = -1
+            c.clip_filled[index] = clip_filled[index]
+            for frame, pts in enumerate(padded):
+                c.frame_pts[index * clip_length + frame] = pts
+        return cudaprep.Tensor(sample)
+
+    def test_ncthw_clips_shape_layout_and_frames(self):
+        # N = 3, C = 3, T = 4, H = 2, W = 5; two clips filled, the second cut
+        # short after two frames, the third padding.
+        tensor = self.make(2, (3, 3, 4, 2, 5), 2, (4, 2, 0),
+                           ((100, 200, 300, 400), (500, 600), ()))
+        self.assertEqual(tensor.layout, "NCTHW")
+        self.assertEqual(tensor.shape, (2, 3, 4, 2, 5))
+        self.assertEqual(tensor.strides, (3 * 4 * 2 * 5 * 4, 4 * 2 * 5 * 4, 2 * 5 * 4, 5 * 4, 4))
+        self.assertEqual(len(tensor.items), 2)
+        self.assertEqual(tensor.items[0].frame_pts, (100, 200, 300, 400))
+        self.assertEqual(tensor.items[0].clip_filled, 4)
+        self.assertEqual(tensor.items[0].pts, 100)
+        self.assertEqual(tensor.items[1].frame_pts, (500, 600))
+        self.assertEqual(tensor.items[1].clip_filled, 2)
+        tensor.release()
+
+    def test_ntchw_layout_and_a_frame_without_pts(self):
+        tensor = self.make(3, (1, 2, 3, 4, 4), 1, (2,), ((None, 7),))
+        self.assertEqual(tensor.layout, "NTCHW")
+        self.assertEqual(tensor.shape, (1, 2, 3, 4, 4))
+        self.assertEqual(tensor.items[0].frame_pts, (None, 7))
+        tensor.release()
+
+    def test_image_items_have_no_clip_fields(self):
+        tensor = TensorSpec(1, 11, 4, 2, 3, 8, 8, 2,
+                            [(5, cudaprep.Geometry(), 0, -1, (0, 0, 0, 0))] * 2).make()
+        self.assertEqual(tensor.layout, "NHWC")
+        self.assertIsNone(tensor.items[0].frame_pts)
+        self.assertIsNone(tensor.items[0].clip_filled)
+        tensor.release()
 
 if __name__ == "__main__":
     unittest.main()

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cudaprep/array.h"
 #include "cudaprep/dlpack_export.h"
 #include "cudaprep/normalize.h"
 #include "cudaprep/npy.h"
@@ -277,6 +278,36 @@ TEST(TensorDesc, ContiguousStridesNCHWAndNHWC) {
   EXPECT_EQ(4u, data_type_size(DataType::kFloat32));
 }
 
+// io's measures of an array of any rank, on a clip: {2, 3, 4, 5, 6} float32.
+TEST(ArrayDesc, CountSpanAndDensityOfAClip) {
+  const ClipDesc clip =
+      make_contiguous_clip_desc(ClipLayout::kNCTHW, 2, 4, 3, 5, 6, DataType::kFloat32);
+  const ArrayDesc dense = array_desc(clip);
+  ASSERT_EQ(5, dense.rank);
+  EXPECT_EQ(2 * 3 * 4 * 5 * 6, array_element_count(dense));
+  EXPECT_EQ(static_cast<size_t>(2 * 3 * 4 * 5 * 6 * 4), array_span_bytes(dense));
+  EXPECT_TRUE(array_is_contiguous(dense));
+
+  ArrayDesc padded = dense;
+  padded.strides_bytes[3] = 32;  // rows of 24 bytes padded to 32
+  padded.strides_bytes[2] = 32 * 5;
+  padded.strides_bytes[1] = 32 * 5 * 4;
+  padded.strides_bytes[0] = 32 * 5 * 4 * 3;
+  EXPECT_FALSE(array_is_contiguous(padded));
+  // The last row ends 24 bytes in, not 32.
+  EXPECT_EQ(static_cast<size_t>(32 * 5 * 4 * 3 * 2 - 8), array_span_bytes(padded));
+
+  ArrayDesc one_frame = dense;
+  one_frame.dims[2] = 1;
+  one_frame.strides_bytes[2] = 12345;  // a dim of one may have any stride
+  one_frame.strides_bytes[1] = 5 * 6 * 4;
+  one_frame.strides_bytes[0] = 3 * 5 * 6 * 4;
+  EXPECT_TRUE(array_is_contiguous(one_frame));
+  ArrayDesc empty = dense;
+  empty.dims[4] = 0;
+  EXPECT_EQ(0u, array_span_bytes(empty));
+}
+
 TEST(ReferenceTensorize, PlacesEveryElementByLayoutAndConvertsType) {
   const int c = 3, h = 4, w = 5, n = 3, batch_index = 2;
   std::vector<float> chw(c * h * w);
@@ -448,7 +479,7 @@ TEST(Npy, WritesFloat32TensorWithAlignedHeader) {
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f - 3.0f;
   const std::string path = temp_path("f32.npy");
   std::string error;
-  ASSERT_TRUE(write_npy(path, values.data(), desc, &error)) << error;
+  ASSERT_TRUE(write_npy(path, values.data(), array_desc(desc), &error)) << error;
   std::vector<uint8_t> bytes(values.size() * 4);
   std::memcpy(bytes.data(), values.data(), bytes.size());
   check_npy_file(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, 4, 5), }", bytes);
@@ -491,8 +522,28 @@ TEST(Npy, ReportsErrors) {
   TensorDesc strided =
       make_contiguous_tensor_desc(TensorLayout::kNCHW, 1, 3, 2, 2, DataType::kFloat32);
   strided.strides_bytes[2] = 12;
-  EXPECT_FALSE(write_npy(temp_path("strided.npy"), &value, strided, &error));
+  EXPECT_FALSE(write_npy(temp_path("strided.npy"), &value, array_desc(strided), &error));
   EXPECT_FALSE(error.empty());
+}
+
+// A clip tensor as the sink writes it: rank 5 in the header, the bytes in
+// memory order; a padded one is refused like a padded image.
+TEST(Npy, WritesAFiveDimensionalClip) {
+  const ClipDesc clip = make_contiguous_clip_desc(ClipLayout::kNCTHW, 2, 4, 3, 2, 5,
+                                                  DataType::kUInt8);  // {2, 3, 4, 2, 5}
+  std::vector<uint8_t> values(2 * 3 * 4 * 2 * 5);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint8_t>(i * 7 % 251);
+  const std::string path = temp_path("clip.npy");
+  std::string error;
+  ASSERT_TRUE(write_npy(path, values.data(), array_desc(clip), &error)) << error;
+  check_npy_file(path, "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3, 4, 2, 5), }",
+                 values);
+  std::remove(path.c_str());
+
+  ClipDesc padded = clip;
+  padded.strides_bytes[3] = 8;  // rows of 5 bytes padded to 8
+  EXPECT_FALSE(write_npy(temp_path("padded_clip.npy"), values.data(), array_desc(padded), &error));
+  EXPECT_NE(std::string::npos, error.find("not contiguous")) << error;
 }
 
 // --- DLPack ------------------------------------------------------------------
@@ -516,7 +567,8 @@ TEST(DLPack, ShapeStridesInElementsTypeAndDevice) {
   desc.strides_bytes[0] = 128 * 10;
   int fake_device_memory;
   ReleaseCounter counter;
-  DLManagedTensor *managed = export_dlpack(desc, &fake_device_memory, 3, count_release, &counter);
+  DLManagedTensor *managed =
+      export_dlpack(array_desc(desc), &fake_device_memory, 3, count_release, &counter);
   ASSERT_NE(nullptr, managed);
   const DLTensor &tensor = managed->dl_tensor;
   EXPECT_EQ(&fake_device_memory, tensor.data);
@@ -542,6 +594,34 @@ TEST(DLPack, ShapeStridesInElementsTypeAndDevice) {
   EXPECT_EQ(&counter, counter.seen_user_data);
 }
 
+// A clip of NTCHW float16 frames with rows padded to 32 bytes: five dims,
+// strides in elements (the byte strides / 2).
+TEST(DLPack, FiveDimensionalClipShapeAndStridesInElements) {
+  ClipDesc clip = make_contiguous_clip_desc(ClipLayout::kNTCHW, 2, 8, 3, 6, 10,
+                                            DataType::kFloat16);  // {2, 8, 3, 6, 10}
+  clip.strides_bytes[3] = 32;
+  clip.strides_bytes[2] = 32 * 6;
+  clip.strides_bytes[1] = 32 * 6 * 3;
+  clip.strides_bytes[0] = 32 * 6 * 3 * 8;
+  int fake_device_memory;
+  ReleaseCounter counter;
+  DLManagedTensor *managed =
+      export_dlpack(array_desc(clip), &fake_device_memory, 1, count_release, &counter);
+  ASSERT_NE(nullptr, managed);
+  const DLTensor &tensor = managed->dl_tensor;
+  ASSERT_EQ(5, tensor.ndim);
+  const int64_t shape[5] = {2, 8, 3, 6, 10};
+  const int64_t strides[5] = {16 * 6 * 3 * 8, 16 * 6 * 3, 16 * 6, 16, 1};
+  for (int axis = 0; axis < 5; ++axis) {
+    EXPECT_EQ(shape[axis], tensor.shape[axis]) << "axis " << axis;
+    EXPECT_EQ(strides[axis], tensor.strides[axis]) << "axis " << axis;
+  }
+  EXPECT_EQ(16, tensor.dtype.bits);
+  EXPECT_EQ(1, tensor.device.device_id);
+  managed->deleter(managed);
+  EXPECT_EQ(1, counter.calls);
+}
+
 TEST(DLPack, DataTypeCodes) {
   const DLDataType u8 = dlpack_data_type(DataType::kUInt8);
   EXPECT_EQ(kDLUInt, u8.code);
@@ -559,9 +639,15 @@ TEST(DLPack, RefusesInexpressibleDescWithoutReleasing) {
   desc.strides_bytes[2] = 18;  // not a whole number of float32 elements
   int fake_device_memory;
   ReleaseCounter counter;
-  EXPECT_EQ(nullptr, export_dlpack(desc, &fake_device_memory, 0, count_release, &counter));
+  EXPECT_EQ(nullptr,
+            export_dlpack(array_desc(desc), &fake_device_memory, 0, count_release, &counter));
   desc = make_contiguous_tensor_desc(TensorLayout::kNCHW, 0, 3, 4, 4, DataType::kFloat32);
-  EXPECT_EQ(nullptr, export_dlpack(desc, &fake_device_memory, 0, count_release, &counter));
+  EXPECT_EQ(nullptr,
+            export_dlpack(array_desc(desc), &fake_device_memory, 0, count_release, &counter));
+  ArrayDesc too_long =
+      array_desc(make_contiguous_tensor_desc(TensorLayout::kNCHW, 1, 3, 4, 4, DataType::kFloat32));
+  too_long.rank = kMaxArrayRank + 1;
+  EXPECT_EQ(nullptr, export_dlpack(too_long, &fake_device_memory, 0, count_release, &counter));
   EXPECT_EQ(0, counter.calls);
 }
 
@@ -569,7 +655,8 @@ TEST(DLPack, NullReleaseIsAllowed) {
   const TensorDesc desc =
       make_contiguous_tensor_desc(TensorLayout::kNCHW, 1, 1, 1, 1, DataType::kUInt8);
   int fake_device_memory;
-  DLManagedTensor *managed = export_dlpack(desc, &fake_device_memory, 0, nullptr, nullptr);
+  DLManagedTensor *managed =
+      export_dlpack(array_desc(desc), &fake_device_memory, 0, nullptr, nullptr);
   ASSERT_NE(nullptr, managed);
   managed->deleter(managed);
 }

@@ -205,4 +205,32 @@ TEST(Box, ARegionItemClipsToItsRegion) {
   gst_buffer_unref(buffer);
 }
 
+// A clip item: its frames' geometry, on a tensor whose frame size lies at
+// other axes (H, W are dims 3, 4 of NCTHW and NTCHW alike): the tensor's
+// extent is the frame's 320 x 160, not T or C.
+TEST(Box, AClipItemClipsToItsFramesExtent) {
+  for (const cudaprep::ClipLayout layout :
+       {cudaprep::ClipLayout::kNCTHW, cudaprep::ClipLayout::kNTCHW}) {
+    SCOPED_TRACE(cudaprep::clip_layout_name(layout));
+    GstCudaPrepTensor tensor = {};
+    static float storage[1];
+    ASSERT_TRUE(gst_cuda_prep_tensor_set_from_clip_desc(
+        &tensor, 0,
+        cudaprep::make_contiguous_clip_desc(layout, 2, 8, 3, 160, 320,
+                                            cudaprep::DataType::kFloat32),
+        storage, 0, nullptr));
+    tensor.batch_filled = 2;
+    double x0, y0, x1, y1;
+    ASSERT_TRUE(gst_cuda_prep_tensor_box_to_source(&tensor, 1, 300, 10, 400, 200, 1000, 1000, &x0,
+                                                   &y0, &x1, &y1));
+    EXPECT_DOUBLE_EQ(300.0, x0);
+    EXPECT_DOUBLE_EQ(10.0, y0);
+    EXPECT_DOUBLE_EQ(320.0, x1) << "cut at the frame's width";
+    EXPECT_DOUBLE_EQ(160.0, y1) << "cut at the frame's height";
+    g_free(tensor.items);
+    g_free(tensor.clip_filled);
+    g_free(tensor.frame_pts);
+  }
+}
+
 }  // namespace

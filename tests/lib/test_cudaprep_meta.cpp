@@ -1,5 +1,6 @@
 // The geometry and tensor metas, without a GPU: adding, reading, copying with
-// buffers, and mapping points between tensor and source frame.
+// buffers, and mapping points between tensor and source frame; clip tensors'
+// fields, descriptions and frame PTS.
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <cmath>
 
 #include <gst/cudaprep/gstcudaprepmeta-private.h>
+#include <gst/cudaprep/gstcudatensorsample.h>
 
 namespace {
 
@@ -280,6 +282,204 @@ TEST(TensorMeta, ShallowCopyCopiesTensorsAndItemsDeepCopyDropsThem) {
   EXPECT_NE(nullptr, gst_buffer_get_cuda_prep_geometry_meta(deep));
   gst_buffer_unref(deep);
   gst_buffer_unref(copy);
+}
+
+// --- Clip tensors ------------------------------------------------------------
+
+// N = 3 clips of T = 4 frames of 3 x 8 x 10 float16, NTCHW, dense.
+cudaprep::ClipDesc ntchw_clip() {
+  return cudaprep::make_contiguous_clip_desc(cudaprep::ClipLayout::kNTCHW, 3, 4, 3, 8, 10,
+                                             cudaprep::DataType::kFloat16);
+}
+
+GstBuffer *buffer_with_clip(const cudaprep::ClipDesc &desc) {
+  GstBuffer *buffer = gst_buffer_new_allocate(nullptr, 256, nullptr);
+  GstCudaPrepTensorMeta *meta = gst_buffer_add_cuda_prep_tensor_meta(buffer, 1);
+  EXPECT_TRUE(
+      gst_cuda_prep_tensor_set_from_clip_desc(meta->tensors[0], g_quark_from_string("clips"), desc,
+                                              fake_device_pointer(buffer), 0, fake_event()));
+  return buffer;
+}
+
+TEST(ClipTensorMeta, FieldsFromClipDesc) {
+  GstBuffer *buffer = buffer_with_clip(ntchw_clip());
+  const GstCudaPrepTensor *tensor = gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0];
+  EXPECT_EQ(GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NTCHW, tensor->image_layout);
+  EXPECT_EQ(GST_CUDA_PREP_TENSOR_LAYOUT_CONTIGUOUS, tensor->layout);
+  EXPECT_EQ(GST_CUDA_PREP_TENSOR_DATA_TYPE_FLOAT16, tensor->data_type);
+  EXPECT_EQ(fake_device_pointer(buffer), tensor->data);
+  ASSERT_EQ(5u, tensor->num_dims);
+  const gsize dims[5] = {3, 4, 3, 8, 10};
+  const gsize strides[5] = {4 * 3 * 8 * 10 * 2, 3 * 8 * 10 * 2, 8 * 10 * 2, 10 * 2, 2};
+  for (int axis = 0; axis < 5; ++axis) {
+    EXPECT_EQ(dims[axis], tensor->dims[axis]) << "axis " << axis;
+    EXPECT_EQ(strides[axis], tensor->strides[axis]) << "axis " << axis;
+  }
+  EXPECT_EQ(3u, tensor->batch_size);
+  EXPECT_EQ(0u, tensor->batch_filled);
+  EXPECT_EQ(4u, tensor->clip_length);
+  ASSERT_NE(nullptr, tensor->clip_filled);
+  ASSERT_NE(nullptr, tensor->frame_pts);
+  for (gsize i = 0; i < 3; ++i) {
+    EXPECT_EQ(0u, tensor->clip_filled[i]) << "clip " << i;
+    EXPECT_EQ(GST_CLOCK_TIME_NONE, tensor->items[i].pts);
+    EXPECT_EQ(GST_CUDA_PREP_TENSOR_ITEM_WHOLE_FRAME, tensor->items[i].region_id);
+  }
+  for (gsize i = 0; i < 3 * 4; ++i) EXPECT_EQ(GST_CLOCK_TIME_NONE, tensor->frame_pts[i]);
+  gst_buffer_unref(buffer);
+
+  cudaprep::ClipDesc padded = cudaprep::make_contiguous_clip_desc(
+      cudaprep::ClipLayout::kNCTHW, 1, 2, 3, 4, 5, cudaprep::DataType::kFloat32);
+  padded.strides_bytes[3] = 32;
+  GstCudaPrepTensor strided = {};
+  ASSERT_TRUE(gst_cuda_prep_tensor_set_from_clip_desc(&strided, 0, padded, nullptr, 0, nullptr));
+  EXPECT_EQ(GST_CUDA_PREP_TENSOR_LAYOUT_STRIDED, strided.layout);
+  EXPECT_EQ(GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NCTHW, strided.image_layout);
+  // Set again as an image tensor: no clip fields left behind (valgrind
+  // holds the freed arrays).
+  ASSERT_TRUE(gst_cuda_prep_tensor_set_from_desc(
+      &strided, 0,
+      cudaprep::make_contiguous_tensor_desc(cudaprep::TensorLayout::kNCHW, 2, 3, 4, 5,
+                                            cudaprep::DataType::kFloat32),
+      nullptr, 0, nullptr));
+  EXPECT_EQ(0u, strided.clip_length);
+  EXPECT_EQ(nullptr, strided.clip_filled);
+  EXPECT_EQ(nullptr, strided.frame_pts);
+  EXPECT_EQ(4u, strided.num_dims);
+  g_free(strided.items);
+
+  cudaprep::ClipDesc empty = ntchw_clip();
+  empty.dims[1] = 0;
+  GstCudaPrepTensor refused = {};
+  EXPECT_FALSE(gst_cuda_prep_tensor_set_from_clip_desc(&refused, 0, empty, nullptr, 0, nullptr));
+  EXPECT_EQ(nullptr, refused.clip_filled);
+}
+
+TEST(ClipTensorMeta, SetAgainReallocatesTheClipArrays) {
+  GstBuffer *buffer = buffer_with_clip(ntchw_clip());
+  GstCudaPrepTensor *tensor = gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0];
+  tensor->clip_filled[2] = 4;
+  const cudaprep::ClipDesc longer = cudaprep::make_contiguous_clip_desc(
+      cudaprep::ClipLayout::kNCTHW, 5, 16, 3, 2, 2, cudaprep::DataType::kUInt8);
+  ASSERT_TRUE(gst_cuda_prep_tensor_set_from_clip_desc(tensor, 0, longer, nullptr, 0, nullptr));
+  EXPECT_EQ(5u, tensor->batch_size);
+  EXPECT_EQ(16u, tensor->clip_length);
+  for (gsize i = 0; i < 5; ++i) EXPECT_EQ(0u, tensor->clip_filled[i]) << "clip " << i;
+  for (gsize i = 0; i < 5 * 16; ++i) EXPECT_EQ(GST_CLOCK_TIME_NONE, tensor->frame_pts[i]);
+  gst_buffer_unref(buffer);
+}
+
+// A clip's first frames as the box helper sees them: {N, C, H, W} NCHW with
+// the clip stride, the channel stride of the layout, the row and column
+// strides; the whole array as it is.
+TEST(ClipTensorMeta, DescribedAsFirstFramesAndAsAnArray) {
+  for (const cudaprep::ClipLayout layout :
+       {cudaprep::ClipLayout::kNCTHW, cudaprep::ClipLayout::kNTCHW}) {
+    SCOPED_TRACE(cudaprep::clip_layout_name(layout));
+    // N = 2, T = 5, C = 3, H = 4, W = 6, float32.
+    const cudaprep::ClipDesc clip =
+        cudaprep::make_contiguous_clip_desc(layout, 2, 5, 3, 4, 6, cudaprep::DataType::kFloat32);
+    GstCudaPrepTensor tensor = {};
+    ASSERT_TRUE(gst_cuda_prep_tensor_set_from_clip_desc(&tensor, 0, clip, nullptr, 0, nullptr));
+    cudaprep::TensorDesc desc;
+    ASSERT_TRUE(gst_cuda_prep_tensor_to_desc(&tensor, &desc));
+    EXPECT_EQ(cudaprep::TensorLayout::kNCHW, desc.layout);
+    EXPECT_EQ(cudaprep::DataType::kFloat32, desc.dtype);
+    const bool channels_first = layout == cudaprep::ClipLayout::kNCTHW;
+    const int64_t channel_stride = channels_first ? 5 * 4 * 6 * 4 : 4 * 6 * 4;
+    const int64_t dims[4] = {2, 3, 4, 6};
+    const int64_t strides[4] = {3 * 5 * 4 * 6 * 4, channel_stride, 6 * 4, 4};
+    for (int axis = 0; axis < 4; ++axis) {
+      EXPECT_EQ(dims[axis], desc.dims[axis]) << "axis " << axis;
+      EXPECT_EQ(strides[axis], desc.strides_bytes[axis]) << "axis " << axis;
+    }
+    cudaprep::ArrayDesc array;
+    ASSERT_TRUE(gst_cuda_prep_tensor_to_array(&tensor, &array));
+    ASSERT_EQ(5, array.rank);
+    EXPECT_EQ(cudaprep::DataType::kFloat32, array.dtype);
+    for (int axis = 0; axis < 5; ++axis) {
+      EXPECT_EQ(clip.dims[axis], array.dims[axis]) << "axis " << axis;
+      EXPECT_EQ(clip.strides_bytes[axis], array.strides_bytes[axis]) << "axis " << axis;
+    }
+
+    // A rank that does not go with the image layout is no image or clip.
+    GstCudaPrepTensor mismatched = tensor;
+    mismatched.image_layout = GST_CUDA_PREP_TENSOR_IMAGE_LAYOUT_NCHW;
+    EXPECT_FALSE(gst_cuda_prep_tensor_to_desc(&mismatched, &desc));
+    EXPECT_TRUE(gst_cuda_prep_tensor_to_array(&mismatched, &array)) << "an array all the same";
+    mismatched = tensor;
+    mismatched.num_dims = 4;
+    EXPECT_FALSE(gst_cuda_prep_tensor_to_desc(&mismatched, &desc));
+    mismatched.num_dims = GST_CUDA_PREP_TENSOR_MAX_DIMS + 1;
+    EXPECT_FALSE(gst_cuda_prep_tensor_to_array(&mismatched, &array));
+    mismatched = tensor;
+    mismatched.dims_order = GST_CUDA_PREP_TENSOR_DIM_ORDER_COL_MAJOR;
+    EXPECT_FALSE(gst_cuda_prep_tensor_to_array(&mismatched, &array));
+    g_free(tensor.items);
+    g_free(tensor.clip_filled);
+    g_free(tensor.frame_pts);
+  }
+}
+
+TEST(ClipTensorMeta, FramePtsOfEachClipAsWritten) {
+  GstBuffer *buffer = buffer_with_clip(ntchw_clip());
+  GstCudaPrepTensor *tensor = gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0];
+  tensor->batch_filled = 2;
+  tensor->clip_filled[0] = 4;
+  tensor->clip_filled[1] = 2;  // cut short
+  for (gsize frame = 0; frame < 4; ++frame) tensor->frame_pts[frame] = 100 + frame;
+  tensor->frame_pts[4 + 0] = 500;
+  tensor->frame_pts[4 + 1] = 600;
+  gsize num_frames = 99;
+  const GstClockTime *pts = gst_cuda_prep_tensor_get_clip_frame_pts(tensor, 0, &num_frames);
+  ASSERT_EQ(4u, num_frames);
+  for (gsize frame = 0; frame < 4; ++frame) EXPECT_EQ(100 + frame, pts[frame]);
+  pts = gst_cuda_prep_tensor_get_clip_frame_pts(tensor, 1, &num_frames);
+  ASSERT_EQ(2u, num_frames);
+  EXPECT_EQ(500u, pts[0]);
+  EXPECT_EQ(600u, pts[1]);
+  pts = gst_cuda_prep_tensor_get_clip_frame_pts(tensor, 2, &num_frames);
+  EXPECT_EQ(0u, num_frames) << "padding: nothing written";
+  EXPECT_EQ(nullptr, gst_cuda_prep_tensor_get_clip_frame_pts(tensor, 3, &num_frames));
+  EXPECT_EQ(0u, num_frames);
+
+  GstBuffer *image = buffer_with_tensor(cudaprep::make_contiguous_tensor_desc(
+      cudaprep::TensorLayout::kNCHW, 2, 3, 4, 4, cudaprep::DataType::kFloat32));
+  num_frames = 99;
+  EXPECT_EQ(nullptr, gst_cuda_prep_tensor_get_clip_frame_pts(
+                         gst_buffer_get_cuda_prep_tensor_meta(image)->tensors[0], 0, &num_frames));
+  EXPECT_EQ(0u, num_frames);
+  gst_buffer_unref(image);
+  gst_buffer_unref(buffer);
+}
+
+TEST(ClipTensorMeta, ShallowCopyCopiesTheClipArrays) {
+  GstBuffer *buffer = buffer_with_clip(ntchw_clip());
+  GstCudaPrepTensor *tensor = gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0];
+  tensor->batch_filled = 1;
+  tensor->clip_filled[0] = 3;
+  tensor->frame_pts[2] = 777;
+  GstBuffer *copy = gst_buffer_copy(buffer);
+  const GstCudaPrepTensor *copied = gst_buffer_get_cuda_prep_tensor_meta(copy)->tensors[0];
+  EXPECT_NE(tensor->clip_filled, copied->clip_filled) << "the copy's own";
+  EXPECT_NE(tensor->frame_pts, copied->frame_pts) << "the copy's own";
+  gst_buffer_unref(buffer);  // the copy's arrays must outlive the original's
+  EXPECT_EQ(4u, copied->clip_length);
+  EXPECT_EQ(3u, copied->clip_filled[0]);
+  EXPECT_EQ(0u, copied->clip_filled[2]);
+  EXPECT_EQ(777u, copied->frame_pts[2]);
+  EXPECT_EQ(GST_CLOCK_TIME_NONE, copied->frame_pts[3 * 4 - 1]);
+  gst_buffer_unref(copy);
+}
+
+// What the sample API counts of a clip tensor: the filled clips, all frames.
+TEST(ClipTensorMeta, SampleSizeCountsFilledClipsAtRankFive) {
+  GstBuffer *buffer = buffer_with_clip(ntchw_clip());
+  gst_buffer_get_cuda_prep_tensor_meta(buffer)->tensors[0]->batch_filled = 2;
+  GstSample *sample = gst_sample_new(buffer, nullptr, nullptr, nullptr);
+  EXPECT_EQ(2u * 4 * 3 * 8 * 10 * 2, gst_cuda_prep_tensor_sink_sample_get_size(sample));
+  gst_sample_unref(sample);
+  gst_buffer_unref(buffer);
 }
 
 }  // namespace

@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include <gst/cudaprep/gstcudaprepmemory.h>
+#include <gst/cudaprep/gstcudaprepmeta-private.h>
 #include <gst/cudaprep/gstcudatensorsink.h>
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
@@ -206,6 +208,25 @@ TEST(TensorSink, TakesTensorsWhenReadyNotOnTheClock) {
   g_object_set(sink, "sync", TRUE, nullptr);
   g_object_get(sink, "sync", &sync, nullptr);
   EXPECT_TRUE(sync) << "sync=true paces tensors to the clock when asked";
+  gst_object_unref(sink);
+}
+
+// Clip tensors' caps (issue 36): NCTHW and NTCHW with the frames field the
+// tensor elements add; a layout the sink does not know is refused.
+TEST(TensorSink, AcceptsClipCaps) {
+  GstElement *sink = gst_element_factory_make("cudatensorsink", nullptr);
+  ASSERT_NE(sink, nullptr);
+  GstPad *pad = gst_element_get_static_pad(sink, "sink");
+  const std::string clip_caps = std::string(kTensorCaps) + ",frames=16";
+  for (const char *layout : {"NCTHW", "NTCHW", "NCDHW"}) {
+    std::string caps_text = clip_caps;
+    caps_text.replace(caps_text.find("NCHW"), 4, layout);
+    GstCaps *caps = gst_caps_from_string(caps_text.c_str());
+    ASSERT_NE(caps, nullptr) << caps_text;
+    EXPECT_EQ(gst_pad_query_accept_caps(pad, caps), std::string(layout) != "NCDHW") << caps_text;
+    gst_caps_unref(caps);
+  }
+  gst_object_unref(pad);
   gst_object_unref(sink);
 }
 
@@ -529,6 +550,48 @@ bool file_exists(const std::string &path) {
 
 // gst-launch-1.0 with default properties and nobody pulling: the pipeline
 // runs to EOS and every tensor is written.
+// A clip tensor (NCTHW uint8, 3 clips of 2 frames of 1 x 2 x 3, two
+// filled) in cudaprep memory leaves the sample API at rank 5, N cut to the
+// filled clips: the download's bytes and DLPack's shape and strides.
+TEST(TensorSinkGpu, AClipTensorLeavesAtRankFive) {
+  CUDAPREP_REQUIRE_GPU();
+  const cudaprep::ClipDesc clip = cudaprep::make_contiguous_clip_desc(
+      cudaprep::ClipLayout::kNCTHW, 3, 2, 1, 2, 3, cudaprep::DataType::kUInt8);
+  const size_t bytes = cudaprep::clip_span_bytes(clip);  // 36
+  std::vector<guint8> pattern(bytes);
+  for (size_t i = 0; i < bytes; ++i) pattern[i] = static_cast<guint8>(i * 3 + 1);
+  GstAllocator *allocator = gst_cuda_prep_allocator_get(0);
+  GstMemory *memory = gst_allocator_alloc(allocator, bytes, nullptr);
+  gst_object_unref(allocator);
+  ASSERT_NE(memory, nullptr);
+  GstBuffer *buffer = gst_buffer_new();
+  gst_buffer_append_memory(buffer, memory);
+  guint8 *device = gst_cuda_prep_memory_get_device_pointer(gst_buffer_peek_memory(buffer, 0));
+  CUDA_ASSERT_OK(cudaMemcpy(device, pattern.data(), bytes, cudaMemcpyHostToDevice));
+  GstCudaPrepTensorMeta *meta = gst_buffer_add_cuda_prep_tensor_meta(buffer, 1);
+  ASSERT_TRUE(
+      gst_cuda_prep_tensor_set_from_clip_desc(meta->tensors[0], 0, clip, device, 0, nullptr));
+  meta->tensors[0]->batch_filled = 2;
+  GstSample *sample = gst_sample_new(buffer, nullptr, nullptr, nullptr);
+  gst_buffer_unref(buffer);
+
+  const size_t filled_bytes = 2 * 1 * 2 * 2 * 3;
+  ASSERT_EQ(filled_bytes, gst_cuda_prep_tensor_sink_sample_get_size(sample));
+  std::vector<guint8> host(filled_bytes);
+  CUDA_ASSERT_OK(gst_cuda_prep_tensor_sink_sample_download(sample, host.data(), host.size()));
+  EXPECT_TRUE(std::equal(host.begin(), host.end(), pattern.begin()));
+  DLManagedTensor *managed = gst_cuda_prep_tensor_sink_sample_to_dlpack(sample, nullptr);
+  ASSERT_NE(managed, nullptr);
+  ASSERT_EQ(managed->dl_tensor.ndim, 5);
+  const int64_t shape[5] = {2, 1, 2, 2, 3}, strides[5] = {12, 12, 6, 3, 1};
+  for (int axis = 0; axis < 5; ++axis) {
+    EXPECT_EQ(managed->dl_tensor.shape[axis], shape[axis]) << "axis " << axis;
+    EXPECT_EQ(managed->dl_tensor.strides[axis], strides[axis]) << "axis " << axis;
+  }
+  managed->deleter(managed);
+  gst_sample_unref(sample);
+}
+
 TEST(TensorSinkGpu, GstLaunchWithLocationAndNobodyPullingCompletes) {
   CUDAPREP_REQUIRE_GPU();
   gchar *dir = g_dir_make_tmp("cudatensorsink-XXXXXX", nullptr);

@@ -34,10 +34,13 @@ G_BEGIN_DECLS
 
 // The tensor cudatensorize and cudabatch emit and cudatensorsink takes:
 //   other/x-cudaprep-tensor(memory:CUDAPitched),
-//     dtype=(string){float32,float16,uint8}, layout=(string){NCHW,NHWC},
+//     dtype=(string){float32,float16,uint8},
+//     layout=(string){NCHW,NHWC,NCTHW,NTCHW},
 //     batch=(int)[1,1024], channels=(int)[1,3],
 //     channel-order=(string){RGB,BGR,GRAY}, width, height
-// one tensor per buffer, described by its GstCudaPrepTensorMeta.
+// one tensor per buffer, described by its GstCudaPrepTensorMeta. A clip
+// tensor's fixed caps (NCTHW, NTCHW) also carry frames=(int)T, which the
+// template, naming no such field, accepts.
 #define GST_CUDA_PREP_TENSOR_MEDIA_TYPE "other/x-cudaprep-tensor"
 
 #define GST_CUDA_PREP_TENSOR_MAX_BATCH 1024
@@ -45,8 +48,8 @@ G_BEGIN_DECLS
 #define GST_CUDA_PREP_TENSOR_CAPS                                                            \
   GST_CUDA_PREP_TENSOR_MEDIA_TYPE                                                            \
   "(memory:CUDAPitched), dtype=(string){ float32, float16, uint8 }, layout=(string){ NCHW, " \
-  "NHWC }, batch=(int)[ 1, 1024 ], channels=(int)[ 1, 3 ], channel-order=(string){ RGB, "    \
-  "BGR, GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ]"
+  "NHWC, NCTHW, NTCHW }, batch=(int)[ 1, 1024 ], channels=(int)[ 1, 3 ], "                   \
+  "channel-order=(string){ RGB, BGR, GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ]"
 
 G_END_DECLS
 

@@ -15,9 +15,10 @@
 
 // Describes `tensor` as the rank-4 image tensor `desc` at device pointer
 // `data` on `device_id`; (re)allocates batch_size = N items, each with no PTS
-// and identity geometry, and sets batch_filled to 0. `tensor` is one of a
-// meta's (zeroed when added) or one set before. False if desc has a
-// non-positive dim or a negative stride.
+// and identity geometry, and sets batch_filled to 0; clip_length to 0, its
+// clip arrays freed (NULL). `tensor` is one of a meta's (zeroed when added)
+// or one set before. False if desc has a non-positive dim or a negative
+// stride.
 gboolean gst_cuda_prep_tensor_set_from_desc(GstCudaPrepTensor *tensor, GQuark id,
                                             const cudaprep::TensorDesc &desc, gpointer data,
                                             gint device_id, cudaEvent_t ready_event);
@@ -25,12 +26,14 @@ gboolean gst_cuda_prep_tensor_set_from_desc(GstCudaPrepTensor *tensor, GQuark id
 // Describes `tensor` as the rank-5 clip tensor `desc`, as
 // gst_cuda_prep_tensor_set_from_desc() does an image tensor; also sets
 // clip_length = T and (re)allocates clip_filled (zeros) and frame_pts (NONE).
+// dims and strides are desc's (layout order); layout CONTIGUOUS when dense.
 gboolean gst_cuda_prep_tensor_set_from_clip_desc(GstCudaPrepTensor *tensor, GQuark id,
                                                  const cudaprep::ClipDesc &desc, gpointer data,
                                                  gint device_id, cudaEvent_t ready_event);
 
 // The kernel library's description of `tensor`; false if it is not an image
-// or clip tensor of a type the kernels know (uint8, float16, float32). A
+// (rank 4, NCHW or NHWC) or clip (rank 5, NCTHW or NTCHW) tensor of a type
+// the kernels know (uint8, float16, float32). A
 // clip tensor is described by its items' first frames ({N, C, H, W} with
 // the clip's batch, channel, row and column strides): what the box helper
 // needs of it.
@@ -38,5 +41,6 @@ gboolean gst_cuda_prep_tensor_to_desc(const GstCudaPrepTensor *tensor, cudaprep:
 
 // `tensor` as an array of any rank (dims and byte strides as the meta holds
 // them): what copies to the host, .npy files and DLPack take. False if its
-// type is not one the kernels know or a dim or stride does not fit.
+// type is not one the kernels know, its dims are not row-major, num_dims is
+// not 1 to kMaxArrayRank or a dim or stride does not fit.
 gboolean gst_cuda_prep_tensor_to_array(const GstCudaPrepTensor *tensor, cudaprep::ArrayDesc *array);

@@ -54,6 +54,8 @@ void tensor_meta_free(GstMeta *meta, GstBuffer *) {
   auto *tensor_meta = reinterpret_cast<GstCudaPrepTensorMeta *>(meta);
   for (gsize i = 0; i < tensor_meta->num_tensors; ++i) {
     g_free(tensor_meta->tensors[i]->items);
+    g_free(tensor_meta->tensors[i]->clip_filled);
+    g_free(tensor_meta->tensors[i]->frame_pts);
     g_free(tensor_meta->tensors[i]);
   }
   g_free(tensor_meta->tensors);
@@ -87,6 +89,10 @@ gboolean tensor_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer *source
     *to = *from;
     to->items = static_cast<GstCudaPrepTensorItem *>(
         g_memdup2(from->items, from->batch_size * sizeof(GstCudaPrepTensorItem)));
+    to->clip_filled =
+        static_cast<gsize *>(g_memdup2(from->clip_filled, from->batch_size * sizeof(gsize)));
+    to->frame_pts = static_cast<GstClockTime *>(
+        g_memdup2(from->frame_pts, from->batch_size * from->clip_length * sizeof(GstClockTime)));
   }
   return TRUE;
 }
@@ -209,4 +215,16 @@ gboolean gst_cuda_prep_tensor_get_item(const GstCudaPrepTensor *tensor, gsize in
   if (pts != nullptr) *pts = tensor->items[index].pts;
   if (geometry != nullptr) *geometry = tensor->items[index].geometry;
   return TRUE;
+}
+
+const GstClockTime *gst_cuda_prep_tensor_get_clip_frame_pts(const GstCudaPrepTensor *tensor,
+                                                            gsize index, gsize *num_frames) {
+  g_return_val_if_fail(tensor != nullptr && num_frames != nullptr, nullptr);
+  *num_frames = 0;
+  if (tensor->clip_length == 0 || tensor->clip_filled == nullptr || tensor->frame_pts == nullptr ||
+      index >= tensor->batch_size) {
+    return nullptr;
+  }
+  *num_frames = MIN(tensor->clip_filled[index], tensor->clip_length);
+  return tensor->frame_pts + index * tensor->clip_length;
 }

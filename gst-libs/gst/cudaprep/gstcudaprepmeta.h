@@ -413,7 +413,7 @@ GST_CUDA_PREP_API gboolean gst_cuda_prep_tensor_get_item(const GstCudaPrepTensor
  * its length is the clip's fill count (clip_length for a whole clip, less
  * for one cut short by EOS, a flush deadline or a caps change).
  *
- * Returns: (transfer none) (array length=num_frames) (nullable): the PTS,
+ * Returns: (array length=num_frames) (nullable): the PTS,
  * or NULL (and 0) if @tensor holds no clips or @index is out of range
  */
 GST_CUDA_PREP_API const GstClockTime *gst_cuda_prep_tensor_get_clip_frame_pts(

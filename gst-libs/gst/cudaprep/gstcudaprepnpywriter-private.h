@@ -37,8 +37,8 @@ class GstCudaPrepNpyLocation {
 // of the first file does not exist.
 gboolean gst_cuda_prep_npy_check_location(GstElement *sink, const gchar *location);
 
-// Writes the image tensor of `buffer` (N = the frames it holds) to `path`
-// as a .npy file: copies it to the host with
+// Writes the tensor of `buffer` (image or clip, at its rank; N = the items
+// holding frames) to `path` as a .npy file: copies it to the host with
 // gst_cuda_prep_tensor_copy_to_host(), the host waiting, then writes the
 // file. `buffer` holds one cudaprep memory with its tensor meta. FALSE after
 // posting an element error on `sink`: a failed CUDA call as CUDAPREP_CHECK

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "cudaprep/array.h"
 #include "cudaprep/npy.h"
 #include "gstcudaprepcuda-private.h"
 #include "gstcudatensorsample-private.h"
@@ -90,15 +91,15 @@ gboolean gst_cuda_prep_npy_check_location(GstElement *sink, const gchar *locatio
 gboolean gst_cuda_prep_npy_write_tensor(GstElement *sink, GstBuffer *buffer,
                                         const std::string &path, const gchar *location) {
   const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (!gst_cuda_prep_filled_tensor_desc(buffer, &tensor, &desc)) return FALSE;
-  std::vector<guint8> host(cudaprep::tensor_span_bytes(desc));
+  cudaprep::ArrayDesc array;
+  if (!gst_cuda_prep_filled_tensor_array(buffer, &tensor, &array)) return FALSE;
+  std::vector<guint8> host(cudaprep::array_span_bytes(array));
   const gchar *failed_call = nullptr;
   const cudaError_t err = gst_cuda_prep_tensor_copy_to_host(
-      gst_buffer_peek_memory(buffer, 0), tensor, desc, host.data(), &failed_call);
+      gst_buffer_peek_memory(buffer, 0), tensor, array, host.data(), &failed_call);
   if (!gst_cuda_prep_check(sink, err, failed_call, __FILE__, GST_FUNCTION, __LINE__)) return FALSE;
   std::string error;
-  if (!cudaprep::write_npy(path, host.data(), desc, &error)) {
+  if (!cudaprep::write_npy(path, host.data(), array, &error)) {
     GST_ELEMENT_ERROR(sink, RESOURCE, WRITE,
                       ("Could not write tensor file \"%s\": %s", path.c_str(), error.c_str()),
                       ("location pattern \"%s\"", location));

@@ -3,6 +3,7 @@
 // sink's .npy writer share.
 #include "gstcudatensorsample.h"
 
+#include "cudaprep/array.h"
 #include "cudaprep/dlpack_export.h"
 #include "gstcudaprepcuda-private.h"
 #include "gstcudaprepmemory.h"
@@ -11,15 +12,18 @@
 
 #define GST_CAT_DEFAULT gst_cuda_prep_tensor_sink_debug
 
-bool gst_cuda_prep_filled_tensor_desc(GstBuffer *buffer, const GstCudaPrepTensor **tensor_out,
-                                      cudaprep::TensorDesc *desc) {
+bool gst_cuda_prep_filled_tensor_array(GstBuffer *buffer, const GstCudaPrepTensor **tensor_out,
+                                       cudaprep::ArrayDesc *array) {
   GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);
   if (meta == nullptr || meta->num_tensors == 0) return false;
   const GstCudaPrepTensor *tensor = meta->tensors[0];
-  if (!gst_cuda_prep_tensor_to_desc(tensor, desc)) return false;
-  if (tensor->batch_filled > 0)
-    desc->dims[cudaprep::tensor_axes(desc->layout).batch] =
-        static_cast<int64_t>(tensor->batch_filled);
+  cudaprep::TensorDesc image_or_first_frames;
+  if (!gst_cuda_prep_tensor_to_desc(tensor, &image_or_first_frames) ||
+      !gst_cuda_prep_tensor_to_array(tensor, array)) {
+    return false;
+  }
+  // N is dims[0] in every layout, images' and clips'.
+  if (tensor->batch_filled > 0) array->dims[0] = static_cast<int64_t>(tensor->batch_filled);
   *tensor_out = tensor;
   return true;
 }
@@ -108,8 +112,8 @@ gpointer gst_cuda_prep_tensor_sink_sample_export_dlpack(GstSample *sample, cudaS
   GstMemory *memory = sample_memory(sample);
   GstBuffer *buffer = gst_sample_get_buffer(sample);
   const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (memory == nullptr || !gst_cuda_prep_filled_tensor_desc(buffer, &tensor, &desc)) {
+  cudaprep::ArrayDesc array;
+  if (memory == nullptr || !gst_cuda_prep_filled_tensor_array(buffer, &tensor, &array)) {
     GST_WARNING("the sample holds no cudaprep tensor");
     return nullptr;
   }
@@ -128,7 +132,7 @@ gpointer gst_cuda_prep_tensor_sink_sample_export_dlpack(GstSample *sample, cudaS
   auto *owner = g_new(DLPackOwner, 1);
   *owner = DLPackOwner{gst_buffer_ref(buffer), stream, tensor->device_id, !consumer_syncs};
   DLManagedTensor *managed =
-      cudaprep::export_dlpack(desc, tensor->data, tensor->device_id, release_dlpack, owner);
+      cudaprep::export_dlpack(array, tensor->data, tensor->device_id, release_dlpack, owner);
   if (managed == nullptr) {
     gst_buffer_unref(owner->buffer);
     g_free(owner);
@@ -142,10 +146,10 @@ gsize gst_cuda_prep_tensor_sink_sample_get_size(GstSample *sample) {
   g_return_val_if_fail(GST_IS_SAMPLE(sample), 0);
   GstBuffer *buffer = gst_sample_get_buffer(sample);
   const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
-  if (buffer == nullptr || !gst_cuda_prep_filled_tensor_desc(buffer, &tensor, &desc)) return 0;
-  return static_cast<gsize>(cudaprep::tensor_element_count(desc)) *
-         cudaprep::data_type_size(desc.dtype);
+  cudaprep::ArrayDesc array;
+  if (buffer == nullptr || !gst_cuda_prep_filled_tensor_array(buffer, &tensor, &array)) return 0;
+  return static_cast<gsize>(cudaprep::array_element_count(array)) *
+         cudaprep::data_type_size(array.dtype);
 }
 
 // One stream for every copy to the host: the calling thread's per-thread
@@ -158,7 +162,7 @@ gsize gst_cuda_prep_tensor_sink_sample_get_size(GstSample *sample) {
 // waits for the tensor's ready event, not for the work of other streams;
 // only the legacy default stream (NULL) and it still wait for each other.
 cudaError_t gst_cuda_prep_tensor_copy_to_host(GstMemory *memory, const GstCudaPrepTensor *tensor,
-                                              const cudaprep::TensorDesc &desc, gpointer dest,
+                                              const cudaprep::ArrayDesc &array, gpointer dest,
                                               const gchar **failed_call) {
   const cudaStream_t stream = cudaStreamPerThread;
   GstCudaPrepScopedDevice device(tensor->device_id);
@@ -171,7 +175,7 @@ cudaError_t gst_cuda_prep_tensor_copy_to_host(GstMemory *memory, const GstCudaPr
     call = #step;           \
   }
   COPY_STEP(gst_cuda_prep_memory_begin_read(memory, stream))
-  COPY_STEP(cudaMemcpyAsync(dest, tensor->data, cudaprep::tensor_span_bytes(desc),
+  COPY_STEP(cudaMemcpyAsync(dest, tensor->data, cudaprep::array_span_bytes(array),
                             cudaMemcpyDeviceToHost, stream))
   COPY_STEP(gst_cuda_prep_memory_end_read(memory, stream))
   COPY_STEP(cudaStreamSynchronize(stream))
@@ -185,14 +189,14 @@ cudaError_t gst_cuda_prep_tensor_sink_sample_download(GstSample *sample, gpointe
   g_return_val_if_fail(GST_IS_SAMPLE(sample) && dest != nullptr, cudaErrorInvalidValue);
   GstMemory *memory = sample_memory(sample);
   const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
+  cudaprep::ArrayDesc array;
   if (memory == nullptr ||
-      !gst_cuda_prep_filled_tensor_desc(gst_sample_get_buffer(sample), &tensor, &desc)) {
+      !gst_cuda_prep_filled_tensor_array(gst_sample_get_buffer(sample), &tensor, &array)) {
     GST_WARNING("the sample holds no cudaprep tensor");
     return cudaErrorInvalidValue;
   }
   // cudatensorize writes dense tensors; a strided one would need a gather.
-  if (!cudaprep::tensor_is_contiguous(desc)) {
+  if (!cudaprep::array_is_contiguous(array)) {
     GST_WARNING("downloading a strided tensor is not supported");
     return cudaErrorNotSupported;
   }
@@ -202,5 +206,5 @@ cudaError_t gst_cuda_prep_tensor_sink_sample_download(GstSample *sample, gpointe
     return cudaErrorInvalidValue;
   }
   // Contiguous: its span is these `size` dense bytes.
-  return gst_cuda_prep_tensor_copy_to_host(memory, tensor, desc, dest, nullptr);
+  return gst_cuda_prep_tensor_copy_to_host(memory, tensor, array, dest, nullptr);
 }

@@ -110,10 +110,10 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
 static GstFlowReturn gst_cuda_prep_tensor_sink_render(GstBaseSink *bsink, GstBuffer *buffer) {
   auto *self = GST_CUDA_PREP_TENSOR_SINK(bsink);
   const GstCudaPrepTensor *tensor = nullptr;
-  cudaprep::TensorDesc desc;
+  cudaprep::ArrayDesc array;
   if (gst_buffer_n_memory(buffer) != 1 ||
       !gst_is_cuda_prep_memory(gst_buffer_peek_memory(buffer, 0)) ||
-      !gst_cuda_prep_filled_tensor_desc(buffer, &tensor, &desc)) {
+      !gst_cuda_prep_filled_tensor_array(buffer, &tensor, &array)) {
     GST_ELEMENT_ERROR(self, STREAM, WRONG_TYPE,
                       ("cudatensorsink received a buffer without a cudaprep tensor: put "
                        "cudatensorize before it"),

@@ -17,14 +17,15 @@ using DLPackReleaseCallback = void (*)(void *user_data);
 // {kDLFloat, 16, 1}, float32 -> {kDLFloat, 32, 1}.
 DLDataType dlpack_data_type(DataType dtype);
 
-// A DLManagedTensor of `desc` over `device_data` on CUDA device `device_id`
-// (kDLCUDA). shape is desc.dims (layout order); strides are desc's byte
-// strides divided by the element size, as DLPack counts them in elements.
-// `release` (may be null) is called with `user_data` by the deleter.
-// Returns nullptr, without calling `release`, when desc cannot be expressed
-// (non-positive dim, stride not a multiple of the element size) or memory
-// runs out: the caller still owns what user_data stands for.
-DLManagedTensor *export_dlpack(const TensorDesc &desc, void *device_data, int device_id,
+// A DLManagedTensor of `array` (an image or clip tensor, array_desc()) over
+// `device_data` on CUDA device `device_id` (kDLCUDA). ndim is array.rank;
+// shape is array.dims (memory order); strides are its byte strides divided
+// by the element size, as DLPack counts them in elements. `release` (may be
+// null) is called with `user_data` by the deleter. Returns nullptr, without
+// calling `release`, when the array cannot be expressed (rank not 1 to
+// kMaxArrayRank, non-positive dim, stride not a multiple of the element
+// size) or memory runs out: the caller still owns what user_data stands for.
+DLManagedTensor *export_dlpack(const ArrayDesc &array, void *device_data, int device_id,
                                DLPackReleaseCallback release, void *user_data);
 
 }  // namespace cudaprep

@@ -25,10 +25,11 @@ std::string npy_header(DataType dtype, const std::vector<int64_t> &shape);
 bool write_npy(const std::string &path, const void *data, DataType dtype,
                const std::vector<int64_t> &shape, std::string *error);
 
-// Writes a contiguous tensor whose bytes have been copied to host memory at
-// `host_data`; the .npy shape is desc.dims (layout order). Refuses a
-// non-contiguous desc.
-bool write_npy(const std::string &path, const void *host_data, const TensorDesc &desc,
+// Writes a contiguous array (an image or clip tensor, array_desc()) whose
+// bytes have been copied to host memory at `host_data`; the .npy shape is
+// array.dims (memory order), rank as the array's. Refuses a non-contiguous
+// array.
+bool write_npy(const std::string &path, const void *host_data, const ArrayDesc &array,
                std::string *error);
 
 }  // namespace cudaprep
