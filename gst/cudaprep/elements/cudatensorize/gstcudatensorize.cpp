@@ -12,8 +12,9 @@
  * Output caps:
  *
  *   other/x-cudaprep-tensor(memory:CUDAPitched), dtype=(string){float32,float16,uint8},
- *     layout=(string){NCHW,NHWC}, batch=(int)N, channels=(int)C,
+ *     layout=(string){NCHW,NHWC,NCTHW,NTCHW}, batch=(int)N, channels=(int)C,
  *     channel-order=(string){RGB,BGR,GRAY}, width=(int)W, height=(int)H
+ *     (clips also frames=(int)T)
  *
  * Every output buffer carries a GstCudaPrepTensorMeta with one tensor (id
  * "image"): shape and byte strides in layout order, dtype, device id, device
