@@ -368,26 +368,52 @@ TEST(ClipEventsGpu, AGapAddsNoFrame) {
 
 // New caps mid-clip send the clips begun on their way as they are, and
 // the next clip starts with the first frame of the new caps: a clip never
-// mixes two.
+// mixes two (here uint8 clips of 24x16, then of 20x12 frames).
 TEST(ClipEventsGpu, NewCapsCloseTheClipsBegun) {
+  CUDAPREP_REQUIRE_GPU();
+  GstHarness *harness = gst_harness_new_parse(
+      "cudaframeupload ! cudatensorize clip-length=4 clip-stride=2 layout=ntchw");
+  const std::string first = caps_string("RGBA", 24, 16), second = caps_string("RGBA", 20, 12);
+  gst_harness_set_src_caps_str(harness, first.c_str());
+  std::mt19937 rng(3);
+  push_frames(harness, video_info(first), rng, 0, 3);
+  gst_harness_set_src_caps_str(harness, second.c_str());
+  push_frames(harness, video_info(second), rng, 3, 4);
+  // Clips 0 (frames 0-2) and 1 (frame 2) cut by the caps; then frames 3-6.
+  const std::vector<std::vector<GstClockTime>> expected = {pts_of_frames(0, 3), pts_of_frames(2, 1),
+                                                           pts_of_frames(3, 4)};
+  const gsize widths[] = {24, 24, 20};
+  for (size_t index = 0; index < expected.size(); ++index) {
+    GstBuffer *clip = gst_harness_try_pull(harness);
+    ASSERT_NE(clip, nullptr);
+    EXPECT_EQ(frame_pts_of(clip, 0), expected[index]);
+    EXPECT_EQ(tensor_of(clip)->dims[4], widths[index]);
+    gst_buffer_unref(clip);
+  }
+  EXPECT_EQ(gst_harness_try_pull(harness), nullptr);
+  gst_harness_teardown(harness);
+}
+
+// A new source size behind a cudaresize that keeps its output caps changes
+// nothing at cudatensorize: the clips go on (each item's geometry is its
+// first frame's).
+TEST(ClipEventsGpu, ASourceSizeBehindTheResizeKeepsTheClipsGoing) {
   CUDAPREP_REQUIRE_GPU();
   GstHarness *harness = gst_harness_new_parse(
       (chain(Path::kFused) + " ! cudatensorize clip-length=4 clip-stride=2 layout=ntchw").c_str());
   gst_harness_set_src_caps_str(harness, kInputCaps.c_str());
-  std::mt19937 rng(3);
+  std::mt19937 rng(4);
   push_frames(harness, video_info(kInputCaps), rng, 0, 3);
   const std::string other = caps_string("RGBA", 50, 30);
   gst_harness_set_src_caps_str(harness, other.c_str());
   push_frames(harness, video_info(other), rng, 3, 4);
-  // Clips 0 (frames 0-2) and 1 (frame 2) cut by the caps; then frames 3-6.
-  const std::vector<std::vector<GstClockTime>> expected = {pts_of_frames(0, 3), pts_of_frames(2, 1),
-                                                           pts_of_frames(3, 4)};
-  for (const auto &pts : expected) {
+  for (const auto &pts : {pts_of_frames(0, 4), pts_of_frames(2, 4)}) {
     GstBuffer *clip = gst_harness_try_pull(harness);
     ASSERT_NE(clip, nullptr);
     EXPECT_EQ(frame_pts_of(clip, 0), pts);
     gst_buffer_unref(clip);
   }
+  EXPECT_EQ(gst_harness_try_pull(harness), nullptr);
   gst_harness_teardown(harness);
 }
 

@@ -275,8 +275,11 @@ typedef struct {
  *   NULL when clip_length is 0
  *
  * One tensor of a #GstCudaPrepTensorMeta. A clip item's @items entry
- * describes its first frame (PTS, geometry, source); every frame of a clip
- * has the same geometry, since a clip never spans a caps change.
+ * describes its first frame (PTS, geometry, source). A clip never spans a
+ * change of the tensor element's input caps; a change upstream that leaves
+ * them as they are (a new source size behind a resize to a fixed size, a
+ * moving crop) does not end it, and its later frames' geometry may differ
+ * from the first's.
  */
 typedef struct {
   GQuark id;
