@@ -1319,6 +1319,16 @@ TEST(ResizeLiveProperties, ChangesFromTheApplicationThreadApplyAtAFrameBoundary)
       g_usleep(300 + pick() % 700);
     }
   });
+  // Stops the application thread however the test ends (a failed ASSERT
+  // returns early; a thread left running would abort the whole suite).
+  struct StopOnExit {
+    std::atomic<bool> &done;
+    std::thread &thread;
+    ~StopOnExit() {
+      done = true;
+      if (thread.joinable()) thread.join();
+    }
+  } stop_on_exit{done, application};
   constexpr int kFrames = 400;
   std::mt19937 rng(12);
   int matched = 0, outputs = 0;

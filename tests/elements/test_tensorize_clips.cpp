@@ -127,6 +127,20 @@ TEST(ClipCaps, TheTensorSaysItsLayoutAndFrames) {
   gst_object_unref(tensorize);
 }
 
+// 64 clips of 256 frames of 3 x 224 x 224 float32 = 29 GiB: named with its
+// frames when caps are set, before any memory is asked for.
+TEST(ClipEventsGpu, AClipTensorTooLargeForABufferIsNamed) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string error = cudaprep::test::pipeline_error(
+      "videotestsrc num-buffers=1 ! video/x-raw,width=224,height=224 ! cudaframeupload ! "
+      "cudanormalize ! cudatensorize batch-size=64 clip-length=256 layout=ncthw ! fakesink");
+  EXPECT_NE(error.find("batch-size=64 x 256 frame(s) x 3 channel(s) x 224x224 is too large"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("lower batch-size, clip-length or the frame size"), std::string::npos)
+      << error;
+}
+
 // --- On the GPU ---------------------------------------------------------------
 
 constexpr int kWidth = 24, kHeight = 16;

@@ -244,13 +244,14 @@ static gboolean gst_cuda_prep_tensorize_set_info(GstCudaPrepBaseTransform *base,
       !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, channels) ||
       !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, height) ||
       !g_uint64_checked_mul(&tensor_bytes, tensor_bytes, width) || tensor_bytes > G_MAXUINT) {
-    GST_ELEMENT_ERROR(
-        self, CORE, NEGOTIATION,
-        ("A %s tensor of batch-size=%d x %d frame(s) x %d channel(s) x %dx%d is too "
-         "large: a tensor buffer holds at most 4 GiB; lower batch-size, "
-         "clip-length or the frame size",
-         cudaprep::data_type_name(dtype), batch_size, clip_length, channels, width, height),
-        (nullptr));
+    const std::string frames =
+        settings.clips() ? " x " + std::to_string(clip_length) + " frame(s)" : std::string();
+    GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                      ("A %s tensor of batch-size=%d%s x %d channel(s) x %dx%d is too large: a "
+                       "tensor buffer holds at most 4 GiB; lower batch-size%s or the frame size",
+                       cudaprep::data_type_name(dtype), batch_size, frames.c_str(), channels, width,
+                       height, settings.clips() ? ", clip-length" : ""),
+                      (nullptr));
     return FALSE;
   }
   priv->writes_clips = settings.clips();
