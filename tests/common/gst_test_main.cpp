@@ -10,6 +10,7 @@
 #include "elements/gstcudaprepelements.h"
 
 int main(int argc, char **argv) {
+  cudaprep::test::print_stack_on_crash();
   gst_init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
   if (!gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "cudaprep",

@@ -2,8 +2,11 @@
 // skipped instead of passed.
 #pragma once
 
+#include <execinfo.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 
 namespace cudaprep::test {
@@ -21,6 +24,24 @@ inline int suite_exit_status(int result) {
     return 77;
   }
   return result;
+}
+
+// A crash (also after the tests, in teardown) prints its stack to stderr
+// before the default action, so a log from a machine without a debugger
+// still says where: addresses resolve against the unstripped build with
+// addr2line.
+inline void print_stack_on_crash() {
+  const auto handler = [](int signal_number) {
+    void *frames[64];
+    const int count = backtrace(frames, 64);
+    static const char kHeader[] = "\nfatal signal; stack:\n";
+    if (write(STDERR_FILENO, kHeader, sizeof(kHeader) - 1) < 0) _exit(128 + signal_number);
+    backtrace_symbols_fd(frames, count, STDERR_FILENO);
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+  };
+  for (const int signal_number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
+    std::signal(signal_number, handler);
 }
 
 }  // namespace cudaprep::test
