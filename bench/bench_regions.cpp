@@ -13,7 +13,12 @@
 //    upload copies whole frames) and from the pad's static regions (the
 //    upload copies their bounding box): regions/s and host CPU per region.
 // CV-CUDA's per-sample path (the issue's peer) is not run here.
-//   bench_regions [frames] [NV12|RGBA] [regions]
+// `tiles` (issue 36) times a 3840x2160 frame cut into the 32 tiles of
+// 640x640 that README's example makes (128 pixels of overlap), letterboxed
+// into a 640x640 tensor each: the kernel per tiled frame, and the pipeline
+// with the pad's `region-source=tiles` beside the same 32 rectangles as
+// static regions, in the same run.
+//   bench_regions [frames] [NV12|RGBA] [regions | tiles]
 #include <cuda_runtime_api.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -38,7 +43,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kWidth = 1920, kHeight = 1080, kSide = 224;
+// The frame and the tensor's items: 1080p into 224x224 classifier crops,
+// or (tiles) 4K into 640x640 tiles.
+struct Workload {
+  int width = 1920, height = 1080, side = 224;
+  bool tiles = false;
+};
+Workload workload;
 const float kMean[3] = {0.485f, 0.456f, 0.406f}, kStd[3] = {0.229f, 0.224f, 0.225f};
 
 #define CHECK_CUDA(call)                                                             \
@@ -62,10 +73,21 @@ std::vector<Box> detections(int count) {
   std::vector<Box> boxes;
   for (int i = 0; i < count; ++i) {
     const int w = side(rng), h = side(rng);
-    const int x = std::uniform_int_distribution<int>(0, kWidth - w)(rng) & ~1;
-    const int y = std::uniform_int_distribution<int>(0, kHeight - h)(rng) & ~1;
+    const int x = std::uniform_int_distribution<int>(0, workload.width - w)(rng) & ~1;
+    const int y = std::uniform_int_distribution<int>(0, workload.height - h)(rng) & ~1;
     boxes.push_back(Box{x, y, w, h});
   }
+  return boxes;
+}
+
+// README's 32 tiles of a 4K frame (640x640, 128 pixels of overlap: a step
+// of 512, the last column and row moved back to the edge), row by row, as
+// python/tests/test_tiles.py works them out.
+std::vector<Box> readme_tiles() {
+  std::vector<Box> boxes;
+  for (const int y : {0, 512, 1024, 1520})
+    for (const int x : {0, 512, 1024, 1536, 2048, 2560, 3072, 3200})
+      boxes.push_back({x, y, 640, 640});
   return boxes;
 }
 
@@ -74,11 +96,11 @@ std::vector<Box> detections(int count) {
 void time_kernel(cudaprep::PixelFormat format, const std::vector<Box> &boxes) {
   cudaprep::Image frame;
   frame.format = format;
-  frame.width = kWidth;
-  frame.height = kHeight;
+  frame.width = workload.width;
+  frame.height = workload.height;
   const bool nv12 = format == cudaprep::PixelFormat::kNV12;
-  const size_t row_bytes = nv12 ? kWidth : 4 * kWidth;
-  const int rows = nv12 ? kHeight * 3 / 2 : kHeight;
+  const size_t row_bytes = nv12 ? workload.width : 4 * workload.width;
+  const int rows = nv12 ? workload.height * 3 / 2 : workload.height;
   guint8 *device = nullptr;
   size_t pitch = 0;
   CHECK_CUDA(cudaMallocPitch(reinterpret_cast<void **>(&device), &pitch, row_bytes, rows));
@@ -86,12 +108,13 @@ void time_kernel(cudaprep::PixelFormat format, const std::vector<Box> &boxes) {
   frame.planes[0].data = device;
   frame.planes[0].pitch_bytes = pitch;
   if (nv12) {
-    frame.planes[1].data = device + pitch * kHeight;
+    frame.planes[1].data = device + pitch * workload.height;
     frame.planes[1].pitch_bytes = pitch;
   }
   const int count = static_cast<int>(boxes.size());
-  const cudaprep::TensorDesc desc = cudaprep::make_contiguous_tensor_desc(
-      cudaprep::TensorLayout::kNCHW, count, 3, kSide, kSide, cudaprep::DataType::kFloat32);
+  const cudaprep::TensorDesc desc =
+      cudaprep::make_contiguous_tensor_desc(cudaprep::TensorLayout::kNCHW, count, 3, workload.side,
+                                            workload.side, cudaprep::DataType::kFloat32);
   void *tensor = nullptr;
   CHECK_CUDA(cudaMalloc(&tensor, cudaprep::tensor_span_bytes(desc)));
   std::vector<cudaprep::PreprocessItem> items(boxes.size());
@@ -138,7 +161,7 @@ void time_kernel(cudaprep::PixelFormat format, const std::vector<Box> &boxes) {
   });
   const double written = static_cast<double>(cudaprep::tensor_span_bytes(desc)) / count;
   std::printf(
-      "kernel bytes per region: %.0f written (224x224x3 float32), %.0f of source in the box "
+      "kernel bytes per region: %.0f written (float32), %.0f of source in the box "
       "(mean); %.0f GB/s written by the batched launch\n",
       written, static_cast<double>(bytes_read) / count, written / (batched * 1e3));
   CHECK_CUDA(cudaEventDestroy(start));
@@ -148,13 +171,23 @@ void time_kernel(cudaprep::PixelFormat format, const std::vector<Box> &boxes) {
   CHECK_CUDA(cudaFree(device));
 }
 
-// Pushes `frames` pinned frames with `boxes` (as ROI metas, or as the pad's
-// static regions) through the chain into cudabatch and prints regions/s and
-// host CPU per region.
+// Where the pad's regions come from: the frames' ROI metas, its static
+// `regions` (the same boxes), or its tiling rule (`tiles`).
+enum class RegionSource { kRoiMeta, kStatic, kTiles };
+
+// Pushes `frames` pinned frames with `boxes` (as `source` gives them to the
+// pad) through the chain into cudabatch and prints regions/s and host CPU
+// per region.
+
 void run_pipeline(const std::string &format, const std::vector<Box> &boxes, int frames,
-                  bool static_regions) {
+                  RegionSource source) {
   const int count = static_cast<int>(boxes.size());
+  const bool static_regions = source == RegionSource::kStatic;
   std::string pad = "sink_0::region-source=roi-meta";
+  if (source == RegionSource::kTiles)
+    pad =
+        "sink_0::region-source=tiles sink_0::tile-width=640 sink_0::tile-height=640 "
+        "sink_0::tile-overlap-pixels=128";
   if (static_regions) {
     pad = "sink_0::region-source=regions sink_0::regions=\"<";
     for (int i = 0; i < count; ++i) {
@@ -164,12 +197,16 @@ void run_pipeline(const std::string &format, const std::vector<Box> &boxes, int 
     }
     pad += ">\"";
   }
-  const std::string caps = "video/x-raw,format=" + format + ",width=" + std::to_string(kWidth) +
-                           ",height=" + std::to_string(kHeight) + ",framerate=30/1";
+  const std::string caps = "video/x-raw,format=" + format +
+                           ",width=" + std::to_string(workload.width) +
+                           ",height=" + std::to_string(workload.height) + ",framerate=30/1";
   const std::string description =
       "appsrc name=src format=time max-buffers=4 block=true caps=\"" + caps +
-      "\" ! cudaframeupload ! cudaresize method=bilinear ! "
-      "video/x-raw(memory:CUDAPitched),width=224,height=224,format=RGB ! "
+      "\" ! cudaframeupload ! cudaresize method=bilinear add-borders=" +
+      (workload.tiles ? "true" : "false") +
+      " ! video/x-raw(memory:CUDAPitched),width=" + std::to_string(workload.side) +
+      ",height=" + std::to_string(workload.side) +
+      ",format=RGB ! "
       "cudanormalize mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
       "cudabatch name=b batch-size=" +
       std::to_string(count) + " " + pad + " ! cudatensorsink name=sink max-buffers=4 sync=false";
@@ -196,7 +233,7 @@ void run_pipeline(const std::string &format, const std::vector<Box> &boxes, int 
     gst_buffer_map(buffer, &map, GST_MAP_WRITE);
     for (gsize byte = 0; byte < map.size; ++byte) map.data[byte] = static_cast<guint8>(rng());
     gst_buffer_unmap(buffer, &map);
-    if (!static_regions) {
+    if (source == RegionSource::kRoiMeta) {
       for (int r = 0; r < count; ++r) {
         const Box &b = boxes[r];
         gst_buffer_add_video_region_of_interest_meta(buffer, "object", b.x, b.y, b.width, b.height)
@@ -251,8 +288,11 @@ void run_pipeline(const std::string &format, const std::vector<Box> &boxes, int 
   std::printf(
       "pipeline %-8s %s %d regions/frame: %d tensors, %.0f regions/s (%.1f frames/s), "
       "%.2f us wall and %.2f us host CPU per region\n",
-      static_regions ? "static" : "roi-meta", format.c_str(), count, tensors, regions / seconds,
-      regions / seconds / count, 1e6 * seconds / regions, 1e6 * cpu / regions);
+      source == RegionSource::kTiles ? "tiles"
+      : static_regions               ? "static"
+                                     : "roi-meta",
+      format.c_str(), count, tensors, regions / seconds, regions / seconds / count,
+      1e6 * seconds / regions, 1e6 * cpu / regions);
   gst_element_set_state(pipeline, GST_STATE_NULL);
   for (GstBuffer *buffer : ring) gst_buffer_unref(buffer);
   gst_object_unref(src);
@@ -266,20 +306,30 @@ int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   const int frames = argc > 1 ? std::atoi(argv[1]) : 1000;
   const std::string format = argc > 2 ? argv[2] : "NV12";
-  const int count = argc > 3 ? std::atoi(argv[3]) : 64;
+  const bool tiles = argc > 3 && std::string(argv[3]) == "tiles";
+  const int count = tiles ? 32 : argc > 3 ? std::atoi(argv[3]) : 64;
   if (frames < 2 || (format != "NV12" && format != "RGBA") || count < 1 ||
       count > cudaprep::kMaxPreprocessBatchItems) {
-    std::fprintf(stderr, "usage: %s [frames >= 2] [NV12|RGBA] [regions 1..%d]\n", argv[0],
+    std::fprintf(stderr, "usage: %s [frames >= 2] [NV12|RGBA] [regions 1..%d | tiles]\n", argv[0],
                  cudaprep::kMaxPreprocessBatchItems);
     return 2;
   }
   // The consumer blocks on each tensor's ready event instead of spinning, so
   // that the host CPU per region is the pipeline's own.
   CHECK_CUDA(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
+  const cudaprep::PixelFormat pixel_format =
+      format == "NV12" ? cudaprep::PixelFormat::kNV12 : cudaprep::PixelFormat::kRGBA;
+  if (tiles) {
+    workload = Workload{3840, 2160, 640, true};
+    const std::vector<Box> boxes = readme_tiles();
+    time_kernel(pixel_format, boxes);
+    run_pipeline(format, boxes, frames, RegionSource::kTiles);
+    run_pipeline(format, boxes, frames, RegionSource::kStatic);
+    return 0;
+  }
   const std::vector<Box> boxes = detections(count);
-  time_kernel(format == "NV12" ? cudaprep::PixelFormat::kNV12 : cudaprep::PixelFormat::kRGBA,
-              boxes);
-  run_pipeline(format, boxes, frames, false);
-  run_pipeline(format, boxes, frames, true);
+  time_kernel(pixel_format, boxes);
+  run_pipeline(format, boxes, frames, RegionSource::kRoiMeta);
+  run_pipeline(format, boxes, frames, RegionSource::kStatic);
   return 0;
 }

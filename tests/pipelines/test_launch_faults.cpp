@@ -71,6 +71,24 @@ TEST(LaunchFaults, BatchSizeOutOfRange) {
         std::string("Invalid cudatensorize settings: batch-size=") + value + " is outside 1..1024");
 }
 
+TEST(LaunchFaults, ClipSettingsThatCannotWork) {
+  const struct {
+    const char *settings, *expected;
+  } cases[] = {
+      {"clip-length=16",
+       "Invalid cudatensorize settings: clip-length=16 makes clips, which need layout=ncthw or "
+       "ntchw (not nchw)"},
+      {"layout=ncthw",
+       "Invalid cudatensorize settings: layout=ncthw is a clip layout: set "
+       "clip-length to the frames per clip"},
+      {"clip-length=8 layout=ntchw clip-frame-stride=0",
+       "Invalid cudatensorize settings: clip-frame-stride=0 is outside 1..1000"},
+  };
+  for (const auto &c : cases)
+    expect_first_error(tensor_line(std::string("cudanormalize ! cudatensorize ") + c.settings),
+                       "cudatensorize", c.expected);
+}
+
 TEST(LaunchFaults, ResizePadValuesThatCannotWork) {
   const struct {
     const char *pad_value, *expected;
