@@ -71,10 +71,7 @@ A video config (VideoMAE: tests/data/models/<model>/preprocessor_config.json,
 whose chain's tensor is 5-D, NTCHW 1xTxCxHxW) runs on a clip of T frames
 made from the synthetic ones (each shifted by its index, so no two are
 alike), and transformers' processor gets the clip as one video: frame t of
-our tensor against its pixel_values[0, t]. Where cudatensorize has no
-clip-length (a build before clips), the chain's tensorize drops the clip
-properties and makes one 4-D NCHW tensor per frame; the report says so and
-compares those frame by frame against the same pixel_values[0, t].
+our tensor against its pixel_values[0, t].
 
 Unit: one 8-bit step is the change of one input level, 1/255, carried
 through the normalisation: |ours - ref| / ((1/255) / std) = |ours - ref| *
@@ -606,21 +603,6 @@ def clip_of_chain(shape, fragment):
     return (shape[2], "ncthw") if "layout=ncthw" in fragment else (shape[1], "ntchw")
 
 
-def per_frame_chain(error):
-    """Before cudatensorize had clips: the clip chain cudapreprocess could
-    not make for want of clip-length, from its error, as a Preprocessing
-    (fragment, 1xTx3xHxW shape); None for any other error."""
-    import re
-    match = re.match(r'.*the chain (.* clip-length=(\d+) layout=ntchw) could not be made: '
-                     r'no property "clip-length"', error)
-    if match is None:
-        return None
-    crop = re.search(r"cudacrop .*?width=(\d+) height=(\d+)", match.group(1)) or re.search(
-        r"width=(\d+),height=(\d+)", match.group(1))
-    shape = (1, int(match.group(2)), 3, int(crop.group(2)), int(crop.group(1)))
-    return _import_cudaprep().Preprocessing(match.group(1), shape)
-
-
 def normalisation_of(fragment):
     """(scale, std) of the chain's cudanormalize, from its launch fragment."""
     import re
@@ -644,13 +626,7 @@ def run_model_configs(args, frame_sets):
             try:
                 chain = cudaprep.preprocessing_for(path, frame_size=(width, height))
             except ValueError as error:
-                reason = str(error)
-                chain = per_frame_chain(reason)
-                if chain is not None:  # the chain without its clip: one tensor per frame
-                    pipeline = chain.fragment.replace(f" clip-length={chain.shape[1]}", "")
-                    pipeline = pipeline.replace("layout=ntchw", "layout=nchw")
-            if chain is None:
-                print(f"  FAILED: {reason}")
+                print(f"  FAILED: {error}")
                 failed = True
                 rows.append((name, f"{width}x{height}", None))
                 continue
@@ -727,7 +703,7 @@ def clip_frames(tensor, array, clip):
     frame), or a 5-D clip of the chain's `clip` = (shape, layout), layout
     "ntchw" or "ncthw" (the chain's, which the 5-D shape must equal)."""
     shape = tuple(tensor.shape)
-    if len(shape) == 4 and shape[0] == 1 and tensor.layout == "NCHW":
+    if clip is None and len(shape) == 4 and shape[0] == 1 and tensor.layout == "NCHW":
         return [array[0]]
     if clip is not None and shape == tuple(clip[0]):
         return list(array[0] if clip[1] == "ntchw" else array[0].transpose(1, 0, 2, 3))
@@ -754,9 +730,6 @@ def run_pipeline(frames, pipeline, workdir, clip=None):
             for tensor in running.sink("parity_sink"):
                 with tensor:
                     array = np.from_dlpack(tensor.download()).astype(np.float64)
-                    if clip is not None and len(tensor.shape) == 4 and not tensors:
-                        print("  NOTE: this build's cudatensorize made one 4-D tensor per "
-                              "frame (no clip-length): compared frame by frame")
                     tensors.extend(clip_frames(tensor, array, clip))
     except (RuntimeError, ValueError) as error:
         raise PipelineError("%s\n    %s" % (error, description))
