@@ -12,9 +12,11 @@
 
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gst/cudaprep/gstcudaprepmeta.h>
+#include <gst/cudaprep/gstcudatensorsink.h>
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
 #include "elements/cudatensorize/gstcudatensorizeclips.h"
@@ -429,6 +431,108 @@ TEST(ClipEventsGpu, ASourceSizeBehindTheResizeKeepsTheClipsGoing) {
   }
   EXPECT_EQ(gst_harness_try_pull(harness), nullptr);
   gst_harness_teardown(harness);
+}
+
+// The first error on `pipeline`'s bus, empty if none.
+std::string bus_error(GstElement *pipeline) {
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  gst_object_unref(bus);
+  if (message == nullptr) return {};
+  GError *error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  const std::string text = error->message;
+  g_error_free(error);
+  gst_message_unref(message);
+  return text;
+}
+
+// The output buffers of each cudatensorsink sink0, sink1, ... of
+// `description`, pulled on a thread per sink until EOS.
+std::vector<std::vector<GstBuffer *>> pull_every_sink(const std::string &description, int sinks) {
+  GError *error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
+  EXPECT_EQ(error, nullptr) << (error != nullptr ? error->message : "") << "\n" << description;
+  g_clear_error(&error);
+  std::vector<std::vector<GstBuffer *>> out(sinks);
+  if (pipeline == nullptr) return out;
+  std::vector<GstElement *> elements;
+  for (int i = 0; i < sinks; ++i)
+    elements.push_back(
+        gst_bin_get_by_name(GST_BIN(pipeline), ("sink" + std::to_string(i)).c_str()));
+  EXPECT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  std::vector<std::thread> pullers;
+  for (int i = 0; i < sinks; ++i) {
+    pullers.emplace_back([&, i] {
+      while (GstSample *sample = gst_cuda_prep_tensor_sink_try_pull_tensor(
+                 GST_CUDA_PREP_TENSOR_SINK(elements[i]), 20 * GST_SECOND)) {
+        out[i].push_back(gst_buffer_ref(gst_sample_get_buffer(sample)));
+        gst_sample_unref(sample);
+      }
+    });
+  }
+  for (std::thread &puller : pullers) puller.join();
+  EXPECT_EQ(bus_error(pipeline), "") << description;
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  for (GstElement *element : elements) gst_object_unref(element);
+  gst_object_unref(pipeline);
+  return out;
+}
+
+// Eight live cameras, four at 30 and four at 15 frames/s, each into its
+// own 8-frame clips (half overlapping) at once: every clip equal to the
+// clip assembled from the same source's frames made one at a time
+// (videotestsrc's ball moves with the frame count, so a source run again
+// without is-live makes the same frames), each frame's PTS one frame
+// interval after the one before.
+TEST(ClipLiveGpu, EightLiveSourcesAt30And15FramesPerSecond) {
+  CUDAPREP_REQUIRE_GPU();
+  constexpr int kSources = 8, kFrames = 32, kLength = 8, kStride = 4;
+  const auto source = [](int index, bool live) {
+    const int fps = index % 2 == 0 ? 30 : 15;
+    return "videotestsrc pattern=ball is-live=" + std::string(live ? "true" : "false") +
+           " num-buffers=" + std::to_string(kFrames) +
+           " foreground-color=" + std::to_string(0xff203040u + 0x1f0b07u * index) +
+           " ! video/x-raw,format=RGBA,width=61,height=37,framerate=" + std::to_string(fps) +
+           "/1 ! " + chain(Path::kFused);
+  };
+  const std::string sink = " ! cudatensorsink consumer=application max-buffers=0 name=sink";
+  std::string live;
+  for (int i = 0; i < kSources; ++i)
+    live += source(i, true) + " ! cudatensorize clip-length=" + std::to_string(kLength) +
+            " clip-stride=" + std::to_string(kStride) + " layout=ncthw" + sink + std::to_string(i) +
+            " ";
+  std::vector<std::vector<GstBuffer *>> clips = pull_every_sink(live, kSources);
+  const size_t plane_bytes = 4 * kWidth * kHeight;
+  for (int i = 0; i < kSources; ++i) {
+    SCOPED_TRACE("source " + std::to_string(i));
+    std::vector<std::vector<GstBuffer *>> singles =
+        pull_every_sink(source(i, false) + " ! cudatensorize" + sink + "0", 1);
+    ASSERT_EQ(singles[0].size(), static_cast<size_t>(kFrames));
+    std::vector<std::vector<guint8>> frames;
+    for (GstBuffer *single : singles[0]) {
+      frames.push_back(tensor_bytes(single));
+      gst_buffer_unref(single);
+    }
+    const int clip_count = (kFrames - 1) / kStride + 1;
+    ASSERT_EQ(clips[i].size(), static_cast<size_t>(clip_count));
+    const GstClockTime interval = GST_SECOND / (i % 2 == 0 ? 30 : 15);
+    for (int clip = 0; clip < clip_count; ++clip) {
+      GstBuffer *buffer = clips[i][clip];
+      const int filled = std::min(kLength, kFrames - clip * kStride);
+      const std::vector<GstClockTime> pts = frame_pts_of(buffer, 0);
+      ASSERT_EQ(pts.size(), static_cast<size_t>(filled)) << "clip " << clip;
+      for (int t = 1; t < filled; ++t) EXPECT_EQ(pts[t] - pts[t - 1], interval) << "clip " << clip;
+      std::vector<guint8> expected(3 * kLength * plane_bytes, 0);
+      for (int t = 0; t < filled; ++t)
+        for (int channel = 0; channel < 3; ++channel)
+          std::copy_n(frames[clip * kStride + t].begin() + channel * plane_bytes, plane_bytes,
+                      expected.begin() + (channel * kLength + t) * plane_bytes);
+      const std::vector<guint8> actual = tensor_bytes(buffer);
+      EXPECT_EQ(cudaprep::test::first_difference(actual, expected), SIZE_MAX) << "clip " << clip;
+      gst_buffer_unref(buffer);
+    }
+  }
 }
 
 }  // namespace
