@@ -6,7 +6,10 @@
 //  - assembled: one preprocess() per frame into a single-frame tensor (what
 //    cudatensorize does without clips), then the frame copied into the clip
 //    (cudaMemcpy2DAsync: C planes, T planes apart for NCTHW, together for
-//    NTCHW), as an application stacking single-frame tensors does.
+//    NTCHW), as an application stacking single-frame tensors does;
+//  - half-overlapping clips, each frame in two: one kernel storing it into
+//    both (preprocess_into_each(), what cudatensorize does) against one
+//    kernel per clip.
 // CUDA events around each clip, the median of the rounds; T distinct
 // device frames, so the source is not all in L2.
 //   bench_clips [T] [rounds]
@@ -127,6 +130,30 @@ int main(int argc, char **argv) {
         "%s: written in place %8.1f us, assembled from single-frame tensors %8.1f us "
         "(%.2fx)\n",
         cudaprep::clip_layout_name(layout), direct, copied, copied / direct);
+    // Half-overlapping clips: each frame belongs to two; here it goes to
+    // two frame slots of this clip (t and t + T/2), as to two clips.
+    const auto overlapping = [&](bool once) {
+      for (int t = 0; t < frames / 2; ++t) {
+        size_t first = 0, second = 0;
+        const cudaprep::TensorDesc frame = cudaprep::clip_frame_desc(clip, 0, t, &first);
+        cudaprep::clip_frame_desc(clip, 0, t + frames / 2, &second);
+        void *targets[2] = {clip_data + first, clip_data + second};
+        if (once) {
+          CHECK_CUDA(cudaprep::preprocess_into_each(sources[t], resize, normalize, targets, 2,
+                                                    frame, 0, stream));
+        } else {
+          for (void *target : targets)
+            CHECK_CUDA(
+                cudaprep::preprocess(sources[t], resize, normalize, target, frame, 0, stream));
+        }
+      }
+    };
+    const double once = time([&] { overlapping(true); });
+    const double twice = time([&] { overlapping(false); });
+    std::printf(
+        "%s, %d frames each into 2 clips: one kernel storing into both %8.1f us, one "
+        "kernel per clip %8.1f us (%.2fx)\n",
+        cudaprep::clip_layout_name(layout), frames / 2, once, twice, twice / once);
     CHECK_CUDA(cudaFree(clip_data));
   }
   for (void *tensor : singles) CHECK_CUDA(cudaFree(tensor));

@@ -8,6 +8,7 @@
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 
@@ -29,10 +30,12 @@ const runtime::KernelRequest &preprocess_request() {
   return request;
 }
 
+// One launch per kMaxPreprocessCopies of the `count` tensors.
 template <typename Out, class Source>
 cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_params,
-                              const NormalizeParams &normalize_params, void *tensor_data,
-                              const TensorDesc &desc, int batch_index, cudaStream_t stream) {
+                              const NormalizeParams &normalize_params, void *const *tensors,
+                              int count, const TensorDesc &desc, int batch_index,
+                              cudaStream_t stream) {
   const TensorShape shape = tensor_shape(desc);
   const int width = static_cast<int>(shape.width);
   const int height = static_cast<int>(shape.height);
@@ -44,17 +47,22 @@ cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_p
   args.height = height;
   args.order = normalize_params.channel_order;
   args.norm = channel_normalization(normalize_params);
-  args.tensor = tensor_data;
   args.strides = logical_strides(desc);
   args.batch_index = batch_index;
   const LaunchShape launch = launch_shape_2d(width, height, 1);
-  return with_sampler(resize_params.interpolation, resize_params.antialias,
-                      [&](auto method, auto antialiased) {
-                        return runtime::launch_kernel(
-                            preprocess_request<decltype(method)::value,
-                                               decltype(antialiased)::value, Source, Out>(),
-                            launch, tile_shared_bytes(args.capacity), stream, args);
-                      });
+  cudaError_t launched = cudaSuccess;
+  for (int first = 0; first < count && launched == cudaSuccess; first += kMaxPreprocessCopies) {
+    args.copies = std::min(count - first, kMaxPreprocessCopies);
+    for (int copy = 0; copy < args.copies; ++copy) args.tensors[copy] = tensors[first + copy];
+    launched = with_sampler(resize_params.interpolation, resize_params.antialias,
+                            [&](auto method, auto antialiased) {
+                              return runtime::launch_kernel(
+                                  preprocess_request<decltype(method)::value,
+                                                     decltype(antialiased)::value, Source, Out>(),
+                                  launch, tile_shared_bytes(args.capacity), stream, args);
+                            });
+  }
+  return launched;
 }
 
 }  // namespace
@@ -95,14 +103,25 @@ std::string preprocess_params_error(const Image &src, const ResizeParams &resize
 cudaError_t preprocess(const Image &src, const ResizeParams &resize_params,
                        const NormalizeParams &normalize_params, void *tensor_data,
                        const TensorDesc &desc, int batch_index, cudaStream_t stream) {
-  if (!preprocess_params_error(src, resize_params, normalize_params, tensor_data, desc, batch_index)
-           .empty()) {
-    return cudaErrorInvalidValue;
+  return preprocess_into_each(src, resize_params, normalize_params, &tensor_data, 1, desc,
+                              batch_index, stream);
+}
+
+cudaError_t preprocess_into_each(const Image &src, const ResizeParams &resize_params,
+                                 const NormalizeParams &normalize_params, void *const *tensors,
+                                 int count, const TensorDesc &desc, int batch_index,
+                                 cudaStream_t stream) {
+  if (tensors == nullptr || count < 1) return cudaErrorInvalidValue;
+  for (int copy = 0; copy < count; ++copy) {
+    if (!preprocess_params_error(src, resize_params, normalize_params, tensors[copy], desc,
+                                 batch_index)
+             .empty())
+      return cudaErrorInvalidValue;
   }
   return with_oriented_source(src, resize_params, [&](const auto &source) {
     return with_float_type(desc.dtype, [&](auto out) {
-      return launch_preprocess<decltype(out)>(source, resize_params, normalize_params, tensor_data,
-                                              desc, batch_index, stream);
+      return launch_preprocess<decltype(out)>(source, resize_params, normalize_params, tensors,
+                                              count, desc, batch_index, stream);
     });
   });
 }

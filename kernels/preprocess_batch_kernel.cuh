@@ -43,9 +43,14 @@ __global__ void preprocess_batch_kernel(const __grid_constant__ BatchArgs<kCapac
   extern __shared__ device::Rgba tile_shared[];
   const BatchItem &item = args.items[blockIdx.z];
   item.source.visit_only<Readers...>([&](const auto &source) {
-    device::preprocess_block<kMethod, kAntialiased, Out>(
-        source, item.mapping, args.capacity, tile_shared, args.order, item.norm, args.tensor,
-        args.strides, item.batch_index, args.width, args.height);
+    using Source = std::decay_t<decltype(source)>;
+    device::preprocess_block<kMethod, kAntialiased>(
+        source, item.mapping, args.capacity, tile_shared, args.width, args.height,
+        [&](const device::Rgba &value, int x, int y) {
+          device::store_preprocessed<Out, Source>(value, item.mapping, args.order, item.norm,
+                                                  args.tensor, args.strides, item.batch_index, x,
+                                                  y);
+        });
   });
 }
 

@@ -57,16 +57,14 @@ __device__ __forceinline__ void store_preprocessed(const Rgba &value, const Resi
   }
 }
 
-// This thread's tensor pixel of a width x height item, the block sampling
-// together (block_resized_value(), kAntialiased as there): every thread of
-// the block calls it.
-template <Interpolation kMethod, bool kAntialiased, typename Out, class Source>
+// This thread's tensor pixel (x, y) of a width x height item, the block
+// sampling together (block_resized_value(), kAntialiased as there): every
+// thread of the block calls it; `store(value, x, y)` stores resize's value
+// of the pixel (store_preprocessed(), into one tensor or several).
+template <Interpolation kMethod, bool kAntialiased, class Source, class Store>
 __device__ __forceinline__ void preprocess_block(const Source &src, const ResizeMapping &mapping,
                                                  const TileCapacity &capacity, Rgba *shared,
-                                                 ChannelOrder order,
-                                                 const ChannelNormalization &norm, void *tensor,
-                                                 const TensorStrides &strides, int batch_index,
-                                                 int width, int height) {
+                                                 int width, int height, const Store &store) {
   const BlockTile tile = this_block_tile();
   const int x = tile.x + tile.local_x;
   const int y = tile.y + tile.local_y;
@@ -75,7 +73,7 @@ __device__ __forceinline__ void preprocess_block(const Source &src, const Resize
   const Rgba value =
       block_resized_value<kMethod, kAntialiased>(src, mapping, tile, capacity, shared);
   if (outside) return;
-  store_preprocessed<Out, Source>(value, mapping, order, norm, tensor, strides, batch_index, x, y);
+  store(value, x, y);
 }
 
 }  // namespace cudaprep::device

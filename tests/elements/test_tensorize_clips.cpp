@@ -305,8 +305,11 @@ INSTANTIATE_TEST_SUITE_P(
         ClipCase{16, 2, 16, 3, "ntchw", Path::kFused, 75},
         ClipCase{32, 1, 16, 1, "ntchw", Path::kFused, 70},
         ClipCase{32, 2, 0, 2, "ncthw", Path::kPlanar, 150},
-        // Sliding by one frame (each frame in 8 clips), and gaps between clips.
+        // Sliding by one frame (each frame in 8 clips: one fused launch
+        // stores into all 8; 16 clips: two launches), and gaps between clips.
         ClipCase{8, 1, 1, 4, "ncthw", Path::kVideo, 23},
+        ClipCase{8, 1, 1, 2, "ntchw", Path::kFused, 19},
+        ClipCase{32, 1, 2, 1, "ncthw", Path::kFused, 41},
         ClipCase{8, 3, 30, 1, "ntchw", Path::kFused, 70}),
     case_name);
 

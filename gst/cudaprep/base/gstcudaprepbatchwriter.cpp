@@ -212,10 +212,12 @@ GstFlowReturn GstCudaPrepBatchWriter::begin(GstBufferPool *pool, const cudaprep:
   return GST_FLOW_ERROR;
 }
 
-// One kernel writing `item`'s frame into `slot` of the tensor `desc` at
-// `data`, after the frame's writer and before its next one.
+// `item`'s frame into `slot` of each of the `count` tensors `desc` describes
+// at `data`, after the frame's writer and before its next one: the fused
+// kernel once for all of them, or a tensorize launch for each.
 gboolean GstCudaPrepBatchWriter::write_frame(const GstCudaPrepBatchItem &item,
-                                             const GstCudaPrepBatchFrames &frames, guint8 *data,
+                                             const GstCudaPrepBatchFrames &frames,
+                                             void *const *data, int count,
                                              const cudaprep::TensorDesc &desc, int slot) {
   const cudaStream_t stream = gst_cuda_prep_core_get_stream(core_);
   if (!gst_cuda_prep_core_begin_read(core_, item.buffer)) return FALSE;
@@ -225,11 +227,12 @@ gboolean GstCudaPrepBatchWriter::write_frame(const GstCudaPrepBatchItem &item,
   FrameInput input;
   if (pending != nullptr) {
     if (!preprocess_item(element_, item, pending, slot, &fused)) return FALSE;
-    reason = cudaprep::preprocess_params_error(fused.src, fused.resize_params,
-                                               fused.normalize_params, data, desc, slot);
+    for (int i = 0; i < count && reason.empty(); ++i)
+      reason = cudaprep::preprocess_params_error(fused.src, fused.resize_params,
+                                                 fused.normalize_params, data[i], desc, slot);
   } else {
     if (!frame_input(element_, item.buffer, frames, &input)) return FALSE;
-    reason = input.error(data, desc, slot);
+    for (int i = 0; i < count && reason.empty(); ++i) reason = input.error(data[i], desc, slot);
   }
   if (!reason.empty()) {
     GST_ELEMENT_ERROR(element_, STREAM, FAILED,
@@ -238,10 +241,14 @@ gboolean GstCudaPrepBatchWriter::write_frame(const GstCudaPrepBatchItem &item,
   }
   gpu_timer_.begin(element_, stream);
   const GstCudaPrepKernelWatch watch(element_);
-  const cudaError_t launched =
-      pending != nullptr ? cudaprep::preprocess(fused.src, fused.resize_params,
-                                                fused.normalize_params, data, desc, slot, stream)
-                         : input.launch(data, desc, slot, stream);
+  cudaError_t launched = cudaSuccess;
+  if (pending != nullptr) {
+    launched = cudaprep::preprocess_into_each(
+        fused.src, fused.resize_params, fused.normalize_params, data, count, desc, slot, stream);
+  } else {
+    for (int i = 0; i < count && launched == cudaSuccess; ++i)
+      launched = input.launch(data[i], desc, slot, stream);
+  }
   gpu_timer_.end(element_, stream, 1);
   return CUDAPREP_CHECK(element_, launched) && gst_cuda_prep_core_end_read(core_, item.buffer);
 }
@@ -249,7 +256,8 @@ gboolean GstCudaPrepBatchWriter::write_frame(const GstCudaPrepBatchItem &item,
 gboolean GstCudaPrepBatchWriter::write_item(const GstCudaPrepBatchItem &item,
                                             const GstCudaPrepBatchFrames &frames) {
   g_return_val_if_fail(buffer_ != nullptr && !clips_ && filled() < batch_size(), FALSE);
-  if (!write_frame(item, frames, data_, desc_, static_cast<int>(items_.size()))) return FALSE;
+  void *data = data_;
+  if (!write_frame(item, frames, &data, 1, desc_, static_cast<int>(items_.size()))) return FALSE;
   items_.push_back(item);
   items_.back().buffer = nullptr;  // not kept
   return TRUE;
@@ -270,24 +278,49 @@ GstFlowReturn GstCudaPrepBatchWriter::begin_clips(GstBufferPool *pool,
   return GST_FLOW_OK;
 }
 
-gboolean GstCudaPrepBatchWriter::write_clip_frame(const GstCudaPrepBatchItem &item,
-                                                  const GstCudaPrepBatchFrames &frames, guint clip,
-                                                  guint frame) {
+// Whether frame `frame` of clip `clip` is this open clip batch's next to
+// write (write_clip_frames()'s contract).
+gboolean GstCudaPrepBatchWriter::takes_clip_frame(guint clip, guint frame) const {
   const cudaprep::ClipShape shape = cudaprep::clip_shape(clip_desc_);
-  g_return_val_if_fail(buffer_ != nullptr && clips_ && clip < shape.clips && frame < shape.frames &&
-                           frame == clip_filled_[clip] &&
-                           (frame > 0 ? clip < items_.size() : clip == items_.size()),
-                       FALSE);
-  size_t offset_bytes = 0;
-  const cudaprep::TensorDesc frame_desc =
-      cudaprep::clip_frame_desc(clip_desc_, clip, frame, &offset_bytes);
-  if (!write_frame(item, frames, data_ + offset_bytes, frame_desc, 0)) return FALSE;
+  return buffer_ != nullptr && clips_ && clip < shape.clips && frame < shape.frames &&
+         frame == clip_filled_[clip] && (frame > 0 ? clip < items_.size() : clip == items_.size());
+}
+
+void GstCudaPrepBatchWriter::record_clip_frame(const GstCudaPrepBatchItem &item, guint clip,
+                                               guint frame) {
   if (frame == 0) {
     items_.push_back(item);
     items_.back().buffer = nullptr;  // not kept
   }
   ++clip_filled_[clip];
-  frame_pts_[clip * shape.frames + frame] = item.pts;
+  frame_pts_[clip * cudaprep::clip_shape(clip_desc_).frames + frame] = item.pts;
+}
+
+gboolean GstCudaPrepBatchWriter::write_clip_frames(const GstCudaPrepBatchItem &item,
+                                                   const GstCudaPrepBatchFrames &frames,
+                                                   const ClipFrame *clip_frames, gsize count) {
+  g_return_val_if_fail(count > 0, FALSE);
+  std::vector<void *> data;
+  cudaprep::TensorDesc frame_desc;
+  for (gsize i = 0; i < count; ++i) {
+    const ClipFrame &target = clip_frames[i];
+    g_return_val_if_fail(target.writer->takes_clip_frame(target.clip, target.frame), FALSE);
+    size_t offset_bytes = 0;
+    const cudaprep::TensorDesc desc = cudaprep::clip_frame_desc(
+        target.writer->clip_desc_, target.clip, target.frame, &offset_bytes);
+    // One kernel stores into all of them with one set of strides.
+    g_return_val_if_fail(
+        i == 0 || std::equal(desc.strides_bytes, desc.strides_bytes + cudaprep::kTensorRank,
+                             frame_desc.strides_bytes),
+        FALSE);
+    frame_desc = desc;
+    data.push_back(target.writer->data_ + offset_bytes);
+  }
+  GstCudaPrepBatchWriter *first = clip_frames[0].writer;
+  if (!first->write_frame(item, frames, data.data(), static_cast<int>(count), frame_desc, 0))
+    return FALSE;
+  for (gsize i = 0; i < count; ++i)
+    clip_frames[i].writer->record_clip_frame(item, clip_frames[i].clip, clip_frames[i].frame);
   return TRUE;
 }
 

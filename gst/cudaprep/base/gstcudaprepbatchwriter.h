@@ -52,9 +52,14 @@
 //  frames, NCTHW or NTCHW; a frame is written where it belongs, never
 //  copied afterwards)
 //    begin_clips()       as begin(), for a clip tensor
-//    write_clip_frame()  as write_item(), into frame t of clip n; clip n's
-//                        frames come in order (t = the frames it holds),
-//                        and clip n begins after clip n - 1 did
+//    write_clip_frames() as write_item(), into frame t of clip n of each
+//                        of several open clip batches (overlapping clips
+//                        share the frame): ONE fused kernel reads and
+//                        resamples it once and stores it into each (a
+//                        frame without pending work: one tensorize per
+//                        clip); clip n's frames come in order (t = the
+//                        frames it holds), and clip n begins after clip
+//                        n - 1 did
 //    complete()          every clip holds its T frames
 //    finish()/drop()     as above; finish() zeroes each clip's frames not
 //                        written, and the meta says per clip the frames
@@ -138,11 +143,20 @@ class GstCudaPrepBatchWriter {
   gboolean write_item(const GstCudaPrepBatchItem &item, const GstCudaPrepBatchFrames &frames);
   // Opens a batch of clips of `desc` from `pool`, as begin().
   GstFlowReturn begin_clips(GstBufferPool *pool, const cudaprep::ClipDesc &desc);
-  // Writes `item` as frame `frame` of clip `clip` of the open clip batch:
-  // `clip` < N is a begun clip or the next one (`frame` 0), `frame` the
-  // number of frames the clip holds (< T). filled() counts begun clips.
-  gboolean write_clip_frame(const GstCudaPrepBatchItem &item, const GstCudaPrepBatchFrames &frames,
-                            guint clip, guint frame);
+  // Frame `frame` of clip `clip` of `writer`'s open clip batch: `clip` < N
+  // is a begun clip or the next one (`frame` 0), `frame` the number of
+  // frames the clip holds (< T). filled() counts begun clips.
+  struct ClipFrame {
+    GstCudaPrepBatchWriter *writer;
+    guint clip;
+    guint frame;
+  };
+  // Writes `item` into each of `count` (>= 1) clip frames, of writers of
+  // one element (one core) whose clip batches have the same description;
+  // posts errors on that element.
+  static gboolean write_clip_frames(const GstCudaPrepBatchItem &item,
+                                    const GstCudaPrepBatchFrames &frames,
+                                    const ClipFrame *clip_frames, gsize count);
   // Whether the open batch is full: N items, or N clips of T frames each.
   gboolean complete() const;
   // Closes the open batch: its buffer, or NULL after an error (the buffer
@@ -173,7 +187,9 @@ class GstCudaPrepBatchWriter {
   gboolean attach_meta(GstBuffer *buffer);
   GstBuffer *close(gboolean keep);
   gboolean write_frame(const GstCudaPrepBatchItem &item, const GstCudaPrepBatchFrames &frames,
-                       guint8 *data, const cudaprep::TensorDesc &desc, int slot);
+                       void *const *data, int count, const cudaprep::TensorDesc &desc, int slot);
+  gboolean takes_clip_frame(guint clip, guint frame) const;
+  void record_clip_frame(const GstCudaPrepBatchItem &item, guint clip, guint frame);
   gboolean clear_unfilled_clips();
 
   GstElement *element_;

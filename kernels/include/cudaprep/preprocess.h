@@ -55,6 +55,18 @@ cudaError_t preprocess(const Image &src, const ResizeParams &resize_params,
                        const NormalizeParams &normalize_params, void *tensor_data,
                        const TensorDesc &desc, int batch_index, cudaStream_t stream);
 
+// As preprocess(), into item `batch_index` of each of `count` (>= 1)
+// tensors alike (each described by `desc`, at its own pointer): the source
+// is read and resampled once, and each tensor gets the bytes preprocess()
+// would write there. Clips that overlap take a frame this way into each
+// clip that holds it. cudaErrorInvalidValue (nothing launched) when
+// preprocess_params_error() is not empty for one of them; the tensors must
+// not overlap each other or `src`.
+cudaError_t preprocess_into_each(const Image &src, const ResizeParams &resize_params,
+                                 const NormalizeParams &normalize_params, void *const *tensors,
+                                 int count, const TensorDesc &desc, int batch_index,
+                                 cudaStream_t stream);
+
 // Compiles (or loads from the kernel cache, kernel_runtime.h) on the current
 // device what preprocess() launches for `src_format` frames with
 // `resize_params`'s interpolation, antialias and orientation into a `dtype`

@@ -35,8 +35,8 @@
  * frames=T). A clip takes every clip-frame-stride-th frame; a clip begins
  * every clip-stride frames (0: when the last one ended; less than
  * clip-length x clip-frame-stride overlaps them). Each frame is written by
- * its kernel straight into its place in every clip that holds it; no frame
- * is held or copied. A tensor leaves when its last clip has its T frames;
+ * one kernel straight into its place in every clip that holds it (the
+ * fused kernel resamples it once for all); no frame is held or copied. A tensor leaves when its last clip has its T frames;
  * at EOS and before a renegotiation the open tensors leave as they are (the
  * meta's clip_filled and frame_pts say which frames each clip holds, the
  * rest are zeros), so a clip never mixes two caps; a flush drops them and

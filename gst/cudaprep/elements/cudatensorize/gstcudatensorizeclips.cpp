@@ -67,6 +67,8 @@ GstFlowReturn GstCudaPrepClipTensors::add_frame(GstBufferPool *pool,
                                                 const GstCudaPrepBatchFrames &frames,
                                                 GstBuffer **completed) {
   *completed = nullptr;
+  std::vector<GstCudaPrepBatchWriter::ClipFrame> targets;
+  std::vector<guint64> tensors;
   for (const GstCudaPrepClipSlot &slot : gst_cuda_prep_clip_slots(rule_, next_frame_)) {
     const guint64 tensor = slot.clip / rule_.clips_per_tensor;
     while (first_open_ + open_.size() <= tensor) {
@@ -75,12 +77,14 @@ GstFlowReturn GstCudaPrepClipTensors::add_frame(GstBufferPool *pool,
       if (ret != GST_FLOW_OK) return ret;
       open_.push_back({writer, GST_CLOCK_TIME_NONE});
     }
-    OpenTensor &open = open_[tensor - first_open_];
-    if (!open.writer->write_clip_frame(
-            item, frames, static_cast<guint>(slot.clip % rule_.clips_per_tensor), slot.frame))
-      return GST_FLOW_ERROR;
-    open.end_time = end_time;
+    targets.push_back({open_[tensor - first_open_].writer,
+                       static_cast<guint>(slot.clip % rule_.clips_per_tensor), slot.frame});
+    tensors.push_back(tensor);
   }
+  if (!targets.empty() &&
+      !GstCudaPrepBatchWriter::write_clip_frames(item, frames, targets.data(), targets.size()))
+    return GST_FLOW_ERROR;
+  for (const guint64 tensor : tensors) open_[tensor - first_open_].end_time = end_time;
   ++next_frame_;
   GstFlowReturn ret = GST_FLOW_OK;
   if (!open_.empty() && open_.front().writer->complete()) *completed = close_front(&ret);

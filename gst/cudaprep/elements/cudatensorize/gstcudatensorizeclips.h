@@ -6,9 +6,10 @@
 // f - k * stride is t * frame-stride, and t < length. Clip k is clip
 // k % clips-per-tensor of tensor k / clips-per-tensor. Clips overlap when
 // stride < length * frame-stride: a frame then goes into each clip that
-// holds it, written there by its own kernel (frames are never copied from
-// one clip to another), and the tensors of overlapping clips are open
-// together. Clips begin in order and end in order, so tensors complete in
+// holds it, all at once (the fused kernel reads and resamples it once and
+// stores it into each; a frame without pending work is tensorized into
+// each), never copied from one clip to another; the tensors of overlapping
+// clips are open together. Clips begin in order and end in order, so tensors complete in
 // order, at most one per frame.
 #pragma once
 
