@@ -9,7 +9,6 @@ are its frames' (videotestsrc: 30 frames/s), and torch reads the 5-D tensor
 through DLPack with the byte strides of a dense NCTHW array."""
 import ctypes
 import os
-import re
 import sys
 import unittest
 
@@ -19,8 +18,7 @@ sys.path.insert(0, os.environ.get("CUDAPREP_PYTHON_DIR", os.path.join(HERE, ".."
 import cudaprep  # noqa: E402
 from cudaprep._native import native  # noqa: E402
 from cuda_driver import gpu_count  # noqa: E402
-
-README = os.path.join(HERE, "..", "..", "README.md")
+from readme_example import readme_pipeline  # noqa: E402
 
 
 def frame_pts(index):
@@ -30,12 +28,7 @@ def frame_pts(index):
 
 def readme_clips():
     """The pipeline description of README's clips example."""
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    found = re.search(r"\n    clips = (\(.*?\))\n", text, re.S)
-    if found is None:
-        raise AssertionError("README.md has no `clips = (...)` example")
-    return eval(re.sub(r"\n    ", "\n", found.group(1)), {})  # string literals only
+    return readme_pipeline("clips")
 
 
 def tensorize_uint(pipeline, prop):

@@ -11,7 +11,6 @@ maps back to the frame shifted by the tile's origin (640x640 tiles into a
 640x640 tensor: scale 1, no padding)."""
 import ctypes
 import os
-import re
 import sys
 import unittest
 
@@ -21,18 +20,12 @@ sys.path.insert(0, os.environ.get("CUDAPREP_PYTHON_DIR", os.path.join(HERE, ".."
 import cudaprep  # noqa: E402
 from cudaprep._native import native  # noqa: E402
 from cuda_driver import gpu_count  # noqa: E402
-
-README = os.path.join(HERE, "..", "..", "README.md")
+from readme_example import readme_pipeline  # noqa: E402
 
 
 def readme_tiles():
     """The pipeline description of README's tiles example."""
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    found = re.search(r"\n    tiles = (\(.*?\))\n", text, re.S)
-    if found is None:
-        raise AssertionError("README.md has no `tiles = (...)` example")
-    return eval(re.sub(r"\n    ", "\n", found.group(1)), {})  # string literals only
+    return readme_pipeline("tiles")
 
 
 def pad_int(pipeline, prop):
