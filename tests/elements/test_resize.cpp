@@ -1253,6 +1253,37 @@ std::string case_name(const ::testing::TestParamInfo<ResizeCase> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, ResizePixels, ::testing::ValuesIn(resize_cases()), case_name);
 
+// The application turning the frame (90r) between GstBaseTransform's
+// renegotiation check and the frame's output buffer used to turn
+// passthrough off from its own thread, leaving that frame with neither
+// passthrough nor a pool: the push returned not-negotiated (2 runs in 8 of
+// ChangesFromTheApplicationThreadApplyAtAFrameBoundary). Now that frame
+// passes through as the identity its caps say, and the next one turns
+// passthrough off on the streaming thread before the check, which gives
+// the pool. Calls the element's functions in that order; no GPU needed.
+TEST(ResizePassthrough, ADirectionSetBetweenTheChecksLeavesTheFrameThrough) {
+  GstElement *resize = make_resize("");
+  ASSERT_NE(resize, nullptr);
+  auto *trans = GST_BASE_TRANSFORM(resize);
+  GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS(trans);
+  GstCaps *caps = gst_caps_from_string(caps_string("RGBA", 40, 30, true).c_str());
+  gst_base_transform_set_passthrough(trans, TRUE);  // as GStreamer does for equal caps
+  ASSERT_TRUE(klass->set_caps(trans, caps, caps));
+  gst_util_set_object_arg(G_OBJECT(resize), "video-direction", "90r");  // the application
+  GstBuffer *input = gst_buffer_new();
+  GstBuffer *output = nullptr;
+  EXPECT_EQ(klass->prepare_output_buffer(trans, input, &output), GST_FLOW_OK);
+  EXPECT_EQ(output, input);
+  EXPECT_TRUE(gst_base_transform_is_passthrough(trans));
+  // The next frame.
+  klass->before_transform(trans, input);
+  EXPECT_FALSE(gst_base_transform_is_passthrough(trans));
+  EXPECT_TRUE(gst_pad_check_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans)));
+  gst_buffer_unref(input);
+  gst_caps_unref(caps);
+  gst_object_unref(resize);
+}
+
 // Setting a direction while frames pass through between equal caps turns
 // the next frame (passthrough ends without new caps); back to the identity,
 // frames are copied unchanged.

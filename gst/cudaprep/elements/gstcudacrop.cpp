@@ -309,11 +309,16 @@ static gboolean gst_cuda_prep_crop_set_info(GstCudaPrepBaseTransform *base, GstC
   GstCudaPrepCropPrivate *priv = self->priv;
   gchar *reason = nullptr;
   g_atomic_int_set(&priv->settings_changed, 0);
+  // The settings and the count of changes they hold, read together: a
+  // change between two reads would be in the rectangle but not counted.
+  GST_OBJECT_LOCK(self);
+  const CropSettings settings = priv->settings;
   const gint generation = g_atomic_int_get(&priv->settings_generation);
+  GST_OBJECT_UNLOCK(self);
   const gboolean changed_since = generation != priv->negotiated_generation;
   priv->negotiated_generation = generation;
   priv->rect_stale = FALSE;
-  if (!compute_rect_for(get_settings(self), in_info, &priv->rect, &reason))
+  if (!compute_rect_for(settings, in_info, &priv->rect, &reason))
     return post_impossible_crop(self, reason);
   if (priv->rect.width != GST_VIDEO_INFO_WIDTH(out_info) ||
       priv->rect.height != GST_VIDEO_INFO_HEIGHT(out_info)) {
@@ -510,9 +515,11 @@ static void gst_cuda_prep_crop_set_property(GObject *object, guint prop_id, cons
   } else {
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
+  // Counted with the change, under the same lock: set_info() reads both
+  // together.
+  g_atomic_int_inc(&self->priv->settings_generation);
   GST_OBJECT_UNLOCK(self);
   g_atomic_int_set(&self->priv->settings_changed, 1);
-  g_atomic_int_inc(&self->priv->settings_generation);
   // The output size may change: renegotiate.
   gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
   // ...and upstream copies another region.

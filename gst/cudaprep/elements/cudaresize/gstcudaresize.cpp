@@ -424,16 +424,27 @@ static GstFlowReturn gst_cuda_prep_resize_process(GstCudaPrepBaseTransform *base
 }
 
 // After the applied direction may have changed (the property, or a tag
-// with video-direction=auto): a turned frame is never passed through, even
-// between equal caps (renegotiating equal caps does not reconfigure the
-// element), the output size may swap, and the rows read change, so
-// upstream asks again which to copy (else every frame uploaded for the old
-// rows would be dropped).
+// with video-direction=auto): the output size may swap, and the rows read
+// change, so upstream asks again which to copy (else every frame uploaded
+// for the old rows would be dropped). Passthrough is left to the streaming
+// thread (before_transform).
 static void direction_changed(GstCudaPrepResize *self) {
-  if (get_settings(self).orientation() != cudaprep::Orientation::kIdentity)
-    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
   gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
   gst_base_transform_reconfigure_sink(GST_BASE_TRANSFORM(self));
+}
+
+// A turned frame is never passed through, even between equal caps
+// (renegotiating equal caps does not reconfigure the element). Turned off
+// here, on the streaming thread before GstBaseTransform checks for a
+// renegotiation (which then gives the pool), never from the application's
+// thread: there, between that check and the frame's output buffer, it left
+// a frame without passthrough and without a pool (not-negotiated).
+static void gst_cuda_prep_resize_before_transform(GstBaseTransform *trans, GstBuffer *) {
+  if (get_settings(GST_CUDA_PREP_RESIZE(trans)).orientation() == cudaprep::Orientation::kIdentity ||
+      !gst_base_transform_is_passthrough(trans))
+    return;
+  gst_base_transform_set_passthrough(trans, FALSE);
+  gst_base_transform_reconfigure_src(trans);
 }
 
 // video-direction=auto follows the image-orientation tags as videoflip
@@ -613,6 +624,7 @@ static void gst_cuda_prep_resize_class_init(GstCudaPrepResizeClass *klass) {
       "cudaprep developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->before_transform = gst_cuda_prep_resize_before_transform;
   trans_class->transform_caps = gst_cuda_prep_resize_transform_caps;
   gst_cuda_prep_base_transform_class_read_nvcodec_frames(base_class);
   trans_class->fixate_caps = gst_cuda_prep_resize_fixate_caps;
