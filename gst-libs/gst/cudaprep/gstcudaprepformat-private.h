@@ -45,11 +45,14 @@ G_BEGIN_DECLS
 
 #define GST_CUDA_PREP_TENSOR_MAX_BATCH 1024
 
-#define GST_CUDA_PREP_TENSOR_CAPS                                                            \
-  GST_CUDA_PREP_TENSOR_MEDIA_TYPE                                                            \
-  "(memory:CUDAPitched), dtype=(string){ float32, float16, uint8 }, layout=(string){ NCHW, " \
-  "NHWC, NCTHW, NTCHW }, batch=(int)[ 1, 1024 ], channels=(int)[ 1, 3 ], "                   \
-  "channel-order=(string){ RGB, BGR, GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ]"
+#define GST_CUDA_PREP_TENSOR_CAPS_WITH_LAYOUTS(layouts)                                        \
+  GST_CUDA_PREP_TENSOR_MEDIA_TYPE                                                              \
+  "(memory:CUDAPitched), dtype=(string){ float32, float16, uint8 }, layout=(string){ " layouts \
+  " }, batch=(int)[ 1, 1024 ], channels=(int)[ 1, 3 ], channel-order=(string){ RGB, BGR, "     \
+  "GRAY }, width=(int)[ 1, max ], height=(int)[ 1, max ]"
+#define GST_CUDA_PREP_TENSOR_CAPS GST_CUDA_PREP_TENSOR_CAPS_WITH_LAYOUTS("NCHW, NHWC, NCTHW, NTCHW")
+// What cudabatch makes: image tensors only (no clips yet).
+#define GST_CUDA_PREP_IMAGE_TENSOR_CAPS GST_CUDA_PREP_TENSOR_CAPS_WITH_LAYOUTS("NCHW, NHWC")
 
 G_END_DECLS
 
