@@ -14,6 +14,7 @@
 #include <gst/cudaprep/gstcudaprepformat-private.h>
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudaprepmeta.h>
+#include "base/gstcudaprepbasetransform.h"
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
 
@@ -177,6 +178,41 @@ TEST(CropCaps, AFrameTheCropCannotFitIsAcceptedThenNamed) {
   gst_caps_unref(unreadable);
   gst_object_unref(sink);
   gst_caps_unref(caps);
+  gst_object_unref(crop);
+}
+
+// The application moves the crop to another size while caps of the old
+// size are being set (the crop marks itself stale and renegotiates), then
+// back to a crop of the old size before the next frame: the renegotiation
+// gives the same caps, which GStreamer does not set again, and the crop
+// takes its rectangle at the next frame (was: every frame dropped until
+// the next change of size). Calls the element's functions in that order;
+// no GPU needed.
+TEST(CropLiveProperties, BackToTheCapsSizeBeforeTheNextFrameDropsNothing) {
+  GstElement *crop = gst_element_factory_make("cudacrop", nullptr);
+  gst_util_set_object_arg(G_OBJECT(crop), "region", "<0,0,40,30>");
+  auto *trans = GST_BASE_TRANSFORM(crop);
+  GstCaps *in = gst_caps_from_string(caps_string("RGBA", 64, 48, true).c_str());
+  GstCaps *out = gst_caps_from_string(caps_string("RGBA", 40, 30, true).c_str());
+  ASSERT_TRUE(GST_BASE_TRANSFORM_GET_CLASS(trans)->set_caps(trans, in, out));
+  // Caps of the old size arrive after the application set a larger crop.
+  gst_util_set_object_arg(G_OBJECT(crop), "region", "<4,4,48,36>");
+  ASSERT_TRUE(GST_BASE_TRANSFORM_GET_CLASS(trans)->set_caps(trans, in, out));
+  // ...and it moves back to a crop of the caps' size before the next frame.
+  gst_util_set_object_arg(G_OBJECT(crop), "region", "<8,6,40,30>");
+  GstBuffer *frame = gst_buffer_new();
+  EXPECT_NE(GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(crop)->plan_output(
+                GST_CUDA_PREP_BASE_TRANSFORM(crop), frame),
+            GST_CUDA_PREP_OUTPUT_DROP);
+  // While the crop is of another size than its caps, frames are dropped.
+  gst_util_set_object_arg(G_OBJECT(crop), "region", "<4,4,48,36>");
+  ASSERT_TRUE(GST_BASE_TRANSFORM_GET_CLASS(trans)->set_caps(trans, in, out));
+  EXPECT_EQ(GST_CUDA_PREP_BASE_TRANSFORM_GET_CLASS(crop)->plan_output(
+                GST_CUDA_PREP_BASE_TRANSFORM(crop), frame),
+            GST_CUDA_PREP_OUTPUT_DROP);
+  gst_buffer_unref(frame);
+  gst_caps_unref(in);
+  gst_caps_unref(out);
   gst_object_unref(crop);
 }
 

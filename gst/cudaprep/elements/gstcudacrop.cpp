@@ -379,6 +379,32 @@ static void take_new_position(GstCudaPrepCrop *self) {
   GST_INFO_OBJECT(self, "crop moved to (%d,%d)", rect.x, rect.y);
 }
 
+// A crop whose caps were made from an older size is stale until caps of
+// its size come. If the application has since set a crop of the caps' size
+// again (back and forth), the renegotiation gives equal caps, which
+// GstBaseTransform does not set again: the crop takes its rectangle here,
+// else every frame would be dropped until the next change of size.
+static gboolean take_settled_rect(GstCudaPrepCrop *self) {
+  GstCudaPrepCropPrivate *priv = self->priv;
+  auto *base = GST_CUDA_PREP_BASE_TRANSFORM(self);
+  const GstVideoInfo *out_info = gst_cuda_prep_base_transform_get_out_info(base);
+  cudaprep::PixelRect rect;
+  gchar *reason = nullptr;
+  if (!compute_rect_for(get_settings(self), gst_cuda_prep_base_transform_get_in_info(base), &rect,
+                        &reason)) {
+    g_free(reason);  // renegotiation names it
+    return FALSE;
+  }
+  if (rect.width != GST_VIDEO_INFO_WIDTH(out_info) ||
+      rect.height != GST_VIDEO_INFO_HEIGHT(out_info))
+    return FALSE;  // caps of the new size are on their way
+  priv->rect = rect;
+  priv->rect_stale = FALSE;
+  GST_INFO_OBJECT(self, "the crop is back to its caps' size: %dx%d at (%d,%d)", rect.width,
+                  rect.height, rect.x, rect.y);
+  return TRUE;
+}
+
 // Whether upstream left its resize to a fused kernel downstream (only
 // cudaresize leaves work in video frames; cudanormalize's are planar).
 static bool holds_pending_resize(GstBuffer *buffer) {
@@ -394,7 +420,7 @@ static bool holds_pending_resize(GstBuffer *buffer) {
 static GstCudaPrepOutputPlan gst_cuda_prep_crop_plan_output(GstCudaPrepBaseTransform *base,
                                                             GstBuffer *inbuf) {
   auto *self = GST_CUDA_PREP_CROP(base);
-  if (self->priv->rect_stale) {
+  if (self->priv->rect_stale && !take_settled_rect(self)) {
     GST_INFO_OBJECT(self, "dropping a frame: the crop changed while its caps were negotiated");
     return GST_CUDA_PREP_OUTPUT_DROP;
   }
