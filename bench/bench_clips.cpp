@@ -21,21 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "check_cuda.h"
 #include "cudaprep/preprocess.h"
 
 namespace {
 
 constexpr int kWidth = 1920, kHeight = 1080, kSide = 224;
 const float kMean[3] = {0.485f, 0.456f, 0.406f}, kStd[3] = {0.229f, 0.224f, 0.225f};
-
-#define CHECK_CUDA(call)                                                             \
-  do {                                                                               \
-    const cudaError_t check_cuda_error = (call);                                     \
-    if (check_cuda_error != cudaSuccess) {                                           \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(check_cuda_error)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 cudaprep::Image nv12_frame(int index) {
   cudaprep::Image frame;

@@ -35,6 +35,7 @@
 
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudatensorsink.h>
+#include "check_cuda.h"
 #include "cudaprep/preprocess.h"
 #include "cudaprep/preprocess_batch.h"
 #include "cpu_time.h"
@@ -51,15 +52,6 @@ struct Workload {
 };
 Workload workload;
 const float kMean[3] = {0.485f, 0.456f, 0.406f}, kStd[3] = {0.229f, 0.224f, 0.225f};
-
-#define CHECK_CUDA(call)                                                             \
-  do {                                                                               \
-    const cudaError_t check_cuda_error = (call);                                     \
-    if (check_cuda_error != cudaSuccess) {                                           \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(check_cuda_error)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 struct Box {
   int x, y, width, height;
