@@ -47,6 +47,7 @@ std::vector<GstCudaPrepClipSlot> slots_by_definition(const GstCudaPrepClipRule &
 TEST(ClipRule, SlotsFollowTheDefinition) {
   std::mt19937 rng(36);
   int overlapping = 0, gapped = 0;
+  std::vector<GstCudaPrepClipSlot> actual;
   for (int trial = 0; trial < 300; ++trial) {
     GstCudaPrepClipRule rule;
     rule.length = 1 + rng() % 12;
@@ -57,7 +58,7 @@ TEST(ClipRule, SlotsFollowTheDefinition) {
     gapped += rule.stride > rule.length * rule.frame_stride;
     for (guint64 index = 0; index < 80; ++index) {
       const auto expected = slots_by_definition(rule, index);
-      const auto actual = gst_cuda_prep_clip_slots(rule, index);
+      gst_cuda_prep_clip_slots(rule, index, &actual);
       ASSERT_EQ(actual.size(), expected.size())
           << "T=" << rule.length << " frame stride " << rule.frame_stride << " stride "
           << rule.stride << " frame " << index;

@@ -208,4 +208,6 @@ class GstCudaPrepBatchWriter {
   cudaprep::ClipDesc clip_desc_;
   std::vector<guint> clip_filled_;
   std::vector<GstClockTime> frame_pts_;
+  // write_clip_frames()'s device pointers, when this writer is the first.
+  std::vector<void *> clip_frame_data_;
 };

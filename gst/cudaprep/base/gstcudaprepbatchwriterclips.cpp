@@ -43,7 +43,9 @@ gboolean GstCudaPrepBatchWriter::write_clip_frames(const GstCudaPrepBatchItem &i
                                                    const GstCudaPrepBatchFrames &frames,
                                                    const ClipFrame *clip_frames, gsize count) {
   g_return_val_if_fail(count > 0, FALSE);
-  std::vector<void *> data;
+  GstCudaPrepBatchWriter *first = clip_frames[0].writer;
+  std::vector<void *> &data = first->clip_frame_data_;  // reused: no allocation per frame
+  data.clear();
   cudaprep::TensorDesc frame_desc;
   for (gsize i = 0; i < count; ++i) {
     const ClipFrame &target = clip_frames[i];
@@ -59,7 +61,6 @@ gboolean GstCudaPrepBatchWriter::write_clip_frames(const GstCudaPrepBatchItem &i
     frame_desc = desc;
     data.push_back(target.writer->data_ + offset_bytes);
   }
-  GstCudaPrepBatchWriter *first = clip_frames[0].writer;
   if (!first->write_frame(item, frames, data.data(), static_cast<int>(count), frame_desc, 0))
     return FALSE;
   for (gsize i = 0; i < count; ++i)

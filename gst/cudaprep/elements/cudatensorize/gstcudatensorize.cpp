@@ -36,12 +36,11 @@
  * every clip-stride frames (0: when the last one ended; less than
  * clip-length x clip-frame-stride overlaps them). Each frame is written by
  * one kernel straight into its place in every clip that holds it (the
- * fused kernel resamples it once for all); no frame is held or copied. A tensor leaves when its last clip has its T frames;
- * at EOS and before a renegotiation the open tensors leave as they are (the
- * meta's clip_filled and frame_pts say which frames each clip holds, the
- * rest are zeros), so a clip never mixes two caps; a flush drops them and
- * counts frames from 0 again. A GAP adds no frame: a clip holds the frames
- * that came, and its frame_pts show the hole.
+ * fused kernel resamples it once for all); no frame is held or copied. A tensor leaves when its
+ * last clip has its T frames; at EOS and before a renegotiation the open tensors leave as they are
+ * (the meta's clip_filled and frame_pts say which frames each clip holds, the rest are zeros), so a
+ * clip never mixes two caps; a flush drops them and counts frames from 0 again. A GAP adds no
+ * frame: a clip holds the frames that came, and its frame_pts show the hole.
  *
  *   gst-launch-1.0 videotestsrc num-buffers=64 ! cudaframeupload ! cudaresize !
  * video/x-raw(memory:CUDAPitched),width=224,height=224 ! cudanormalize ! cudatensorize
@@ -442,11 +441,12 @@ static GstFlowReturn push_partial_batch(GstCudaPrepTensorize *self) {
   } else {
     ret = priv->clips.close_all(&tensors);
   }
+  // After a failure the rest are released, not pushed.
   for (GstBuffer *tensor : tensors) {
-    const GstFlowReturn pushed = ret == GST_FLOW_OK
-                                     ? gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), tensor)
-                                     : (gst_buffer_unref(tensor), ret);
-    ret = pushed;
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), tensor);
+    else
+      gst_buffer_unref(tensor);
   }
   return ret;
 }

@@ -1,8 +1,8 @@
 #include "gstcudatensorizeclips.h"
 
-std::vector<GstCudaPrepClipSlot> gst_cuda_prep_clip_slots(const GstCudaPrepClipRule &rule,
-                                                          guint64 index) {
-  std::vector<GstCudaPrepClipSlot> slots;
+void gst_cuda_prep_clip_slots(const GstCudaPrepClipRule &rule, guint64 index,
+                              std::vector<GstCudaPrepClipSlot> *slots) {
+  slots->clear();
   const guint64 span = static_cast<guint64>(rule.length - 1) * rule.frame_stride;
   // The clips whose first frame is at or before `index` and whose last is
   // at or after it.
@@ -10,9 +10,8 @@ std::vector<GstCudaPrepClipSlot> gst_cuda_prep_clip_slots(const GstCudaPrepClipR
   for (guint64 clip = first; clip <= index / rule.stride; ++clip) {
     const guint64 distance = index - clip * rule.stride;
     if (distance % rule.frame_stride == 0)
-      slots.push_back({clip, static_cast<guint>(distance / rule.frame_stride)});
+      slots->push_back({clip, static_cast<guint>(distance / rule.frame_stride)});
   }
-  return slots;
 }
 
 GstCudaPrepClipTensors::GstCudaPrepClipTensors(GstElement *element, GstCudaPrepCore *core,
@@ -67,9 +66,10 @@ GstFlowReturn GstCudaPrepClipTensors::add_frame(GstBufferPool *pool,
                                                 const GstCudaPrepBatchFrames &frames,
                                                 GstBuffer **completed) {
   *completed = nullptr;
-  std::vector<GstCudaPrepBatchWriter::ClipFrame> targets;
-  std::vector<guint64> tensors;
-  for (const GstCudaPrepClipSlot &slot : gst_cuda_prep_clip_slots(rule_, next_frame_)) {
+  targets_.clear();
+  target_tensors_.clear();
+  gst_cuda_prep_clip_slots(rule_, next_frame_, &slots_);
+  for (const GstCudaPrepClipSlot &slot : slots_) {
     const guint64 tensor = slot.clip / rule_.clips_per_tensor;
     while (first_open_ + open_.size() <= tensor) {
       GstCudaPrepBatchWriter *writer = spare_writer();
@@ -77,14 +77,14 @@ GstFlowReturn GstCudaPrepClipTensors::add_frame(GstBufferPool *pool,
       if (ret != GST_FLOW_OK) return ret;
       open_.push_back({writer, GST_CLOCK_TIME_NONE});
     }
-    targets.push_back({open_[tensor - first_open_].writer,
-                       static_cast<guint>(slot.clip % rule_.clips_per_tensor), slot.frame});
-    tensors.push_back(tensor);
+    targets_.push_back({open_[tensor - first_open_].writer,
+                        static_cast<guint>(slot.clip % rule_.clips_per_tensor), slot.frame});
+    target_tensors_.push_back(tensor);
   }
-  if (!targets.empty() &&
-      !GstCudaPrepBatchWriter::write_clip_frames(item, frames, targets.data(), targets.size()))
+  if (!targets_.empty() &&
+      !GstCudaPrepBatchWriter::write_clip_frames(item, frames, targets_.data(), targets_.size()))
     return GST_FLOW_ERROR;
-  for (const guint64 tensor : tensors) open_[tensor - first_open_].end_time = end_time;
+  for (const guint64 tensor : target_tensors_) open_[tensor - first_open_].end_time = end_time;
   ++next_frame_;
   GstFlowReturn ret = GST_FLOW_OK;
   if (!open_.empty() && open_.front().writer->complete()) *completed = close_front(&ret);

@@ -37,10 +37,11 @@ struct GstCudaPrepClipSlot {
   guint frame = 0;
 };
 
-// The clip frames stream frame `index` becomes, clips in increasing order;
-// empty when no clip takes it (stride > length * frame_stride leaves gaps).
-std::vector<GstCudaPrepClipSlot> gst_cuda_prep_clip_slots(const GstCudaPrepClipRule &rule,
-                                                          guint64 index);
+// The clip frames stream frame `index` becomes, clips in increasing order,
+// into `slots` (emptied first; its memory reused frame after frame); none
+// when no clip takes it (stride > length * frame_stride leaves gaps).
+void gst_cuda_prep_clip_slots(const GstCudaPrepClipRule &rule, guint64 index,
+                              std::vector<GstCudaPrepClipSlot> *slots);
 
 // The clip tensors of one stream: opened from the element's pool when their
 // first clip begins, written frame by frame, closed whole when their last
@@ -84,4 +85,9 @@ class GstCudaPrepClipTensors {
   std::deque<OpenTensor> open_;  // tensors first_open_ , first_open_ + 1, ...
   guint64 first_open_ = 0;
   guint64 next_frame_ = 0;
+  // add_frame()'s lists, kept so that a frame allocates nothing: the clip
+  // frames it becomes, where each is written, and the tensor of each.
+  std::vector<GstCudaPrepClipSlot> slots_;
+  std::vector<GstCudaPrepBatchWriter::ClipFrame> targets_;
+  std::vector<guint64> target_tensors_;
 };
