@@ -21,19 +21,22 @@ namespace cudaprep::device {
 // destination pixel (x, y): rounded to the bytes resize would store in its
 // RGB (or GRAY8) destination, each byte normalised as normalize does for its
 // output channel, and stored element by element at any strides. `order` is
-// uniform over a launch (or a block), so its branch costs nothing.
-template <typename Out, class Source>
-__device__ __forceinline__ void store_preprocessed(const Rgba &value, const ResizeMapping &mapping,
-                                                   ChannelOrder order,
-                                                   const ChannelNormalization &norm, void *tensor,
-                                                   const TensorStrides &strides, int batch_index,
-                                                   int x, int y) {
+// uniform over a launch (or a block), so its branch costs nothing. Reads
+// value's R, G and B only. kHighBitDepth: the source is deeper than 8 bits
+// (is_high_bit_depth_source; store_preprocessed() below).
+template <typename Out, bool kHighBitDepth>
+__device__ __forceinline__ void store_preprocessed_as(const Rgba &value,
+                                                      const ResizeMapping &mapping,
+                                                      ChannelOrder order,
+                                                      const ChannelNormalization &norm,
+                                                      void *tensor, const TensorStrides &strides,
+                                                      int batch_index, int x, int y) {
   const int64_t pixel = tensor_offset(strides, batch_index, 0, y, x);
   if (mapping.float_intermediate) {
     store_unrounded_pixel<Out>(tensor, pixel, strides.channel, value, order, norm);
     return;
   }
-  if constexpr (is_high_bit_depth_source<Source>::value) {
+  if constexpr (kHighBitDepth) {
     // No 8-bit step: the clamped value keeps the source's extra bits.
     const Rgba clamped =
         make_float4(clamp_channel(value.x), clamp_channel(value.y), clamp_channel(value.z), 255.0f);
@@ -55,6 +58,17 @@ __device__ __forceinline__ void store_preprocessed(const Rgba &value, const Resi
   for (int c = 0; c < kMaxChannels; ++c) {
     store_element(tensor, pixel + c * strides.channel, normalized_element<Out>(bytes[c], norm, c));
   }
+}
+
+// store_preprocessed_as() for a value sampled from `Source`.
+template <typename Out, class Source>
+__device__ __forceinline__ void store_preprocessed(const Rgba &value, const ResizeMapping &mapping,
+                                                   ChannelOrder order,
+                                                   const ChannelNormalization &norm, void *tensor,
+                                                   const TensorStrides &strides, int batch_index,
+                                                   int x, int y) {
+  store_preprocessed_as<Out, is_high_bit_depth_source<Source>::value>(
+      value, mapping, order, norm, tensor, strides, batch_index, x, y);
 }
 
 // This thread's tensor pixel (x, y) of a width x height item, the block

@@ -1,0 +1,90 @@
+// Host side of the two-pass antialiased shrink (antialias_two_pass_ops.cuh):
+// whether a preprocess() frame runs it, and the shape of its intermediate
+// and its launches.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "antialias_two_pass.h"
+#include "antialias_two_pass_ops.cuh"
+#include "launch.cuh"
+#include "resize_launch.cuh"
+
+namespace cudaprep {
+
+// The least scale (source / output pixels, along either axis) at which the
+// chosen path is the two passes: where a shrink's taps overlap, so that the
+// tiled kernel's blocks would compute much of the same row sums again.
+constexpr float kTwoPassScaleAtLeast = 2.0f;
+
+// A frame's two passes, or runs == false: the single-pass kernel.
+struct TwoPassPlan {
+  bool runs = false;
+  device::RowSums sums = {};  // all but data
+  device::RowSumsCapacity capacity = {};
+  size_t row_sums_shared_bytes = 0;
+  LaunchShape row_sums_launch = {};
+  int taps = 0;  // vertical weights tabled per output row
+  size_t column_taps_shared_bytes = 0;
+  LaunchShape output_launch = {};
+};
+
+// The plan for `mapping` into a width x height destination under `path`.
+// No CUDA call: the device's pools are checked at launch.
+inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width, int height,
+                                 AntialiasPath path) {
+  TwoPassPlan plan;
+  const device::ResampleAxes &axes = mapping.axes;
+  if (!axes.antialias || path == AntialiasPath::kSinglePass) return plan;
+  if (path == AntialiasPath::kChosen && axes.antialias_x.scale < kTwoPassScaleAtLeast &&
+      axes.antialias_y.scale < kTwoPassScaleAtLeast) {
+    return plan;
+  }
+  // The rectangle's columns and rows some destination pixel lies in.
+  const PixelRect &rect = mapping.rect;
+  const int column_begin = std::max(0, -rect.x);
+  const int column_end =
+      static_cast<int>(std::min<long long>(rect.width, static_cast<long long>(width) - rect.x));
+  const int row_begin = std::max(0, -rect.y);
+  const int row_end =
+      static_cast<int>(std::min<long long>(rect.height, static_cast<long long>(height) - rect.y));
+  if (column_begin >= column_end || row_begin >= row_end) return plan;
+
+  // As many column groups per block as the staged footprint leaves room for.
+  const int table_pixels = tile_footprint_bound(axes.antialias_x, device::kRowSumColumns);
+  for (int warps = 4; warps >= 1 && plan.capacity.warps == 0; --warps) {
+    const int block_columns = warps * device::kRowSumColumns;
+    // + 1: the footprint is staged from an even column.
+    const device::RowSumsCapacity capacity{
+        warps, std::max(tile_footprint_bound(axes.antialias_x, block_columns) + 1, block_columns),
+        table_pixels};
+    const size_t bytes = device::row_sums_shared_layout(capacity).bytes;
+    if (bytes <= kTileSharedBytes) {
+      plan.capacity = capacity;
+      plan.row_sums_shared_bytes = bytes;
+    }
+  }
+  plan.taps = tile_footprint_bound(axes.antialias_y, 1);
+  plan.column_taps_shared_bytes =
+      device::column_taps_layout(plan.taps, static_cast<int>(kBlockHeight)).bytes;
+  if (plan.capacity.warps == 0 || plan.column_taps_shared_bytes > kTileSharedBytes) return plan;
+
+  plan.sums.column_begin = column_begin;
+  plan.sums.columns = column_end - column_begin;
+  plan.sums.pitch = (plan.sums.columns + 31) / 32 * 32;
+  plan.sums.rect_row_begin = row_begin;
+  plan.sums.rect_row_end = row_end;
+  plan.sums.rows =
+      std::min(tile_footprint_bound(axes.antialias_y, row_end - row_begin), axes.src_height);
+  const int block_columns = plan.capacity.warps * device::kRowSumColumns;
+  plan.row_sums_launch = {dim3((plan.sums.columns + block_columns - 1) / block_columns,
+                               (plan.sums.rows + device::kRowSumRows - 1) / device::kRowSumRows),
+                          dim3(device::kRowSumRows, plan.capacity.warps)};
+  plan.output_launch = launch_shape_2d(width, height, 1);
+  plan.runs = true;
+  return plan;
+}
+
+}  // namespace cudaprep

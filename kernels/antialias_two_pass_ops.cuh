@@ -1,0 +1,380 @@
+// The antialiased samplers in two passes (namespace cudaprep::device), for
+// shrinks whose row sums the tiled kernels (resize_tile.cuh) would compute
+// again in every block whose footprint holds them. Pass 1 computes every row
+// sum (one output column, one source row) exactly once into RowSums, a
+// device intermediate of float planes; pass 2 adds, per output pixel, the
+// row sums its vertical taps cover.
+//
+// Bit for bit the per-pixel sampler of antialias_ops.cuh: pass 1 sums each
+// column's taps over the pixels the reader loads (staged in shared memory,
+// each loaded and converted once per block), the weights being
+// AntialiasSpan's, in the taps' order from zero, and hands the sum off as
+// row_sum()'s caller does (antialias_row_handoff_of_total()); pass 2 adds
+// the rows in add_column_taps()'s order and finishes with
+// antialias_result_of_totals(), the totals being antialias_total()'s.
+//
+// Pass 1 is dense: a thread sums kRowSumColumns neighbouring columns at one
+// source row, walking the pixels of their joint span once, each pixel
+// weighted for every column, with weight zero outside a column's taps. A
+// zero weight leaves a sum's bits as they are: the sum starts at +0, and a
+// float sum of finite values is never -0 unless both terms are -0, so
+// fma(0, p, s) == s for any finite pixel p. What it saves: each staged pixel
+// is read from shared memory once for four columns, and their four weights
+// in one 16-byte broadcast, where row_sum() reads a pixel and a weight per
+// tap. A warp's lanes run down 32 source rows of the same columns: their
+// weights are one broadcast, their pixels fall in distinct banks (odd
+// pitch).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "antialias_ops.cuh"
+#include "color_ops.cuh"
+#include "resample_ops.cuh"
+#include "resize_tile.cuh"
+#include "source_ops.cuh"
+
+namespace cudaprep::device {
+
+// Output columns one pass-1 thread sums (the weights of one pixel for all
+// of them are one float4).
+constexpr int kRowSumColumns = 4;
+// Source rows of one pass-1 block: one per lane of each warp.
+constexpr int kRowSumRows = 32;
+// R, G, B: the fused preprocess stores no alpha.
+constexpr int kRowSumChannels = 3;
+
+// The row sums, handed off (kept as summed or rounded to 8 bits): plane c
+// (R, G, B) holds at row r - first_row and column d - column_begin the
+// sum of rect column d at source row r, for the rect columns
+// [column_begin, column_begin + columns) some output pixel lies in and the
+// source rows the taps of the rect rows [rect_row_begin, rect_row_end)
+// read (first_row: the first of them, row_sums_first_row()). After the
+// planes, `pitch` floats: each column's antialias_total().
+struct RowSums {
+  float *data;
+  int pitch;  // floats per row, a multiple of 32 (rows start 128-byte aligned)
+  int rows;   // rows allocated per plane: at least the rows the taps read
+  int column_begin, columns;
+  int rect_row_begin, rect_row_end;
+
+  __host__ __device__ size_t plane_floats() const { return static_cast<size_t>(rows) * pitch; }
+  __host__ __device__ size_t bytes() const {
+    return sizeof(float) * (kRowSumChannels * plane_floats() + pitch);
+  }
+  __device__ __forceinline__ float *plane(int channel) const {
+    return data + channel * plane_floats();
+  }
+  __device__ __forceinline__ float *totals_x() const {
+    return data + kRowSumChannels * plane_floats();
+  }
+};
+
+template <Interpolation kMethod>
+__device__ __forceinline__ int row_sums_first_row(const ResampleAxes &axes, const RowSums &sums) {
+  return antialias_span<kMethod>(sums.rect_row_begin, axes.antialias_y).first;
+}
+
+// What a pass-1 launch reserved per block: `warps` column groups, the
+// staged footprint's columns per row and each group's weight-table entries
+// (the pixels its columns' joint span covers). A block whose footprint
+// needs more sums straight from the source (same bits, slower).
+struct RowSumsCapacity {
+  int warps;
+  int staged_columns;
+  int table_pixels;
+};
+
+// Where the parts live in a pass-1 block's shared memory: the weight
+// tables (float4 per pixel: one weight per column of the group), the
+// columns' totals, then the staged R, G, B planes of kRowSumRows rows at an
+// odd pitch (reused, once summed, for the sums on their way out).
+struct RowSumsSharedLayout {
+  int staged_pitch;
+  size_t tables, totals, staged, bytes;  // byte offsets
+};
+
+__host__ __device__ inline RowSumsSharedLayout row_sums_shared_layout(
+    const RowSumsCapacity &capacity) {
+  RowSumsSharedLayout layout;
+  layout.staged_pitch = capacity.staged_columns | 1;
+  layout.tables = 0;
+  layout.totals = layout.tables + sizeof(float4) * capacity.warps * capacity.table_pixels;
+  layout.staged = layout.totals + sizeof(float) * capacity.warps * kRowSumColumns;
+  layout.bytes =
+      layout.staged + sizeof(float) * kRowSumChannels * kRowSumRows * layout.staged_pitch;
+  return layout;
+}
+
+// Pixels x and x + 1 (if `both`) of row y as src.load() gives them.
+template <class Source>
+__device__ __forceinline__ void load_pair(const Source &src, int x, int y, bool both, Rgba *left,
+                                          Rgba *right) {
+  *left = src.load(x, y);
+  if (both) *right = src.load(x + 1, y);
+}
+
+// 4:2:0 readers, x even: one chroma sample for both pixels, converted as
+// load() converts (load_420_taps() relies on the same identity).
+template <class Source420>
+__device__ __forceinline__ void load_420_pair(const Source420 &src, int x, int y, bool both,
+                                              Rgba *left, Rgba *right) {
+  const ScaledChroma chroma = src.chroma_at(x / 2, y);
+  *left = scaled_yuv_to_rgb(src.luma_at(x, y), chroma, src.matrix);
+  if (both) *right = scaled_yuv_to_rgb(src.luma_at(x + 1, y), chroma, src.matrix);
+}
+__device__ __forceinline__ void load_pair(const Nv12Source &src, int x, int y, bool both,
+                                          Rgba *left, Rgba *right) {
+  load_420_pair(src, x, y, both, left, right);
+}
+__device__ __forceinline__ void load_pair(const I420Source &src, int x, int y, bool both,
+                                          Rgba *left, Rgba *right) {
+  load_420_pair(src, x, y, both, left, right);
+}
+__device__ __forceinline__ void load_pair(const P01xSource &src, int x, int y, bool both,
+                                          Rgba *left, Rgba *right) {
+  load_420_pair(src, x, y, both, left, right);
+}
+
+// Pass 1 for block (blockIdx.x, blockIdx.y) of kRowSumRows x capacity.warps
+// threads: rect columns column_begin + blockIdx.x * warps * kRowSumColumns
+// onwards (warp w the w-th group of kRowSumColumns), source rows
+// first_row + blockIdx.y * kRowSumRows onwards (lane l the l-th). Every
+// thread of the block calls it.
+template <Interpolation kMethod, class Source>
+__device__ __forceinline__ void compute_row_sums(const Source &src, const ResampleAxes &axes,
+                                                 const RowSums &sums,
+                                                 const RowSumsCapacity &capacity, float *shared) {
+  const AntialiasAxis &axis_x = axes.antialias_x;
+  const int lane = static_cast<int>(threadIdx.x);
+  const int warp = static_cast<int>(threadIdx.y);
+  const int block_columns = capacity.warps * kRowSumColumns;
+  const int block_begin = sums.column_begin + static_cast<int>(blockIdx.x) * block_columns;
+  const int block_end = min(block_begin + block_columns, sums.column_begin + sums.columns);
+  const int first_row = row_sums_first_row<kMethod>(axes, sums);
+  const int end_row = min(antialias_span<kMethod>(sums.rect_row_end - 1, axes.antialias_y).end,
+                          first_row + sums.rows);
+  const int block_row = first_row + static_cast<int>(blockIdx.y) * kRowSumRows;
+  const int row = block_row + lane;
+  const bool row_inside = row < end_row;
+
+  // This warp's columns [group_begin, group_end) (maybe none) and the
+  // pixels [group_first, group_last_end) their taps read.
+  const int group_begin = block_begin + warp * kRowSumColumns;
+  const int group_end = min(group_begin + kRowSumColumns, block_end);
+  AntialiasSpan<kMethod> spans[kRowSumColumns];
+#pragma unroll
+  for (int g = 0; g < kRowSumColumns; ++g) {
+    spans[g] = antialias_span<kMethod>(min(group_begin + g, block_end - 1), axis_x);
+  }
+  const int group_first = spans[0].first;
+  const int group_pixels =
+      group_begin < group_end ? spans[kRowSumColumns - 1].end - group_first : 0;
+  // The block's staged pixels, from an even column (4:2:0 pairs).
+  const int staged_first = antialias_span<kMethod>(block_begin, axis_x).first & ~1;
+  const int staged_end = antialias_span<kMethod>(block_end - 1, axis_x).end;
+  const bool fits = __syncthreads_and(staged_end - staged_first <= capacity.staged_columns &&
+                                      group_pixels <= capacity.table_pixels);
+
+  const RowSumsSharedLayout layout = row_sums_shared_layout(capacity);
+  char *base = reinterpret_cast<char *>(shared);
+  float4 *table = reinterpret_cast<float4 *>(base + layout.tables) + warp * capacity.table_pixels;
+  float *totals = reinterpret_cast<float *>(base + layout.totals) + warp * kRowSumColumns;
+  float *staged = reinterpret_cast<float *>(base + layout.staged);
+  const int pitch = layout.staged_pitch;
+  const size_t staged_plane = static_cast<size_t>(kRowSumRows) * pitch;
+  const size_t sums_row = static_cast<size_t>(row - first_row) * sums.pitch;
+
+  if (!fits) {
+    // Straight from the source, as the per-pixel sampler does.
+    for (int column = group_begin; column < group_end; ++column) {
+      const AntialiasSpan<kMethod> span = antialias_span<kMethod>(column, axis_x);
+      const float total = antialias_total(span);
+      if (blockIdx.y == 0 && lane == 0) sums.totals_x()[column - sums.column_begin] = total;
+      if (!row_inside) continue;
+      const Rgba value =
+          antialias_row_handoff_of_total(total, axes.uint8_intermediate)(row_sum(src, span, row));
+      const float channels[kRowSumChannels] = {value.x, value.y, value.z};
+      for (int c = 0; c < kRowSumChannels; ++c) {
+        sums.plane(c)[sums_row + (column - sums.column_begin)] = channels[c];
+      }
+    }
+    return;
+  }
+
+  // The weight table of this warp's columns, and their totals.
+  for (int j = lane; j < group_pixels; j += kRowSumRows) {
+    const int pixel = group_first + j;
+    float weights[kRowSumColumns];
+#pragma unroll
+    for (int g = 0; g < kRowSumColumns; ++g) {
+      const bool tap =
+          group_begin + g < group_end && pixel >= spans[g].first && pixel < spans[g].end;
+      weights[g] = tap ? spans[g].weight_of(pixel) : 0.0f;
+    }
+    table[j] = make_float4(weights[0], weights[1], weights[2], weights[3]);
+  }
+#pragma unroll
+  for (int g = 0; g < kRowSumColumns; ++g) {
+    if (lane == g && group_begin + g < group_end) {
+      const float total = antialias_total(spans[g]);
+      totals[g] = total;
+      if (blockIdx.y == 0) sums.totals_x()[group_begin + g - sums.column_begin] = total;
+    }
+  }
+
+  // The staged footprint: row by row, pairs of pixels along the row.
+  const int staged_pairs = (staged_end - staged_first + 1) / 2;
+  for (int r = warp; r < kRowSumRows; r += capacity.warps) {
+    if (block_row + r >= end_row) break;
+    for (int p = lane; p < staged_pairs; p += kRowSumRows) {
+      const int x = staged_first + 2 * p;
+      Rgba left, right;
+      const bool both = x + 1 < staged_end;
+      load_pair(src, x, block_row + r, both, &left, &right);
+      float *at = staged + static_cast<size_t>(r) * pitch + (x - staged_first);
+      at[0] = left.x;
+      at[staged_plane] = left.y;
+      at[2 * staged_plane] = left.z;
+      if (both) {
+        at[1] = right.x;
+        at[staged_plane + 1] = right.y;
+        at[2 * staged_plane + 1] = right.z;
+      }
+    }
+  }
+  __syncthreads();
+
+  // This lane's row, the warp's columns: every pixel of their joint span
+  // once, weighted for each column.
+  float totals_of_group[kRowSumColumns];
+  float sum[kRowSumColumns][kRowSumChannels] = {};
+  {
+    const float *red = staged + static_cast<size_t>(lane) * pitch + (group_first - staged_first);
+    const float *green = red + staged_plane;
+    const float *blue = green + staged_plane;
+    for (int j = 0; j < group_pixels; ++j) {
+      const float4 weight = table[j];
+      const float weights[kRowSumColumns] = {weight.x, weight.y, weight.z, weight.w};
+      const float pixel[kRowSumChannels] = {red[j], green[j], blue[j]};
+#pragma unroll
+      for (int g = 0; g < kRowSumColumns; ++g) {
+#pragma unroll
+        for (int c = 0; c < kRowSumChannels; ++c) {
+          sum[g][c] = __fmaf_rn(weights[g], pixel[c], sum[g][c]);
+        }
+      }
+    }
+#pragma unroll
+    for (int g = 0; g < kRowSumColumns; ++g) totals_of_group[g] = totals[g];
+  }
+  __syncthreads();  // the staged pixels are read: their room takes the sums
+
+  // Each lane's sums into the staged planes, transposed (row = lane), then
+  // out with the lanes along the columns.
+  if (group_begin < group_end) {
+#pragma unroll
+    for (int g = 0; g < kRowSumColumns; ++g) {
+      const Rgba value =
+          antialias_row_handoff_of_total(totals_of_group[g], axes.uint8_intermediate)(
+              make_float4(sum[g][0], sum[g][1], sum[g][2], 0.0f));
+      float *at = staged + static_cast<size_t>(lane) * pitch + warp * kRowSumColumns + g;
+      at[0] = value.x;
+      at[staged_plane] = value.y;
+      at[2 * staged_plane] = value.z;
+    }
+  }
+  __syncthreads();
+  const int columns = block_end - block_begin;
+  for (int r = warp; r < kRowSumRows; r += capacity.warps) {
+    if (block_row + r >= end_row) break;
+    const size_t out_row = static_cast<size_t>(block_row + r - first_row) * sums.pitch +
+                           (block_begin - sums.column_begin);
+    for (int d = lane; d < columns; d += kRowSumRows) {
+      const float *at = staged + static_cast<size_t>(r) * pitch + d;
+      for (int c = 0; c < kRowSumChannels; ++c) {
+        sums.plane(c)[out_row + d] = at[c * staged_plane];
+      }
+    }
+  }
+}
+
+// Where the parts live in a pass-2 block's shared memory: per output row of
+// the block, `taps` vertical weights, its first source row, its tap count
+// and its taps' total.
+struct ColumnTapsLayout {
+  size_t weights, firsts, counts, totals, bytes;  // byte offsets
+};
+
+__host__ __device__ inline ColumnTapsLayout column_taps_layout(int taps, int rows) {
+  ColumnTapsLayout layout;
+  layout.weights = 0;
+  layout.firsts = layout.weights + sizeof(float) * taps * rows;
+  layout.counts = layout.firsts + sizeof(int) * rows;
+  layout.totals = layout.counts + sizeof(int) * rows;
+  layout.bytes = layout.totals + sizeof(float) * rows;
+  return layout;
+}
+
+// Pass 2: the value of this thread's destination pixel (blockIdx, threadIdx
+// as launch_shape_2d() lays out one thread per pixel) of a width x height
+// destination from `sums` (pass 1's), the pad outside the rectangle. Every
+// thread of the block calls it. Alpha is not carried (0). `taps`: the
+// vertical weights the block tables per row; a row with more adds its
+// weights as computed.
+template <Interpolation kMethod>
+__device__ __forceinline__ Rgba two_pass_value(const RowSums &sums, const ResizeMapping &mapping,
+                                               int width, int height, int taps, float *shared) {
+  const ResampleAxes &axes = mapping.axes;
+  const int rows = static_cast<int>(blockDim.y);
+  const int local_y = static_cast<int>(threadIdx.y);
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  const int rect_x = x - mapping.rect.x;
+  const int rect_y = y - mapping.rect.y;
+  const bool row_inside = y < height && rect_y >= 0 && rect_y < mapping.rect.height;
+  const ColumnTapsLayout layout = column_taps_layout(taps, rows);
+  char *base = reinterpret_cast<char *>(shared);
+  float *weights = reinterpret_cast<float *>(base + layout.weights) + local_y * taps;
+  int *firsts = reinterpret_cast<int *>(base + layout.firsts);
+  int *counts = reinterpret_cast<int *>(base + layout.counts);
+  float *totals = reinterpret_cast<float *>(base + layout.totals);
+  const AntialiasSpan<kMethod> span_y =
+      antialias_span<kMethod>(row_inside ? rect_y : 0, axes.antialias_y);
+  const bool tabled = span_y.count() <= taps;
+  if (row_inside) {
+    if (tabled) {
+      for (int k = static_cast<int>(threadIdx.x); k < span_y.count();
+           k += static_cast<int>(blockDim.x)) {
+        weights[k] = span_y.weight(k);
+      }
+    }
+    if (threadIdx.x == 0) {
+      firsts[local_y] = span_y.first;
+      counts[local_y] = span_y.count();
+      totals[local_y] = antialias_total(span_y);
+    }
+  }
+  __syncthreads();
+  const bool inside = row_inside && x < width && rect_x >= 0 && rect_x < mapping.rect.width;
+  if (!inside) return mapping.pad;
+
+  const int first_row = row_sums_first_row<kMethod>(axes, sums);
+  const int column = rect_x - sums.column_begin;
+  const float *red = sums.plane(0) + column;
+  const float *green = sums.plane(1) + column;
+  const float *blue = sums.plane(2) + column;
+  const auto row_value = [&](int row) {
+    const size_t at = static_cast<size_t>(row - first_row) * sums.pitch;
+    return make_float4(__ldg(red + at), __ldg(green + at), __ldg(blue + at), 0.0f);
+  };
+  const Rgba zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  const Rgba sum =
+      tabled ? add_column_taps(zero, TabledTaps{firsts[local_y], counts[local_y], weights, 1}, 0,
+                               counts[local_y], row_value)
+             : add_column_taps(zero, span_y, 0, span_y.count(), row_value);
+  return antialias_result_of_totals(sum, __ldg(sums.totals_x() + column), totals[local_y],
+                                    axes.uint8_intermediate);
+}
+
+}  // namespace cudaprep::device
