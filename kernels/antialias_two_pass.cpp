@@ -82,4 +82,13 @@ cudaError_t free_row_sums(float *data, cudaStream_t stream) {
   return cudaFreeAsync(data, stream);
 }
 
+cudaError_t prepare_row_sums_pool() {
+  int device = 0;
+  const cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  cudaMemPool_t pool = nullptr;
+  const cudaError_t made = row_sums_pool(device, &pool);
+  return made == cudaErrorNotSupported ? cudaSuccess : made;
+}
+
 }  // namespace cudaprep

@@ -29,4 +29,9 @@ cudaError_t allocate_row_sums(size_t bytes, cudaStream_t stream, float **data);
 // Returns the memory to the pool once `stream` has run what came before.
 cudaError_t free_row_sums(float *data, cudaStream_t stream);
 
+// Makes the current device's pool now (prepare_preprocess(): when caps are
+// set, not in a frame's launch, which may be under stream capture);
+// cudaSuccess where the device has no memory pools (the single pass runs).
+cudaError_t prepare_row_sums_pool();
+
 }  // namespace cudaprep

@@ -236,7 +236,10 @@ cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &
 
 cudaError_t prepare_preprocess(PixelFormat src_format, const ResizeParams &resize_params,
                                DataType dtype) {
-  return for_preprocess_requests(src_format, resize_params, dtype, runtime::prepare_kernel);
+  const cudaError_t err =
+      for_preprocess_requests(src_format, resize_params, dtype, runtime::prepare_kernel);
+  if (err != cudaSuccess || !resize_params.antialias) return err;
+  return prepare_row_sums_pool();
 }
 
 void runtime::append_preprocess_variants(std::vector<KernelRequest> *requests) {
