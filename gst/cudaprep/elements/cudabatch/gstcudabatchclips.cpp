@@ -28,17 +28,21 @@ static std::string sentence(const gchar *format, ...) {
 std::string clip_settings_error(const BatchSettings &settings,
                                 const std::vector<GstCudaPrepBatchPad *> &pads) {
   const guint length = settings.clip_length;
+  // The property's spelling (the caps' is upper case).
+  gchar *layout = g_ascii_strdown(settings.layout_name(), -1);
+  const std::string layout_nick(layout);
+  g_free(layout);
   if (length > MAX_CLIP_LENGTH)
     return sentence("clip-length=%u is outside 0..%d", length, MAX_CLIP_LENGTH);
   if (length == 0)
     return settings.clips() ? sentence(
                                   "layout=%s is a clip layout: set clip-length to the frames "
                                   "per clip",
-                                  settings.layout_name())
+                                  layout_nick.c_str())
                             : std::string();
   if (!settings.clips())
     return sentence("clip-length=%u makes clips, which need layout=ncthw or ntchw (not %s)", length,
-                    settings.layout_name());
+                    layout_nick.c_str());
   if (settings.clip_frame_stride == 0 || settings.clip_frame_stride > MAX_CLIP_FRAME_STRIDE)
     return sentence("clip-frame-stride=%u is outside 1..%d", settings.clip_frame_stride,
                     MAX_CLIP_FRAME_STRIDE);
