@@ -61,6 +61,21 @@
  *
  * The single-stream temporal batch stays cudatensorize batch-size=N.
  *
+ * Clips for video models (clip-length=T, layout=ncthw or ntchw): each item
+ * is a clip of T frames of one source, batch-size clips of any sources per
+ * tensor in the order they began (id "clip", caps frames=T). A source's
+ * frames go into its clips by cudatensorize's rule (clip-frame-stride,
+ * clip-stride), each written once, by one kernel, into every clip that
+ * holds it. A clip ends at its T-th frame, at its source's EOS or new caps
+ * (as it is), at its source's flush (emptied), or, live, when its latency
+ * budget passes: its first frame's arrival plus (T - 1) x clip-frame-stride
+ * frame durations (the pad's frame rate; without one, from its last frame)
+ * plus latency-budget. Tensors leave in order, when their clips ended; one
+ * not full when every source is at EOS or, live, when its first clip is
+ * due. The meta gives per clip its source, fill count and frame PTS.
+ * source-policy=latest, max-source-frames and region sources do not
+ * combine with clips (an error at READY).
+ *
  *   gst-launch-1.0 cudabatch name=b batch-size=8 ! cudatensorsink drop=true \
  *     uridecodebin uri=... ! cudaframeupload ! cudaresize add-borders=true ! \
  *       "video/x-raw(memory:CUDAPitched),width=640,height=640" ! cudanormalize ! b.sink_0 \
@@ -81,6 +96,13 @@
  *       cudaresize add-borders=true ! \
  *       "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB" ! \
  *       cudanormalize ! b.sink_0
+ *
+ *   gst-launch-1.0 -e cudabatch name=b batch-size=4 clip-length=16 layout=ncthw ! \
+ *       cudatensorsink drop=true \
+ *     videotestsrc is-live=true ! video/x-raw,framerate=30/1 ! cudaframeupload ! cudaresize ! \
+ *       "video/x-raw(memory:CUDAPitched),width=224,height=224" ! cudanormalize ! b.sink_0 \
+ *     videotestsrc is-live=true ! video/x-raw,framerate=15/1 ! cudaframeupload ! cudaresize ! \
+ *       "video/x-raw(memory:CUDAPitched),width=224,height=224" ! cudanormalize ! b.sink_1
  */
 #include "elements/cudabatch/gstcudabatch-private.h"
 
