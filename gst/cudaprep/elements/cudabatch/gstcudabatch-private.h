@@ -189,6 +189,10 @@ GstFlowReturn aggregate_clips(GstCudaPrepBatch *self,
 void end_source_clips(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad);
 // Pushes every open clip tensor as it is (new caps for the tensor).
 GstFlowReturn push_all_clips(GstCudaPrepBatch *self);
+// Tells the aggregator the latency clips add (live sinks then wait for
+// them): the longest clip span, (T - 1) x clip-frame-stride frame durations
+// of the slowest source with a frame rate.
+void report_clip_latency(GstCudaPrepBatch *self);
 // The host time the next clip or partial clip tensor falls due, or NONE.
 GstClockTime clips_next_due(GstCudaPrepBatch *self);
 

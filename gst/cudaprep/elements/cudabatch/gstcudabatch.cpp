@@ -273,6 +273,7 @@ static gboolean set_pad_caps(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, G
   if (pad->has_info && priv->writes_clips) end_source_clips(self, pad);
   pad->info = info;
   pad->has_info = TRUE;
+  if (get_settings(self).clips()) report_clip_latency(self);
   // Another pad already set the frame: this one must match it, unless it is
   // the only pad with caps (then it may change the tensor).
   std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);

@@ -196,6 +196,20 @@ GstFlowReturn push_all_clips(GstCudaPrepBatch *self) {
   return push_tensors(self, &closed, ret);
 }
 
+void report_clip_latency(GstCudaPrepBatch *self) {
+  const BatchSettings settings = get_settings(self);
+  const guint64 span = static_cast<guint64>(settings.clip_length - 1) * settings.clip_frame_stride;
+  GstClockTime latency = 0;
+  std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
+  for (GstCudaPrepBatchPad *pad : pads) {
+    const GstClockTime duration = frame_duration(pad);
+    if (GST_CLOCK_TIME_IS_VALID(duration)) latency = MAX(latency, span * duration);
+  }
+  unref_pads(&pads);
+  GST_INFO_OBJECT(self, "clips add %" GST_TIME_FORMAT " to the latency", GST_TIME_ARGS(latency));
+  gst_aggregator_set_latency(GST_AGGREGATOR(self), latency, latency);
+}
+
 GstClockTime clips_next_due(GstCudaPrepBatch *self) {
   return self->priv->clips.next_due();
 }

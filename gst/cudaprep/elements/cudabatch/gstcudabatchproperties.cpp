@@ -164,8 +164,9 @@ void install_properties(GObjectClass *gobject_class) {
       g_param_spec_uint64("latency-budget", "Latency budget",
                           "Live sources: the longest (ns) a frame waits in a batch that is not "
                           "full; a full batch leaves at once, frames join earliest first across "
-                          "the sources. Reported in the latency (the aggregator's latency "
-                          "property)",
+                          "the sources; with clips, how long past its span (T - 1 frame "
+                          "strides) a clip waits for its frames. Reported in the latency (the "
+                          "aggregator's latency property), with the clips' span",
                           0, G_MAXUINT64, DEFAULT_LATENCY_BUDGET, flags));
   g_object_class_install_property(
       gobject_class, PROP_BATCH_TIMEOUT,
@@ -223,7 +224,8 @@ void install_properties(GObjectClass *gobject_class) {
           "source-index, frames-in (arrived at the pad), items-batched, dropped-latest "
           "(source-policy=latest), dropped-flush, latency-samples and, with samples, "
           "latency-p50-ns, latency-p99-ns, latency-max-ns: host time from a frame's arrival at "
-          "the pad to its batch leaving, over the source's last latency-window items",
+          "the pad to its batch leaving (clips: from the clip's first frame), over the source's "
+          "last latency-window items",
           GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
   g_object_class_install_property(
       gobject_class, PROP_STATS_INTERVAL,
