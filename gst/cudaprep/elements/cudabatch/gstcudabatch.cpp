@@ -228,14 +228,15 @@ static void gst_cuda_prep_batch_child_proxy_init(gpointer g_iface, gpointer) {
 
 // --- Caps and negotiation -----------------------------------------------------
 
-static GstCaps *tensor_caps(const GstCudaPrepPlanarInfo &info, const cudaprep::TensorDesc &desc,
+// `batch`: items (frames, regions or clips) per tensor.
+static GstCaps *tensor_caps(const GstCudaPrepPlanarInfo &info, gint batch,
                             const BatchSettings &settings) {
   GstStructure *tensor = gst_structure_new(
       GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "dtype", G_TYPE_STRING, cudaprep::data_type_name(info.dtype),
-      "layout", G_TYPE_STRING, settings.layout_name(), "batch", G_TYPE_INT,
-      static_cast<gint>(desc.dims[0]), "channels", G_TYPE_INT, info.channels, "channel-order",
-      G_TYPE_STRING, cudaprep::channel_order_name(info.channel_order), "width", G_TYPE_INT,
-      info.width, "height", G_TYPE_INT, info.height, nullptr);
+      "layout", G_TYPE_STRING, settings.layout_name(), "batch", G_TYPE_INT, batch, "channels",
+      G_TYPE_INT, info.channels, "channel-order", G_TYPE_STRING,
+      cudaprep::channel_order_name(info.channel_order), "width", G_TYPE_INT, info.width, "height",
+      G_TYPE_INT, info.height, nullptr);
   if (settings.clips())
     gst_structure_set(tensor, "frames", G_TYPE_INT, static_cast<gint>(settings.clip_length),
                       nullptr);
@@ -331,7 +332,9 @@ static GstFlowReturn gst_cuda_prep_batch_update_src_caps(GstAggregator *agg, Gst
   auto *self = GST_CUDA_PREP_BATCH(agg);
   GstCudaPrepBatchPrivate *priv = self->priv;
   if (!priv->has_info) return GST_AGGREGATOR_FLOW_NEED_DATA;
-  GstCaps *caps = tensor_caps(priv->info, priv->desc, get_settings(self));
+  const gint batch = static_cast<gint>(
+      priv->writes_clips ? cudaprep::clip_shape(priv->clip_desc).clips : priv->desc.dims[0]);
+  GstCaps *caps = tensor_caps(priv->info, batch, get_settings(self));
   if (downstream != nullptr && !gst_caps_can_intersect(caps, downstream)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Downstream does not take the batch tensor"),
                       ("ours %" GST_PTR_FORMAT ", downstream %" GST_PTR_FORMAT, caps, downstream));
