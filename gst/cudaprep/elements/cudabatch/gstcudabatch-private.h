@@ -30,45 +30,20 @@ GST_DEBUG_CATEGORY_EXTERN(gst_cuda_prep_batch_debug);
 #define DEFAULT_MAX_SOURCE_FRAMES 0
 #define DEFAULT_SOURCE_POLICY GST_CUDA_PREP_BATCH_SOURCE_POLICY_WAIT
 #define DEFAULT_LAYOUT static_cast<gint>(cudaprep::TensorLayout::kNCHW)
-#define DEFAULT_CLIP_LENGTH 0
-#define MAX_CLIP_LENGTH 1024
-#define DEFAULT_CLIP_FRAME_STRIDE 1
-#define MAX_CLIP_FRAME_STRIDE 1000
-#define DEFAULT_CLIP_STRIDE 0
-#define MAX_CLIP_STRIDE 100000
 #define DEFAULT_STATS_INTERVAL 0
 #define MAX_STATS_INTERVAL 3600000
 #define DEFAULT_LATENCY_WINDOW 300
 #define MAX_LATENCY_WINDOW 100000
 
-struct BatchSettings {
+// The layout and clip properties are the shared clip settings'.
+struct BatchSettings : GstCudaPrepClipSettings {
   guint batch_size = DEFAULT_BATCH_SIZE;
   guint max_source_frames = DEFAULT_MAX_SOURCE_FRAMES;  // 0: no limit
   GstCudaPrepBatchSourcePolicy source_policy = DEFAULT_SOURCE_POLICY;
-  gint layout = DEFAULT_LAYOUT;  // a cudaprep::TensorLayout, or GST_CUDA_PREP_LAYOUT_NCTHW/NTCHW
   guint stats_interval = DEFAULT_STATS_INTERVAL;  // ms; 0: no messages
   guint latency_window = DEFAULT_LATENCY_WINDOW;  // items per source
-  guint clip_length = DEFAULT_CLIP_LENGTH;        // 0: items are frames
-  guint clip_frame_stride = DEFAULT_CLIP_FRAME_STRIDE;
-  guint clip_stride = DEFAULT_CLIP_STRIDE;  // 0: clip_length * clip_frame_stride
 
-  gboolean clips() const { return layout >= GST_CUDA_PREP_LAYOUT_CLIPS; }
-  cudaprep::ClipLayout clip_layout() const {
-    return static_cast<cudaprep::ClipLayout>(layout - GST_CUDA_PREP_LAYOUT_CLIPS);
-  }
-  // The caps' spelling of the layout.
-  const char *layout_name() const {
-    return clips() ? cudaprep::clip_layout_name(clip_layout())
-                   : cudaprep::tensor_layout_name(static_cast<cudaprep::TensorLayout>(layout));
-  }
-  GstCudaPrepClipRule clip_rule() const {
-    GstCudaPrepClipRule rule;
-    rule.length = clip_length;
-    rule.frame_stride = clip_frame_stride;
-    rule.stride = clip_stride != 0 ? clip_stride : clip_length * clip_frame_stride;
-    rule.clips_per_tensor = batch_size;
-    return rule;
-  }
+  GstCudaPrepClipRule clip_rule() const { return rule(batch_size); }
 };
 
 struct GstCudaPrepBatchPrivate {

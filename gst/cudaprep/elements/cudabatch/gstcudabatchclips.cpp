@@ -3,7 +3,6 @@
 // as they become ready. Part of cudabatch (gstcudabatch-private.h).
 #include "elements/cudabatch/gstcudabatch-private.h"
 
-#include <cstdarg>
 #include <string>
 #include <vector>
 
@@ -13,58 +12,35 @@
 
 namespace cudaprep::batch {
 
-// A printf-formatted sentence.
-static std::string sentence(const gchar *format, ...) G_GNUC_PRINTF(1, 2);
-static std::string sentence(const gchar *format, ...) {
-  va_list args;
-  va_start(args, format);
-  gchar *text = g_strdup_vprintf(format, args);
-  va_end(args);
-  std::string result(text);
+// A sentence g_strdup_printf() made, as a string.
+static std::string take_sentence(gchar *text) {
+  std::string sentence(text);
   g_free(text);
-  return result;
+  return sentence;
 }
 
 std::string clip_settings_error(const BatchSettings &settings,
                                 const std::vector<GstCudaPrepBatchPad *> &pads) {
+  const std::string error = gst_cuda_prep_clip_settings_error(settings);
+  if (!error.empty() || settings.clip_length == 0) return error;
   const guint length = settings.clip_length;
-  // The property's spelling (the caps' is upper case).
-  gchar *layout = g_ascii_strdown(settings.layout_name(), -1);
-  const std::string layout_nick(layout);
-  g_free(layout);
-  if (length > MAX_CLIP_LENGTH)
-    return sentence("clip-length=%u is outside 0..%d", length, MAX_CLIP_LENGTH);
-  if (length == 0)
-    return settings.clips() ? sentence(
-                                  "layout=%s is a clip layout: set clip-length to the frames "
-                                  "per clip",
-                                  layout_nick.c_str())
-                            : std::string();
-  if (!settings.clips())
-    return sentence("clip-length=%u makes clips, which need layout=ncthw or ntchw (not %s)", length,
-                    layout_nick.c_str());
-  if (settings.clip_frame_stride == 0 || settings.clip_frame_stride > MAX_CLIP_FRAME_STRIDE)
-    return sentence("clip-frame-stride=%u is outside 1..%d", settings.clip_frame_stride,
-                    MAX_CLIP_FRAME_STRIDE);
-  if (settings.clip_stride > MAX_CLIP_STRIDE)
-    return sentence("clip-stride=%u is outside 0..%d", settings.clip_stride, MAX_CLIP_STRIDE);
   if (settings.source_policy == GST_CUDA_PREP_BATCH_SOURCE_POLICY_LATEST)
-    return sentence(
-        "clip-length=%u with source-policy=latest: a clip holds every frame of its "
-        "source, which that policy would drop; use source-policy=wait",
-        length);
+    return take_sentence(
+        g_strdup_printf("clip-length=%u with source-policy=latest: a clip holds every frame of its "
+                        "source, which that policy would drop; use source-policy=wait",
+                        length));
   if (settings.max_source_frames != 0)
-    return sentence(
-        "clip-length=%u with max-source-frames=%u: a clip takes a slot when it "
-        "begins, whatever its source; set max-source-frames=0",
-        length, settings.max_source_frames);
+    return take_sentence(
+        g_strdup_printf("clip-length=%u with max-source-frames=%u: a clip takes a slot when it "
+                        "begins, whatever its source; set max-source-frames=0",
+                        length, settings.max_source_frames));
   for (GstCudaPrepBatchPad *pad : pads) {
     if (gst_cuda_prep_batch_pad_get_settings(pad).region_source !=
         GST_CUDA_PREP_BATCH_REGION_SOURCE_FRAME)
-      return sentence(
+      return take_sentence(g_strdup_printf(
           "%s takes regions, but clip-length=%u makes clips of whole frames: set its "
           "region-source=frame",
-          GST_PAD_NAME(pad), length);
+          GST_PAD_NAME(pad), length));
   }
   return std::string();
 }

@@ -199,13 +199,15 @@ void install_properties(GObjectClass *gobject_class) {
                         "Frames per clip (T), 1 to 1024, with layout=ncthw or ntchw: each item "
                         "of the tensor is a clip of T frames of one source, batch-size clips "
                         "of any sources per tensor; 0: each item is one frame",
-                        0, MAX_CLIP_LENGTH, DEFAULT_CLIP_LENGTH, flags));
+                        0, GST_CUDA_PREP_MAX_CLIP_LENGTH, GST_CUDA_PREP_DEFAULT_CLIP_LENGTH,
+                        flags));
   g_object_class_install_property(
       gobject_class, PROP_CLIP_FRAME_STRIDE,
       g_param_spec_uint("clip-frame-stride", "Clip frame stride",
                         "A clip takes every clip-frame-stride-th frame of its source (a model's "
                         "sampling rate)",
-                        1, MAX_CLIP_FRAME_STRIDE, DEFAULT_CLIP_FRAME_STRIDE, flags));
+                        1, GST_CUDA_PREP_MAX_CLIP_FRAME_STRIDE,
+                        GST_CUDA_PREP_DEFAULT_CLIP_FRAME_STRIDE, flags));
   g_object_class_install_property(
       gobject_class, PROP_CLIP_STRIDE,
       g_param_spec_uint("clip-stride", "Clip stride",
@@ -213,7 +215,8 @@ void install_properties(GObjectClass *gobject_class) {
                         "the next, 0 to 100000: 0 starts a clip where the last one ended "
                         "(clip-length x clip-frame-stride); less overlaps clips, more leaves "
                         "gaps",
-                        0, MAX_CLIP_STRIDE, DEFAULT_CLIP_STRIDE, flags));
+                        0, GST_CUDA_PREP_MAX_CLIP_STRIDE, GST_CUDA_PREP_DEFAULT_CLIP_STRIDE,
+                        flags));
   const auto playing_flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                                                       GST_PARAM_MUTABLE_PLAYING);
   g_object_class_install_property(
