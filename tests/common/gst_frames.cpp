@@ -166,6 +166,19 @@ std::string posted_error(GstElement *element, const std::function<void()> &step)
   return text;
 }
 
+std::string bus_error(GstElement *pipeline) {
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  gst_object_unref(bus);
+  if (message == nullptr) return {};
+  GError *error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  const std::string text = error->message;
+  g_error_free(error);
+  gst_message_unref(message);
+  return text;
+}
+
 std::vector<guint8> tensor_bytes(GstBuffer *buffer) {
   std::vector<guint8> bytes;
   GstCudaPrepTensorMeta *meta = gst_buffer_get_cuda_prep_tensor_meta(buffer);

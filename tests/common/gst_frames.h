@@ -54,6 +54,9 @@ std::vector<guint8> tensor_bytes(GstBuffer *buffer);
 // its own (empty if none); the element need not be in a pipeline.
 std::string posted_error(GstElement *element, const std::function<void()> &step);
 
+// The message of the first error waiting on `pipeline`'s bus, empty if none.
+std::string bus_error(GstElement *pipeline);
+
 // Runs a gst-launch description until an error or EOS (10 s at most) and
 // returns the first error's message, empty if none ("parse: ..." for a line
 // that does not parse or link); first_error() (launch_line.h) also names

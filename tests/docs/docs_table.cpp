@@ -135,6 +135,15 @@ std::vector<Row> make_table() {
                      "a scratch directory")
                      .sub("location=clip-%05d.npy", "location=@TMP@/clip-%05d.npy")
                      .needs_gpu());
+  rows.push_back(row("readme_batch_clips", "README.md",
+                     "gst-launch-1.0 -e cudabatch name=b batch-size=4 clip-length=16",
+                     Kind::kLaunch,
+                     "two live sources' clips in one tensor, ended by SIGINT with -e; the .npy "
+                     "files go to a scratch directory, and the suite sees that they were made")
+                     .sub("location=clips-%05d.npy", "location=@TMP@/clips-%05d.npy")
+                     .live(4)
+                     .tensors(1)
+                     .needs_gpu());
   rows.push_back(row("readme_clips_python", "README.md", "import cudaprep clips = (", Kind::kPython,
                      "python/tests/test_clips.py (meson's python_clips) reads this block's "
                      "pipeline from README.md: it parses with its clip settings (CI); on a GPU "

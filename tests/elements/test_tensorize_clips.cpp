@@ -24,6 +24,7 @@
 
 namespace {
 
+using cudaprep::test::bus_error;
 using cudaprep::test::caps_downstream_of;
 using cudaprep::test::caps_string;
 using cudaprep::test::random_frame;
@@ -435,20 +436,6 @@ TEST(ClipEventsGpu, ASourceSizeBehindTheResizeKeepsTheClipsGoing) {
   }
   EXPECT_EQ(gst_harness_try_pull(harness), nullptr);
   gst_harness_teardown(harness);
-}
-
-// The first error on `pipeline`'s bus, empty if none.
-std::string bus_error(GstElement *pipeline) {
-  GstBus *bus = gst_element_get_bus(pipeline);
-  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
-  gst_object_unref(bus);
-  if (message == nullptr) return {};
-  GError *error = nullptr;
-  gst_message_parse_error(message, &error, nullptr);
-  const std::string text = error->message;
-  g_error_free(error);
-  gst_message_unref(message);
-  return text;
 }
 
 // The output buffers of each cudatensorsink sink0, sink1, ... of

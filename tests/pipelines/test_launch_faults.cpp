@@ -89,6 +89,31 @@ TEST(LaunchFaults, ClipSettingsThatCannotWork) {
                        "cudatensorize", c.expected);
 }
 
+// cudabatch's clips: its own settings, and a pad's that its clips rule out.
+TEST(LaunchFaults, BatchClipSettingsThatCannotWork) {
+  const struct {
+    const char *batch, *pad, *expected;
+  } cases[] = {
+      {"clip-length=16", "",
+       "clip-length=16 makes clips, which need layout=ncthw or ntchw (not nchw)"},
+      {"layout=ntchw", "", "layout=ntchw is a clip layout: set clip-length to the frames per clip"},
+      {"clip-length=8 layout=ncthw source-policy=latest", "",
+       "clip-length=8 with source-policy=latest: a clip holds every frame of its source"},
+      {"clip-length=8 layout=ncthw max-source-frames=2", "",
+       "clip-length=8 with max-source-frames=2: a clip takes a slot when it begins"},
+      {"clip-length=8 layout=ncthw", "sink_0::region-source=tiles",
+       "sink_0 takes regions, but clip-length=8 makes clips of whole frames: set its "
+       "region-source=frame"},
+  };
+  for (const auto &c : cases)
+    expect_first_error(std::string("cudabatch name=b ") + c.batch + " " + c.pad +
+                           " ! cudatensorsink " +
+                           tensor_line("cudaresize ! video/x-raw(memory:CUDAPitched),width=32,"
+                                       "height=32,format=RGB ! cudanormalize",
+                                       "b.sink_0"),
+                       "cudabatch", c.expected);
+}
+
 TEST(LaunchFaults, ResizePadValuesThatCannotWork) {
   const struct {
     const char *pad_value, *expected;

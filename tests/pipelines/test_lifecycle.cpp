@@ -122,6 +122,20 @@ TEST(Lifecycle, AThousandCyclesOfOverlappingClipsDoNotGrowMemory) {
       "cudanormalize ! cudatensorize clip-length=4 clip-stride=2 layout=ncthw ! fakesink");
 }
 
+// Two sources' overlapping clips in one cudabatch tensor, one source ending
+// mid-clip, the tensors leaving as they are at EOS.
+TEST(Lifecycle, AThousandCyclesOfTwoSourcesClipsInOneBatchDoNotGrowMemory) {
+  CUDAPREP_REQUIRE_GPU();
+  const std::string chain =
+      "video/x-raw,format=NV12,width=320,height=240 ! cudaframeupload ! cudaresize ! "
+      "video/x-raw(memory:CUDAPitched),width=64,height=64 ! cudanormalize";
+  expect_a_thousand_cycles_without_growth(
+      (std::string("cudabatch name=b batch-size=2 clip-length=4 clip-stride=2 layout=ntchw ! "
+                   "fakesink videotestsrc num-buffers=7 ! ") +
+       chain + " ! b.sink_0 videotestsrc num-buffers=3 ! " + chain + " ! b.sink_1")
+          .c_str());
+}
+
 // Frames change size and format mid-stream, as cameras do: every frame
 // still comes back bit-exact.
 TEST(Renegotiation, SizeAndFormatChangesMidStream) {

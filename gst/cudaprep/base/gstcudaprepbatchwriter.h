@@ -48,7 +48,7 @@
 //                   (every region item); zero the rest; end_read of each
 //                   frame and end_write, both also after a failure; meta
 //
-//  clips, frame by frame (cudatensorize clip-length > 0: N clips of T
+//  clips, frame by frame (cudatensorize and cudabatch clip-length > 0: N clips of T
 //  frames, NCTHW or NTCHW; a frame is written where it belongs, never
 //  copied afterwards)
 //    begin_clips()       as begin(), for a clip tensor
@@ -60,6 +60,8 @@
 //                        clip); clip n's frames come in order (t = the
 //                        frames it holds), and clip n begins after clip
 //                        n - 1 did
+//    empty_clip()        forgets a begun clip's frames (cudabatch: its
+//                        source was flushed)
 //    complete()          every clip holds its T frames
 //    finish()/drop()     as above; finish() zeroes each clip's frames not
 //                        written, and the meta says per clip the frames
@@ -157,6 +159,10 @@ class GstCudaPrepBatchWriter {
   static gboolean write_clip_frames(const GstCudaPrepBatchItem &item,
                                     const GstCudaPrepBatchFrames &frames,
                                     const ClipFrame *clip_frames, gsize count);
+  // Forgets the frames written into begun clip `clip` (a flushed source's,
+  // in cudabatch): finish() zeroes them, and the meta says the clip holds
+  // none and has no PTS. No frame is written into it afterwards.
+  void empty_clip(guint clip);
   // Whether the open batch is full: N items, or N clips of T frames each.
   gboolean complete() const;
   // Closes the open batch: its buffer, or NULL after an error (the buffer

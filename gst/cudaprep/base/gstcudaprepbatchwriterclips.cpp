@@ -68,6 +68,14 @@ gboolean GstCudaPrepBatchWriter::write_clip_frames(const GstCudaPrepBatchItem &i
   return TRUE;
 }
 
+void GstCudaPrepBatchWriter::empty_clip(guint clip) {
+  g_return_if_fail(clips_ && clip < items_.size());
+  const gsize frames = static_cast<gsize>(cudaprep::clip_shape(clip_desc_).frames);
+  clip_filled_[clip] = 0;
+  std::fill_n(frame_pts_.begin() + clip * frames, frames, GST_CLOCK_TIME_NONE);
+  items_[clip].pts = GST_CLOCK_TIME_NONE;
+}
+
 // Zeroes every clip frame not written (a reused buffer still holds old
 // clips): each is C planes of H x W elements, the planes a channel stride
 // apart.

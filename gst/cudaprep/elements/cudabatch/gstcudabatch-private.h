@@ -1,23 +1,25 @@
 // cudabatch's insides, shared by its files: the element
-// (gstcudabatch.cpp: properties, pads, caps and negotiation, queries and
-// events), the waiting batch's items (gstcudabatchitems.cpp: frames taken
-// from the pads, items appended and dropped, the batch written and pushed,
-// the statistics as it leaves), regions as items (gstcudabatchregions.cpp)
-// and when a batch leaves (gstcudabatchaggregate.cpp: live sources earliest
-// first within the latency budget, other sources in turn). The pad
-// (gstcudabatchpad.h) and a source's statistics (gstcudabatchstats.h) are
-// objects of their own. Not installed.
+// (gstcudabatch.cpp: pads, caps and negotiation, queries and events; its
+// properties in gstcudabatchproperties.cpp), the waiting batch's items (gstcudabatchitems.cpp:
+// frames taken from the pads, items appended and dropped, the batch written and pushed, the
+// statistics as it leaves), regions as items (gstcudabatchregions.cpp) and when a batch leaves
+// (gstcudabatchaggregate.cpp: live sources earliest first within the latency budget, other sources
+// in turn); clips (gstcudabatchclips.cpp: the settings, frames into their clips, and the clip
+// tensors of gstcudabatchcliptensors.h leaving). The pad (gstcudabatchpad.h) and a source's
+// statistics (gstcudabatchstats.h) are objects of their own. Not installed.
 #pragma once
 
 #include <gst/base/gstaggregator.h>
 #include <gst/gst.h>
 
+#include <string>
 #include <vector>
 
 #include "cudaprep/tensorize.h"
 #include "base/gstcudaprepbatchwriter.h"
 #include "base/gstcudaprepcore.h"
 #include "base/gstcudapreptensorformat.h"
+#include "elements/cudabatch/gstcudabatchcliptensors.h"
 #include "elements/cudabatch/gstcudabatch.h"
 #include "elements/cudabatch/gstcudabatchpad.h"
 
@@ -27,25 +29,28 @@ GST_DEBUG_CATEGORY_EXTERN(gst_cuda_prep_batch_debug);
 #define DEFAULT_LATENCY_BUDGET (40 * GST_MSECOND)
 #define DEFAULT_MAX_SOURCE_FRAMES 0
 #define DEFAULT_SOURCE_POLICY GST_CUDA_PREP_BATCH_SOURCE_POLICY_WAIT
-#define DEFAULT_LAYOUT cudaprep::TensorLayout::kNCHW
+#define DEFAULT_LAYOUT static_cast<gint>(cudaprep::TensorLayout::kNCHW)
 #define DEFAULT_STATS_INTERVAL 0
 #define MAX_STATS_INTERVAL 3600000
 #define DEFAULT_LATENCY_WINDOW 300
 #define MAX_LATENCY_WINDOW 100000
 
-struct BatchSettings {
+// The layout and clip properties are the shared clip settings'.
+struct BatchSettings : GstCudaPrepClipSettings {
   guint batch_size = DEFAULT_BATCH_SIZE;
   guint max_source_frames = DEFAULT_MAX_SOURCE_FRAMES;  // 0: no limit
   GstCudaPrepBatchSourcePolicy source_policy = DEFAULT_SOURCE_POLICY;
-  cudaprep::TensorLayout layout = DEFAULT_LAYOUT;
   guint stats_interval = DEFAULT_STATS_INTERVAL;  // ms; 0: no messages
   guint latency_window = DEFAULT_LATENCY_WINDOW;  // items per source
+
+  GstCudaPrepClipRule clip_rule() const { return rule(batch_size); }
 };
 
 struct GstCudaPrepBatchPrivate {
   explicit GstCudaPrepBatchPrivate(GstElement *element, guint first_core_prop)
       : core(gst_cuda_prep_core_new(element, first_core_prop)),
-        writer(element, core, GST_CUDA_PREP_BATCH_TENSOR_ID) {}
+        writer(element, core, GST_CUDA_PREP_BATCH_TENSOR_ID),
+        clips(element, core, GST_CUDA_PREP_BATCH_CLIP_TENSOR_ID) {}
   ~GstCudaPrepBatchPrivate() { gst_cuda_prep_core_free(core); }
 
   GstCudaPrepCore *core;
@@ -54,8 +59,11 @@ struct GstCudaPrepBatchPrivate {
 
   // Streaming (aggregate) thread.
   gboolean has_info = FALSE;
-  GstCudaPrepPlanarInfo info;  // what every pad's chain makes
-  cudaprep::TensorDesc desc;   // the negotiated tensor
+  GstCudaPrepPlanarInfo info;     // what every pad's chain makes
+  cudaprep::TensorDesc desc;      // the negotiated tensor; for clips, one frame of a clip
+  gboolean writes_clips = FALSE;  // clip_desc and `clips`, not `writer` and `items`
+  cudaprep::ClipDesc clip_desc;
+  GstCudaPrepBatchClipTensors clips;
   // The batch being filled: whole frames, or regions of one (the items of
   // one frame's regions follow each other), each holding a reference to its
   // frame.
@@ -93,6 +101,15 @@ std::vector<GstCudaPrepBatchPad *> sink_pads(GstCudaPrepBatch *self);
 // Drops the references sink_pads() gave and empties `pads`.
 void unref_pads(std::vector<GstCudaPrepBatchPad *> *pads);
 
+// --- Properties (gstcudabatchproperties.cpp) ---------------------------------
+
+// The id of the core's first property (they follow cudabatch's own).
+extern const guint kFirstCoreProperty;
+GType source_policy_get_type();
+void install_properties(GObjectClass *gobject_class);
+void set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec);
+void get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec);
+
 // --- The waiting batch's items (gstcudabatchitems.cpp) -----------------------
 // All on the streaming (aggregate) thread, which owns the batch.
 
@@ -129,6 +146,30 @@ GstFlowReturn add_frame(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuf
 // for goes on into the next batches. Does not take `buffer`.
 GstFlowReturn add_frame_regions(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuffer *buffer,
                                 const GstCudaPrepBatchPadSettings &settings);
+
+// --- Clips (gstcudabatchclips.cpp) -------------------------------------------
+
+// Why the clip settings cannot work with these settings and pads (a
+// sentence naming the property or the pad), or an empty string.
+std::string clip_settings_error(const BatchSettings &settings,
+                                const std::vector<GstCudaPrepBatchPad *> &pads);
+// aggregate() with clip-length > 0: the frames waiting on the pads (live:
+// earliest first; else one per pad in turn) into their clips, the clips of
+// sources at EOS and those due ended, and the tensors ready pushed in
+// order; every source at EOS pushes every tensor.
+GstFlowReturn aggregate_clips(GstCudaPrepBatch *self,
+                              const std::vector<GstCudaPrepBatchPad *> &pads,
+                              const BatchSettings &settings, gboolean live, gboolean *all_eos);
+// Ends the pad's clips as they are (its new caps).
+void end_source_clips(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad);
+// Pushes every open clip tensor as it is (new caps for the tensor).
+GstFlowReturn push_all_clips(GstCudaPrepBatch *self);
+// Tells the aggregator the latency clips add (live sinks then wait for
+// them): the longest clip span, (T - 1) x clip-frame-stride frame durations
+// of the slowest source with a frame rate.
+void report_clip_latency(GstCudaPrepBatch *self);
+// The host time the next clip or partial clip tensor falls due, or NONE.
+GstClockTime clips_next_due(GstCudaPrepBatch *self);
 
 // --- When a batch leaves (gstcudabatchaggregate.cpp) -------------------------
 

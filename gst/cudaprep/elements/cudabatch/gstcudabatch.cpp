@@ -61,6 +61,21 @@
  *
  * The single-stream temporal batch stays cudatensorize batch-size=N.
  *
+ * Clips for video models (clip-length=T, layout=ncthw or ntchw): each item
+ * is a clip of T frames of one source, batch-size clips of any sources per
+ * tensor in the order they began (id "clip", caps frames=T). A source's
+ * frames go into its clips by cudatensorize's rule (clip-frame-stride,
+ * clip-stride), each written once, by one kernel, into every clip that
+ * holds it. A clip ends at its T-th frame, at its source's EOS or new caps
+ * (as it is), at its source's flush (emptied), or, live, when its latency
+ * budget passes: its first frame's arrival plus (T - 1) x clip-frame-stride
+ * frame durations (the pad's frame rate; without one, from its last frame)
+ * plus latency-budget. Tensors leave in order, when their clips ended; one
+ * not full when every source is at EOS or, live, when its first clip is
+ * due. The meta gives per clip its source, fill count and frame PTS.
+ * source-policy=latest, max-source-frames and region sources do not
+ * combine with clips (an error at READY).
+ *
  *   gst-launch-1.0 cudabatch name=b batch-size=8 ! cudatensorsink drop=true \
  *     uridecodebin uri=... ! cudaframeupload ! cudaresize add-borders=true ! \
  *       "video/x-raw(memory:CUDAPitched),width=640,height=640" ! cudanormalize ! b.sink_0 \
@@ -81,6 +96,13 @@
  *       cudaresize add-borders=true ! \
  *       "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB" ! \
  *       cudanormalize ! b.sink_0
+ *
+ *   gst-launch-1.0 -e cudabatch name=b batch-size=4 clip-length=16 layout=ncthw ! \
+ *       cudatensorsink drop=true \
+ *     videotestsrc is-live=true ! video/x-raw,framerate=30/1 ! cudaframeupload ! cudaresize ! \
+ *       "video/x-raw(memory:CUDAPitched),width=224,height=224" ! cudanormalize ! b.sink_0 \
+ *     videotestsrc is-live=true ! video/x-raw,framerate=15/1 ! cudaframeupload ! cudaresize ! \
+ *       "video/x-raw(memory:CUDAPitched),width=224,height=224" ! cudanormalize ! b.sink_1
  */
 #include "elements/cudabatch/gstcudabatch-private.h"
 
@@ -105,24 +127,17 @@ GST_DEBUG_CATEGORY(gst_cuda_prep_batch_debug);
 
 using namespace cudaprep::batch;
 
-enum {
-  PROP_0,
-  PROP_BATCH_SIZE,
-  PROP_LATENCY_BUDGET,
-  PROP_BATCH_TIMEOUT,  // the old name of latency-budget
-  PROP_MAX_SOURCE_FRAMES,
-  PROP_SOURCE_POLICY,
-  PROP_LAYOUT,
-  PROP_STATS,
-  PROP_STATS_INTERVAL,
-  PROP_LATENCY_WINDOW,
-  PROP_CORE_FIRST,  // the core's properties follow
-};
-
-// Posts the element error for a pad whose region settings cannot work.
+// Posts the element error for a pad whose region settings cannot work, or
+// whose settings the element's clip settings rule out (`pad` NULL: the
+// element's own clip settings).
 static gboolean check_pad_settings(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad) {
-  const std::string reason =
-      gst_cuda_prep_batch_pad_settings_error(pad, gst_cuda_prep_batch_pad_get_settings(pad));
+  std::string reason = pad != nullptr ? gst_cuda_prep_batch_pad_settings_error(
+                                            pad, gst_cuda_prep_batch_pad_get_settings(pad))
+                                      : std::string();
+  if (reason.empty())
+    reason = clip_settings_error(get_settings(self), pad != nullptr
+                                                         ? std::vector<GstCudaPrepBatchPad *>{pad}
+                                                         : std::vector<GstCudaPrepBatchPad *>{});
   if (reason.empty()) return TRUE;
   GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("%s", reason.c_str()), (nullptr));
   return FALSE;
@@ -140,21 +155,7 @@ GST_ELEMENT_REGISTER_DEFINE(cudabatch, "cudabatch", GST_RANK_NONE, GST_TYPE_CUDA
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink_%u", GST_PAD_SINK, GST_PAD_REQUEST, GST_STATIC_CAPS(GST_CUDA_PREP_PLANAR_CAPS));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_IMAGE_TENSOR_CAPS));
-
-static GType gst_cuda_prep_batch_source_policy_get_type() {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {GST_CUDA_PREP_BATCH_SOURCE_POLICY_WAIT,
-       "Every frame in turn: a faster source's frames queue and it is held back", "wait"},
-      {GST_CUDA_PREP_BATCH_SOURCE_POLICY_LATEST,
-       "Only the newest frame per turn: a faster source's older frames are dropped", "latest"},
-      {0, nullptr, nullptr}};
-  if (g_once_init_enter(&type)) {
-    g_once_init_leave(&type, g_enum_register_static("GstCudaPrepBatchSourcePolicy", values));
-  }
-  return type;
-}
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_TENSOR_CAPS));
 
 namespace cudaprep::batch {
 
@@ -227,14 +228,18 @@ static void gst_cuda_prep_batch_child_proxy_init(gpointer g_iface, gpointer) {
 
 // --- Caps and negotiation -----------------------------------------------------
 
-static GstCaps *tensor_caps(const GstCudaPrepPlanarInfo &info, const cudaprep::TensorDesc &desc,
+// `batch`: items (frames, regions or clips) per tensor.
+static GstCaps *tensor_caps(const GstCudaPrepPlanarInfo &info, gint batch,
                             const BatchSettings &settings) {
   GstStructure *tensor = gst_structure_new(
       GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "dtype", G_TYPE_STRING, cudaprep::data_type_name(info.dtype),
-      "layout", G_TYPE_STRING, cudaprep::tensor_layout_name(settings.layout), "batch", G_TYPE_INT,
-      static_cast<gint>(desc.dims[0]), "channels", G_TYPE_INT, info.channels, "channel-order",
-      G_TYPE_STRING, cudaprep::channel_order_name(info.channel_order), "width", G_TYPE_INT,
-      info.width, "height", G_TYPE_INT, info.height, nullptr);
+      "layout", G_TYPE_STRING, settings.layout_name(), "batch", G_TYPE_INT, batch, "channels",
+      G_TYPE_INT, info.channels, "channel-order", G_TYPE_STRING,
+      cudaprep::channel_order_name(info.channel_order), "width", G_TYPE_INT, info.width, "height",
+      G_TYPE_INT, info.height, nullptr);
+  if (settings.clips())
+    gst_structure_set(tensor, "frames", G_TYPE_INT, static_cast<gint>(settings.clip_length),
+                      nullptr);
   GstCaps *caps = gst_caps_new_empty();
   gst_cuda_prep_caps_append_device(caps, tensor);
   return caps;
@@ -265,8 +270,11 @@ static gboolean set_pad_caps(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, G
         ("%" GST_PTR_FORMAT, caps));
     return FALSE;
   }
+  // A clip never mixes two caps: the pad's clips end as they are.
+  if (pad->has_info && priv->writes_clips) end_source_clips(self, pad);
   pad->info = info;
   pad->has_info = TRUE;
+  if (get_settings(self).clips()) report_clip_latency(self);
   // Another pad already set the frame: this one must match it, unless it is
   // the only pad with caps (then it may change the tensor).
   std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
@@ -292,14 +300,24 @@ static gboolean set_pad_caps(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, G
     return FALSE;
   }
   // A renegotiation: the frames already taken belong to the old tensor.
-  const GstFlowReturn pushed = push_batch(self);
+  const GstFlowReturn pushed = priv->writes_clips ? push_all_clips(self) : push_batch(self);
   if (pushed != GST_FLOW_OK)
     GST_DEBUG_OBJECT(self, "pushing the partial batch gave %s", gst_flow_get_name(pushed));
   const BatchSettings settings = get_settings(self);
   priv->info = info;
-  priv->desc =
-      cudaprep::make_contiguous_tensor_desc(settings.layout, static_cast<int>(settings.batch_size),
-                                            info.channels, info.height, info.width, info.dtype);
+  priv->writes_clips = settings.clips();
+  if (priv->writes_clips) {
+    priv->clip_desc = cudaprep::make_contiguous_clip_desc(
+        settings.clip_layout(), static_cast<int>(settings.batch_size),
+        static_cast<int>(settings.clip_length), info.channels, info.height, info.width, info.dtype);
+    size_t offset_bytes = 0;
+    priv->desc = cudaprep::clip_frame_desc(priv->clip_desc, 0, 0, &offset_bytes);
+    priv->clips.reset(settings.clip_rule(), priv->clip_desc);
+  } else {
+    priv->desc = cudaprep::make_contiguous_tensor_desc(
+        static_cast<cudaprep::TensorLayout>(settings.layout), static_cast<int>(settings.batch_size),
+        info.channels, info.height, info.width, info.dtype);
+  }
   priv->has_info = TRUE;
   prepare_tensorize(self, info);
   // The aggregate thread renegotiates (update_src_caps, then the allocation
@@ -314,7 +332,9 @@ static GstFlowReturn gst_cuda_prep_batch_update_src_caps(GstAggregator *agg, Gst
   auto *self = GST_CUDA_PREP_BATCH(agg);
   GstCudaPrepBatchPrivate *priv = self->priv;
   if (!priv->has_info) return GST_AGGREGATOR_FLOW_NEED_DATA;
-  GstCaps *caps = tensor_caps(priv->info, priv->desc, get_settings(self));
+  const gint batch = static_cast<gint>(
+      priv->writes_clips ? cudaprep::clip_shape(priv->clip_desc).clips : priv->desc.dims[0]);
+  GstCaps *caps = tensor_caps(priv->info, batch, get_settings(self));
   if (downstream != nullptr && !gst_caps_can_intersect(caps, downstream)) {
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("Downstream does not take the batch tensor"),
                       ("ours %" GST_PTR_FORMAT ", downstream %" GST_PTR_FORMAT, caps, downstream));
@@ -364,8 +384,10 @@ static gboolean gst_cuda_prep_batch_sink_query(GstAggregator *agg, GstAggregator
       GstCudaPrepBatchPad *batch_pad = GST_CUDA_PREP_BATCH_PAD(pad);
       GstCudaPrepPendingReader reader;
       reader.dtype = batch_pad->has_info ? batch_pad->info.dtype : cudaprep::DataType::kFloat32;
-      reader.batched = TRUE;
-      reader.max_items = static_cast<gint>(MAX(get_settings(self).batch_size, 1u));
+      // Clips: each frame is written by a launch of its own, into its clips.
+      const BatchSettings settings = get_settings(self);
+      reader.batched = !settings.clips();
+      reader.max_items = settings.clips() ? 1 : static_cast<gint>(MAX(settings.batch_size, 1u));
       gst_cuda_prep_query_add_pending_meta(query, &reader);
       GstCudaPrepRegion region;
       if (gst_cuda_prep_batch_pad_regions_read(GST_CUDA_PREP_BATCH_PAD(pad), &region)) {
@@ -394,8 +416,11 @@ static gboolean gst_cuda_prep_batch_src_query(GstAggregator *agg, GstQuery *quer
 
 static gboolean gst_cuda_prep_batch_decide_allocation(GstAggregator *agg, GstQuery *query) {
   auto *self = GST_CUDA_PREP_BATCH(agg);
-  return gst_cuda_prep_core_decide_block_pool(self->priv->core, query,
-                                              cudaprep::tensor_span_bytes(self->priv->desc));
+  GstCudaPrepBatchPrivate *priv = self->priv;
+  return gst_cuda_prep_core_decide_block_pool(priv->core, query,
+                                              priv->writes_clips
+                                                  ? cudaprep::clip_span_bytes(priv->clip_desc)
+                                                  : cudaprep::tensor_span_bytes(priv->desc));
 }
 
 // GstAggregator has no flush of its own to chain up to (its vfunc is NULL).
@@ -403,6 +428,7 @@ static GstFlowReturn gst_cuda_prep_batch_flush(GstAggregator *agg) {
   for (const GstCudaPrepBatchPrivate::Origin &origin : GST_CUDA_PREP_BATCH(agg)->priv->origins)
     if (GST_CLOCK_TIME_IS_VALID(origin.arrival)) origin.pad->stats->dropped_flush(1);
   drop_items(GST_CUDA_PREP_BATCH(agg));
+  GST_CUDA_PREP_BATCH(agg)->priv->clips.drop_all();
   return GST_FLOW_OK;
 }
 
@@ -410,8 +436,9 @@ static gboolean gst_cuda_prep_batch_start(GstAggregator *agg) {
   auto *self = GST_CUDA_PREP_BATCH(agg);
   self->priv->has_info = FALSE;
   self->priv->next_pad = 0;
+  self->priv->writes_clips = FALSE;
   std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
-  gboolean valid = TRUE;
+  gboolean valid = check_pad_settings(self, nullptr);
   for (GstCudaPrepBatchPad *pad : pads) valid = valid && check_pad_settings(self, pad);
   unref_pads(&pads);
   return valid && gst_cuda_prep_core_start(self->priv->core);
@@ -420,6 +447,7 @@ static gboolean gst_cuda_prep_batch_start(GstAggregator *agg) {
 static gboolean gst_cuda_prep_batch_stop(GstAggregator *agg) {
   auto *self = GST_CUDA_PREP_BATCH(agg);
   drop_items(self);
+  self->priv->clips.drop_all();
   self->priv->next_stats = GST_CLOCK_TIME_NONE;
   // The aggregator discards what the pads still hold.
   std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
@@ -428,102 +456,13 @@ static gboolean gst_cuda_prep_batch_stop(GstAggregator *agg) {
   const gint device_id = gst_cuda_prep_core_get_device_id(self->priv->core);
   const gboolean stopped = gst_cuda_prep_core_stop(self->priv->core);  // (synchronises the stream)
   self->priv->writer.finish_gpu_time(device_id);
+  self->priv->clips.finish_gpu_time(device_id);
   return stopped;
 }
 
 static void gst_cuda_prep_batch_set_context(GstElement *element, GstContext *context) {
   gst_cuda_prep_core_set_context(GST_CUDA_PREP_BATCH(element)->priv->core, context);
   GST_ELEMENT_CLASS(gst_cuda_prep_batch_parent_class)->set_context(element, context);
-}
-
-// --- Properties ---------------------------------------------------------------
-
-static void gst_cuda_prep_batch_set_property(GObject *object, guint prop_id, const GValue *value,
-                                             GParamSpec *pspec) {
-  auto *self = GST_CUDA_PREP_BATCH(object);
-  if (gst_cuda_prep_core_set_property(self->priv->core, prop_id, value)) return;
-  switch (prop_id) {
-    case PROP_BATCH_SIZE:
-      GST_OBJECT_LOCK(self);
-      self->priv->settings.batch_size = g_value_get_uint(value);
-      GST_OBJECT_UNLOCK(self);
-      break;
-    case PROP_LATENCY_BUDGET:
-    case PROP_BATCH_TIMEOUT:
-      // The aggregator's own wait for live sources: the budget and the
-      // latency it reports are one number.
-      g_object_set(object, "latency", g_value_get_uint64(value), nullptr);
-      break;
-    case PROP_MAX_SOURCE_FRAMES:
-      GST_OBJECT_LOCK(self);
-      self->priv->settings.max_source_frames = g_value_get_uint(value);
-      GST_OBJECT_UNLOCK(self);
-      break;
-    case PROP_SOURCE_POLICY:
-      GST_OBJECT_LOCK(self);
-      self->priv->settings.source_policy =
-          static_cast<GstCudaPrepBatchSourcePolicy>(g_value_get_enum(value));
-      GST_OBJECT_UNLOCK(self);
-      break;
-    case PROP_LAYOUT:
-      GST_OBJECT_LOCK(self);
-      self->priv->settings.layout = static_cast<cudaprep::TensorLayout>(g_value_get_enum(value));
-      GST_OBJECT_UNLOCK(self);
-      break;
-    case PROP_STATS_INTERVAL:
-      GST_OBJECT_LOCK(self);
-      self->priv->settings.stats_interval = g_value_get_uint(value);
-      GST_OBJECT_UNLOCK(self);
-      break;
-    case PROP_LATENCY_WINDOW:
-      GST_OBJECT_LOCK(self);
-      self->priv->settings.latency_window = g_value_get_uint(value);
-      GST_OBJECT_UNLOCK(self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-      break;
-  }
-}
-
-static void gst_cuda_prep_batch_get_property(GObject *object, guint prop_id, GValue *value,
-                                             GParamSpec *pspec) {
-  auto *self = GST_CUDA_PREP_BATCH(object);
-  if (gst_cuda_prep_core_get_property(self->priv->core, prop_id, value)) return;
-  const BatchSettings settings = get_settings(self);
-  switch (prop_id) {
-    case PROP_BATCH_SIZE:
-      g_value_set_uint(value, settings.batch_size);
-      break;
-    case PROP_LATENCY_BUDGET:
-    case PROP_BATCH_TIMEOUT: {
-      guint64 latency = 0;
-      g_object_get(object, "latency", &latency, nullptr);
-      g_value_set_uint64(value, latency);
-      break;
-    }
-    case PROP_MAX_SOURCE_FRAMES:
-      g_value_set_uint(value, settings.max_source_frames);
-      break;
-    case PROP_SOURCE_POLICY:
-      g_value_set_enum(value, settings.source_policy);
-      break;
-    case PROP_LAYOUT:
-      g_value_set_enum(value, static_cast<gint>(settings.layout));
-      break;
-    case PROP_STATS:
-      g_value_take_boxed(value, stats_structure(self));
-      break;
-    case PROP_STATS_INTERVAL:
-      g_value_set_uint(value, settings.stats_interval);
-      break;
-    case PROP_LATENCY_WINDOW:
-      g_value_set_uint(value, settings.latency_window);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
-      break;
-  }
 }
 
 static void gst_cuda_prep_batch_finalize(GObject *object) {
@@ -537,76 +476,12 @@ static void gst_cuda_prep_batch_class_init(GstCudaPrepBatchClass *klass) {
   auto *gobject_class = G_OBJECT_CLASS(klass);
   auto *element_class = GST_ELEMENT_CLASS(klass);
   auto *agg_class = GST_AGGREGATOR_CLASS(klass);
-  gobject_class->set_property = gst_cuda_prep_batch_set_property;
-  gobject_class->get_property = gst_cuda_prep_batch_get_property;
+  gobject_class->set_property = set_property;
+  gobject_class->get_property = get_property;
   gobject_class->finalize = gst_cuda_prep_batch_finalize;
   cudaprep::name_elements_after_factory(gobject_class);
 
-  const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                              GST_PARAM_MUTABLE_READY);
-  g_object_class_install_property(
-      gobject_class, PROP_BATCH_SIZE,
-      g_param_spec_uint("batch-size", "Batch size",
-                        "Items per tensor (frames from all sources together); read when caps "
-                        "are set",
-                        1, GST_CUDA_PREP_TENSOR_MAX_BATCH, DEFAULT_BATCH_SIZE, flags));
-  g_object_class_install_property(
-      gobject_class, PROP_LATENCY_BUDGET,
-      g_param_spec_uint64("latency-budget", "Latency budget",
-                          "Live sources: the longest (ns) a frame waits in a batch that is not "
-                          "full; a full batch leaves at once, frames join earliest first across "
-                          "the sources. Reported in the latency (the aggregator's latency "
-                          "property)",
-                          0, G_MAXUINT64, DEFAULT_LATENCY_BUDGET, flags));
-  g_object_class_install_property(
-      gobject_class, PROP_BATCH_TIMEOUT,
-      g_param_spec_uint64("batch-timeout", "Batch timeout",
-                          "Deprecated: the old name of latency-budget", 0, G_MAXUINT64,
-                          DEFAULT_LATENCY_BUDGET,
-                          static_cast<GParamFlags>(flags | G_PARAM_DEPRECATED)));
-  g_object_class_install_property(
-      gobject_class, PROP_MAX_SOURCE_FRAMES,
-      g_param_spec_uint("max-source-frames", "Max source frames",
-                        "Live sources: at most this many frames of one source per batch, so "
-                        "that a fast camera cannot fill batches alone (0: no limit)",
-                        0, GST_CUDA_PREP_TENSOR_MAX_BATCH, DEFAULT_MAX_SOURCE_FRAMES,
-                        static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property(
-      gobject_class, PROP_SOURCE_POLICY,
-      g_param_spec_enum("source-policy", "Source policy",
-                        "What a source faster than the others does",
-                        gst_cuda_prep_batch_source_policy_get_type(), DEFAULT_SOURCE_POLICY,
-                        static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property(
-      gobject_class, PROP_LAYOUT,
-      g_param_spec_enum("layout", "Layout", "Order of the tensor's axes in memory",
-                        GST_TYPE_CUDA_PREP_TENSOR_LAYOUT, static_cast<gint>(DEFAULT_LAYOUT),
-                        flags));
-  const auto playing_flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                                      GST_PARAM_MUTABLE_PLAYING);
-  g_object_class_install_property(
-      gobject_class, PROP_STATS,
-      g_param_spec_boxed(
-          "stats", "Statistics",
-          "cudabatch-stats: batches, and sources, one cudabatch-source-stats per sink pad: pad, "
-          "source-index, frames-in (arrived at the pad), items-batched, dropped-latest "
-          "(source-policy=latest), dropped-flush, latency-samples and, with samples, "
-          "latency-p50-ns, latency-p99-ns, latency-max-ns: host time from a frame's arrival at "
-          "the pad to its batch leaving, over the source's last latency-window items",
-          GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-  g_object_class_install_property(
-      gobject_class, PROP_STATS_INTERVAL,
-      g_param_spec_uint("stats-interval", "Statistics interval",
-                        "Milliseconds between cudabatch-stats element messages (the value of "
-                        "stats), checked as batches leave; 0: none",
-                        0, MAX_STATS_INTERVAL, DEFAULT_STATS_INTERVAL, playing_flags));
-  g_object_class_install_property(
-      gobject_class, PROP_LATENCY_WINDOW,
-      g_param_spec_uint("latency-window", "Latency window",
-                        "Items of each source the latency percentiles of stats cover (the "
-                        "latest ones); a change starts the windows afresh",
-                        1, MAX_LATENCY_WINDOW, DEFAULT_LATENCY_WINDOW, playing_flags));
-  gst_cuda_prep_core_install_properties(gobject_class, PROP_CORE_FIRST);
+  install_properties(gobject_class);
 
   gst_element_class_add_static_pad_template_with_gtype(element_class, &sink_template,
                                                        GST_TYPE_CUDA_PREP_BATCH_PAD);
@@ -631,8 +506,7 @@ static void gst_cuda_prep_batch_class_init(GstCudaPrepBatchClass *klass) {
   agg_class->start = gst_cuda_prep_batch_start;
   agg_class->stop = gst_cuda_prep_batch_stop;
 
-  gst_type_mark_as_plugin_api(gst_cuda_prep_batch_source_policy_get_type(),
-                              static_cast<GstPluginAPIFlags>(0));
+  gst_type_mark_as_plugin_api(source_policy_get_type(), static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(gst_cuda_prep_batch_region_source_get_type(),
                               static_cast<GstPluginAPIFlags>(0));
   gst_type_mark_as_plugin_api(GST_TYPE_CUDA_PREP_BATCH_PAD, static_cast<GstPluginAPIFlags>(0));
@@ -640,6 +514,6 @@ static void gst_cuda_prep_batch_class_init(GstCudaPrepBatchClass *klass) {
 }
 
 static void gst_cuda_prep_batch_init(GstCudaPrepBatch *self) {
-  self->priv = new GstCudaPrepBatchPrivate(GST_ELEMENT(self), PROP_CORE_FIRST);
+  self->priv = new GstCudaPrepBatchPrivate(GST_ELEMENT(self), kFirstCoreProperty);
   g_object_set(self, "latency", static_cast<guint64>(DEFAULT_LATENCY_BUDGET), nullptr);
 }

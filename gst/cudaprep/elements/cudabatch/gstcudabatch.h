@@ -19,5 +19,7 @@ typedef enum {
 
 // The tensor id of cudabatch's output.
 #define GST_CUDA_PREP_BATCH_TENSOR_ID "image"
+// The tensor's id with clip-length > 0.
+#define GST_CUDA_PREP_BATCH_CLIP_TENSOR_ID "clip"
 
 G_END_DECLS

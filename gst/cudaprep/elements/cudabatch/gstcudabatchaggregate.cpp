@@ -150,8 +150,9 @@ GstFlowReturn gst_cuda_prep_batch_aggregate(GstAggregator *agg, gboolean timeout
   priv->total_latency = gst_aggregator_get_latency(agg);
   const gboolean live = GST_CLOCK_TIME_IS_VALID(priv->total_latency);
   gboolean all_eos = FALSE;
-  GstFlowReturn ret = live ? aggregate_live(self, pads, settings, &all_eos)
-                           : aggregate_in_turn(self, pads, settings, timeout, &all_eos);
+  GstFlowReturn ret = priv->writes_clips ? aggregate_clips(self, pads, settings, live, &all_eos)
+                      : live             ? aggregate_live(self, pads, settings, &all_eos)
+                             : aggregate_in_turn(self, pads, settings, timeout, &all_eos);
   unref_pads(&pads);
   if (ret != GST_FLOW_OK) return ret;
   if (all_eos) {
@@ -168,8 +169,9 @@ GstFlowReturn gst_cuda_prep_batch_aggregate(GstAggregator *agg, gboolean timeout
 // on a pad that may still add one to the batch, so that frames join as they
 // arrive and a full batch never waits for a slow source; else when the
 // waiting batch's oldest frame is due (time_to_due(), turned into the
-// running time the aggregator adds its latency to); NONE while nothing
-// waits. Called with the aggregator's source lock held.
+// running time the aggregator adds its latency to), or when the next clip
+// or partial clip tensor is (clips_next_due()); NONE while nothing waits. Called with the
+// aggregator's source lock held.
 GstClockTime gst_cuda_prep_batch_get_next_time(GstAggregator *agg) {
   auto *self = GST_CUDA_PREP_BATCH(agg);
   GstCudaPrepBatchPrivate *priv = self->priv;
@@ -179,13 +181,19 @@ GstClockTime gst_cuda_prep_batch_get_next_time(GstAggregator *agg) {
   const gboolean frame_to_add = priv->has_info && earliest_pad(self, pads, settings) != nullptr;
   unref_pads(&pads);
   if (frame_to_add) return 0;
-  if (priv->items.empty()) return GST_CLOCK_TIME_NONE;
   GstClockTimeDiff left = 0;
+  if (priv->writes_clips) {
+    const GstClockTime due = clips_next_due(self);
+    if (!GST_CLOCK_TIME_IS_VALID(due)) return GST_CLOCK_TIME_NONE;
+    left = GST_CLOCK_DIFF(gst_util_get_timestamp(), due);
+  } else if (priv->items.empty()) {
+    return GST_CLOCK_TIME_NONE;
+  }
   GstClock *clock = gst_element_get_clock(GST_ELEMENT(self));
   if (clock == nullptr || !GST_CLOCK_TIME_IS_VALID(priv->total_latency) ||
-      !time_to_due(self, &left)) {
+      (!priv->writes_clips && !time_to_due(self, &left))) {
     if (clock) gst_object_unref(clock);
-    return priv->first_running_time;
+    return priv->writes_clips ? 0 : priv->first_running_time;
   }
   const GstClockTime now = gst_clock_get_time(clock);
   gst_object_unref(clock);

@@ -26,39 +26,14 @@ enum {
 #define DEFAULT_LAYOUT static_cast<gint>(cudaprep::TensorLayout::kNCHW)
 #define DEFAULT_BATCH_SIZE 1
 #define DEFAULT_DTYPE GST_CUDA_PREP_TENSOR_DTYPE_AUTO
-#define DEFAULT_CLIP_LENGTH 0
-#define MAX_CLIP_LENGTH 1024
-#define DEFAULT_CLIP_FRAME_STRIDE 1
-#define MAX_CLIP_FRAME_STRIDE 1000
-#define DEFAULT_CLIP_STRIDE 0
-#define MAX_CLIP_STRIDE 100000
 
-struct TensorizeSettings {
-  gint layout = DEFAULT_LAYOUT;  // a cudaprep::TensorLayout, or GST_CUDA_PREP_LAYOUT_NCTHW/NTCHW
+// The layout and clip properties are the shared clip settings'.
+struct TensorizeSettings : GstCudaPrepClipSettings {
   guint batch_size = DEFAULT_BATCH_SIZE;
   gint dtype = DEFAULT_DTYPE;  // a cudaprep::DataType, or GST_CUDA_PREP_TENSOR_DTYPE_AUTO
   gboolean fuse = TRUE;
-  guint clip_length = DEFAULT_CLIP_LENGTH;  // 0: items are frames
-  guint clip_frame_stride = DEFAULT_CLIP_FRAME_STRIDE;
-  guint clip_stride = DEFAULT_CLIP_STRIDE;  // 0: clip_length * clip_frame_stride
 
-  gboolean clips() const { return layout >= GST_CUDA_PREP_LAYOUT_CLIPS; }
-  cudaprep::ClipLayout clip_layout() const {
-    return static_cast<cudaprep::ClipLayout>(layout - GST_CUDA_PREP_LAYOUT_CLIPS);
-  }
-  // The caps' spelling of the layout.
-  const char *layout_name() const {
-    return clips() ? cudaprep::clip_layout_name(clip_layout())
-                   : cudaprep::tensor_layout_name(static_cast<cudaprep::TensorLayout>(layout));
-  }
-  GstCudaPrepClipRule clip_rule() const {
-    GstCudaPrepClipRule rule;
-    rule.length = clip_length;
-    rule.frame_stride = clip_frame_stride;
-    rule.stride = clip_stride != 0 ? clip_stride : clip_length * clip_frame_stride;
-    rule.clips_per_tensor = batch_size;
-    return rule;
-  }
+  GstCudaPrepClipRule clip_rule() const { return rule(batch_size); }
 };
 
 struct GstCudaPrepTensorizePrivate {

@@ -112,7 +112,7 @@ static GstCaps *gst_cuda_prep_tensorize_transform_caps(GstBaseTransform *trans,
     if (direction == GST_PAD_SINK) {
       GstStructure *tensor = gst_structure_new(GST_CUDA_PREP_TENSOR_MEDIA_TYPE, "layout",
                                                G_TYPE_STRING, settings.layout_name(), nullptr);
-      if (settings.clips() && settings.clip_length <= MAX_CLIP_LENGTH)
+      if (settings.clips() && settings.clip_length <= GST_CUDA_PREP_MAX_CLIP_LENGTH)
         gst_structure_set(tensor, "frames", G_TYPE_INT, static_cast<gint>(settings.clip_length),
                           nullptr);
       // A batch-size out of range leaves the batch open: the line still

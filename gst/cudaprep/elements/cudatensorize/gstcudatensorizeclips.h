@@ -1,10 +1,8 @@
-// cudatensorize's clips (clip-length > 0): where each frame of the stream
-// goes, and the clip tensors open at once.
+// cudatensorize's clips (clip-length > 0): the clip tensors open at once.
 //
-// Frame f of the stream (counted from 0 since the clips began: start, a
-// flush, new caps) is frame t of clip k when k * stride <= f, the distance
-// f - k * stride is t * frame-stride, and t < length. Clip k is clip
-// k % clips-per-tensor of tensor k / clips-per-tensor. Clips overlap when
+// Which clip frames a frame of the stream becomes is the clip rule
+// (base/gstcudaprepcliprule.h). Clip k is clip k % clips-per-tensor of
+// tensor k / clips-per-tensor. Clips overlap when
 // stride < length * frame-stride: a frame then goes into each clip that
 // holds it, all at once (the fused kernel reads and resamples it once and
 // stores it into each; a frame without pending work is tensorized into
@@ -20,28 +18,8 @@
 #include <vector>
 
 #include "base/gstcudaprepbatchwriter.h"
+#include "base/gstcudaprepcliprule.h"
 #include "cudaprep/tensor.h"
-
-// clip-length, clip-frame-stride, clip-stride and batch-size, all >= 1
-// (a clip-stride of 0 is resolved to length * frame_stride before).
-struct GstCudaPrepClipRule {
-  guint length = 1;
-  guint frame_stride = 1;
-  guint stride = 1;
-  guint clips_per_tensor = 1;
-};
-
-// Frame `frame` of clip `clip` (numbered from 0 since the clips began).
-struct GstCudaPrepClipSlot {
-  guint64 clip = 0;
-  guint frame = 0;
-};
-
-// The clip frames stream frame `index` becomes, clips in increasing order,
-// into `slots` (emptied first; its memory reused frame after frame); none
-// when no clip takes it (stride > length * frame_stride leaves gaps).
-void gst_cuda_prep_clip_slots(const GstCudaPrepClipRule &rule, guint64 index,
-                              std::vector<GstCudaPrepClipSlot> *slots);
 
 // The clip tensors of one stream: opened from the element's pool when their
 // first clip begins, written frame by frame, closed whole when their last

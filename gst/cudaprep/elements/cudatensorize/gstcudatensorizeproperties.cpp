@@ -15,21 +15,8 @@ gchar *gst_cuda_prep_tensorize_settings_problem(const TensorizeSettings &setting
   if (!gst_cuda_prep_tensorize_batch_size_in_range(settings))
     return g_strdup_printf("batch-size=%u is outside 1..%d", settings.batch_size,
                            GST_CUDA_PREP_TENSOR_MAX_BATCH);
-  if (settings.clip_length > MAX_CLIP_LENGTH)
-    return g_strdup_printf("clip-length=%u is outside 0..%d", settings.clip_length,
-                           MAX_CLIP_LENGTH);
-  if (settings.clip_length > 0 && !settings.clips())
-    return g_strdup_printf("clip-length=%u makes clips, which need layout=ncthw or ntchw (not %s)",
-                           settings.clip_length, settings.layout == 0 ? "nchw" : "nhwc");
-  if (settings.clip_frame_stride == 0 || settings.clip_frame_stride > MAX_CLIP_FRAME_STRIDE)
-    return g_strdup_printf("clip-frame-stride=%u is outside 1..%d", settings.clip_frame_stride,
-                           MAX_CLIP_FRAME_STRIDE);
-  if (settings.clip_stride > MAX_CLIP_STRIDE)
-    return g_strdup_printf("clip-stride=%u is outside 0..%d", settings.clip_stride,
-                           MAX_CLIP_STRIDE);
-  if (settings.clip_length == 0 && settings.clips())
-    return g_strdup_printf("layout=%s is a clip layout: set clip-length to the frames per clip",
-                           settings.layout == GST_CUDA_PREP_LAYOUT_NCTHW ? "ncthw" : "ntchw");
+  const std::string clip_error = gst_cuda_prep_clip_settings_error(settings);
+  if (!clip_error.empty()) return g_strdup(clip_error.c_str());
   return nullptr;
 }
 
@@ -123,13 +110,13 @@ void gst_cuda_prep_tensorize_install_properties(GObjectClass *gobject_class) {
                         "Frames per clip (T), 1 to 1024, with layout=ncthw or ntchw: each item "
                         "of the tensor is a clip of T frames of the stream; 0: each item is one "
                         "frame. Other values are an error at start",
-                        0, G_MAXUINT, DEFAULT_CLIP_LENGTH, flags));
+                        0, G_MAXUINT, GST_CUDA_PREP_DEFAULT_CLIP_LENGTH, flags));
   g_object_class_install_property(
       gobject_class, PROP_CLIP_FRAME_STRIDE,
       g_param_spec_uint("clip-frame-stride", "Clip frame stride",
                         "A clip takes every clip-frame-stride-th frame of the stream (a model's "
                         "sampling rate), 1 to 1000. Other values are an error at start",
-                        0, G_MAXUINT, DEFAULT_CLIP_FRAME_STRIDE, flags));
+                        0, G_MAXUINT, GST_CUDA_PREP_DEFAULT_CLIP_FRAME_STRIDE, flags));
   g_object_class_install_property(
       gobject_class, PROP_CLIP_STRIDE,
       g_param_spec_uint("clip-stride", "Clip stride",
@@ -137,7 +124,7 @@ void gst_cuda_prep_tensorize_install_properties(GObjectClass *gobject_class) {
                         "next, 0 to 100000: 0 starts a clip where the last one ended "
                         "(clip-length x clip-frame-stride); less overlaps clips, more leaves "
                         "frames out. Other values are an error at start",
-                        0, G_MAXUINT, DEFAULT_CLIP_STRIDE, flags));
+                        0, G_MAXUINT, GST_CUDA_PREP_DEFAULT_CLIP_STRIDE, flags));
   g_object_class_install_property(
       gobject_class, PROP_DTYPE,
       g_param_spec_enum("dtype", "Data type",
