@@ -14,10 +14,13 @@
 
 namespace cudaprep {
 
-// The least scale (source / output pixels, along either axis) at which the
-// chosen path is the two passes: where a shrink's taps overlap, so that the
-// tiled kernel's blocks would compute much of the same row sums again.
-constexpr float kTwoPassScaleAtLeast = 2.0f;
+// The fewest horizontal taps per output column (tile_footprint_bound() of
+// one column) at which the chosen path is the two passes: where the tiled
+// kernel's row sums cost the most and pass 1's staging the least per tap
+// (bench/NOTES-kernels.md has the counts): bicubic shrinks of about 7.5x
+// or more, bilinear of 15x or more. bench_kernels times both paths for the
+// antialiased W5 rows.
+constexpr int kTwoPassTapsAtLeast = 32;
 
 // A frame's two passes, or runs == false: the single-pass kernel.
 struct TwoPassPlan {
@@ -38,8 +41,8 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
   TwoPassPlan plan;
   const device::ResampleAxes &axes = mapping.axes;
   if (!axes.antialias || path == AntialiasPath::kSinglePass) return plan;
-  if (path == AntialiasPath::kChosen && axes.antialias_x.scale < kTwoPassScaleAtLeast &&
-      axes.antialias_y.scale < kTwoPassScaleAtLeast) {
+  if (path == AntialiasPath::kChosen &&
+      tile_footprint_bound(axes.antialias_x, 1) < kTwoPassTapsAtLeast) {
     return plan;
   }
   // The rectangle's columns and rows some destination pixel lies in.
@@ -56,10 +59,8 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
   const int table_pixels = tile_footprint_bound(axes.antialias_x, device::kRowSumColumns);
   for (int warps = 4; warps >= 1 && plan.capacity.warps == 0; --warps) {
     const int block_columns = warps * device::kRowSumColumns;
-    // + 1: the footprint is staged from an even column.
     const device::RowSumsCapacity capacity{
-        warps, std::max(tile_footprint_bound(axes.antialias_x, block_columns) + 1, block_columns),
-        table_pixels};
+        warps, tile_footprint_bound(axes.antialias_x, block_columns), table_pixels};
     const size_t bytes = device::row_sums_shared_layout(capacity).bytes;
     if (bytes <= kTileSharedBytes) {
       plan.capacity = capacity;

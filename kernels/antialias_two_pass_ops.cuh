@@ -21,8 +21,9 @@
 // fma(0, p, s) == s for any finite pixel p. What it saves: each staged pixel
 // is read from shared memory once for four columns, and their four weights
 // in one 16-byte broadcast, where row_sum() reads a pixel and a weight per
-// tap. A warp's lanes run down 32 source rows of the same columns: their
-// weights are one broadcast, their pixels fall in distinct banks (odd
+// tap; shared memory, not issue, bounds the loop (bench/NOTES-kernels.md
+// counts both). A warp's lanes run down 32 source rows of the same columns:
+// their weights are one broadcast, their pixels fall in distinct banks (odd
 // pitch).
 #pragma once
 
@@ -88,7 +89,7 @@ struct RowSumsCapacity {
 // Where the parts live in a pass-1 block's shared memory: the weight
 // tables (float4 per pixel: one weight per column of the group), the
 // columns' totals, then the staged R, G, B planes of kRowSumRows rows at an
-// odd pitch (reused, once summed, for the sums on their way out).
+// odd pitch.
 struct RowSumsSharedLayout {
   int staged_pitch;
   size_t tables, totals, staged, bytes;  // byte offsets
@@ -106,34 +107,43 @@ __host__ __device__ inline RowSumsSharedLayout row_sums_shared_layout(
   return layout;
 }
 
-// Pixels x and x + 1 (if `both`) of row y as src.load() gives them.
-template <class Source>
-__device__ __forceinline__ void load_pair(const Source &src, int x, int y, bool both, Rgba *left,
-                                          Rgba *right) {
-  *left = src.load(x, y);
-  if (both) *right = src.load(x + 1, y);
-}
+// Pixels loaded by each thread of a pass-1 block before it converts and
+// stores any: kStageRows rows of one column (a warp's lanes take 32
+// neighbouring columns, so a footprint row idles fewer than 32 lanes). Few
+// blocks fit an SM beside their staged rows, so a thread hides the loads'
+// latency itself.
+constexpr int kStageRows = 8;
 
-// 4:2:0 readers, x even: one chroma sample for both pixels, converted as
-// load() converts (load_420_taps() relies on the same identity).
-template <class Source420>
-__device__ __forceinline__ void load_420_pair(const Source420 &src, int x, int y, bool both,
-                                              Rgba *left, Rgba *right) {
-  const ScaledChroma chroma = src.chroma_at(x / 2, y);
-  *left = scaled_yuv_to_rgb(src.luma_at(x, y), chroma, src.matrix);
-  if (both) *right = scaled_yuv_to_rgb(src.luma_at(x + 1, y), chroma, src.matrix);
-}
-__device__ __forceinline__ void load_pair(const Nv12Source &src, int x, int y, bool both,
-                                          Rgba *left, Rgba *right) {
-  load_420_pair(src, x, y, both, left, right);
-}
-__device__ __forceinline__ void load_pair(const I420Source &src, int x, int y, bool both,
-                                          Rgba *left, Rgba *right) {
-  load_420_pair(src, x, y, both, left, right);
-}
-__device__ __forceinline__ void load_pair(const P01xSource &src, int x, int y, bool both,
-                                          Rgba *left, Rgba *right) {
-  load_420_pair(src, x, y, both, left, right);
+// Source rows [first_row, first_row + rows) x columns [first_column,
+// first_column + columns) into the staged R, G, B planes (row r, column x
+// at r * pitch + x of each plane), each pixel loaded and converted once as
+// src.load() does. A warp takes kStageRows rows in turn, its lanes
+// neighbouring columns (neighbouring words: no bank conflict). Past the
+// last row a thread loads that row again and stores nothing, so that its
+// loads need no branch and go out together. Every thread of the block
+// calls it.
+template <class Source>
+__device__ __forceinline__ void stage_footprint(const Source &src, int first_column, int columns,
+                                                int first_row, int rows, float *staged, int pitch,
+                                                size_t plane) {
+  const int warps = static_cast<int>(blockDim.y);
+  for (int r0 = static_cast<int>(threadIdx.y) * kStageRows; r0 < rows; r0 += warps * kStageRows) {
+    for (int x = static_cast<int>(threadIdx.x); x < columns; x += kRowSumRows) {
+      Rgba pixels[kStageRows];
+#pragma unroll
+      for (int i = 0; i < kStageRows; ++i) {
+        pixels[i] = src.load(first_column + x, first_row + min(r0 + i, rows - 1));
+      }
+#pragma unroll
+      for (int i = 0; i < kStageRows; ++i) {
+        if (r0 + i >= rows) break;
+        float *at = staged + (r0 + i) * pitch + x;
+        at[0] = pixels[i].x;
+        at[plane] = pixels[i].y;
+        at[2 * plane] = pixels[i].z;
+      }
+    }
+  }
 }
 
 // Pass 1 for block (blockIdx.x, blockIdx.y) of kRowSumRows x capacity.warps
@@ -170,8 +180,7 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
   const int group_first = spans[0].first;
   const int group_pixels =
       group_begin < group_end ? spans[kRowSumColumns - 1].end - group_first : 0;
-  // The block's staged pixels, from an even column (4:2:0 pairs).
-  const int staged_first = antialias_span<kMethod>(block_begin, axis_x).first & ~1;
+  const int staged_first = antialias_span<kMethod>(block_begin, axis_x).first;
   const int staged_end = antialias_span<kMethod>(block_end - 1, axis_x).end;
   const bool fits = __syncthreads_and(staged_end - staged_first <= capacity.staged_columns &&
                                       group_pixels <= capacity.table_pixels);
@@ -202,7 +211,7 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
     return;
   }
 
-  // The weight table of this warp's columns, and their totals.
+  // The weight table of this warp's columns.
   for (int j = lane; j < group_pixels; j += kRowSumRows) {
     const int pixel = group_first + j;
     float weights[kRowSumColumns];
@@ -214,45 +223,35 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
     }
     table[j] = make_float4(weights[0], weights[1], weights[2], weights[3]);
   }
-#pragma unroll
-  for (int g = 0; g < kRowSumColumns; ++g) {
-    if (lane == g && group_begin + g < group_end) {
-      const float total = antialias_total(spans[g]);
-      totals[g] = total;
-      if (blockIdx.y == 0) sums.totals_x()[group_begin + g - sums.column_begin] = total;
+  __syncwarp();
+  // Each column's total, where a uint8 hand-off or the first block row
+  // needs it: its tabled weights added in antialias_total()'s order (the
+  // same values, so the same bits), one lane per column.
+  const bool totals_needed = axes.uint8_intermediate || blockIdx.y == 0;
+  if (totals_needed && lane < kRowSumColumns && group_begin + lane < group_end) {
+    const AntialiasSpan<kMethod> span = antialias_span<kMethod>(group_begin + lane, axis_x);
+    const float *weights = reinterpret_cast<const float *>(table) + lane;
+    float total = 0.0f;
+    for (int j = span.first - group_first; j < span.end - group_first; ++j) {
+      total = __fadd_rn(total, weights[j * kRowSumColumns]);
     }
+    totals[lane] = total;
+    if (blockIdx.y == 0) sums.totals_x()[group_begin + lane - sums.column_begin] = total;
   }
 
-  // The staged footprint: row by row, pairs of pixels along the row.
-  const int staged_pairs = (staged_end - staged_first + 1) / 2;
-  for (int r = warp; r < kRowSumRows; r += capacity.warps) {
-    if (block_row + r >= end_row) break;
-    for (int p = lane; p < staged_pairs; p += kRowSumRows) {
-      const int x = staged_first + 2 * p;
-      Rgba left, right;
-      const bool both = x + 1 < staged_end;
-      load_pair(src, x, block_row + r, both, &left, &right);
-      float *at = staged + static_cast<size_t>(r) * pitch + (x - staged_first);
-      at[0] = left.x;
-      at[staged_plane] = left.y;
-      at[2 * staged_plane] = left.z;
-      if (both) {
-        at[1] = right.x;
-        at[staged_plane + 1] = right.y;
-        at[2 * staged_plane + 1] = right.z;
-      }
-    }
-  }
+  stage_footprint(src, staged_first, staged_end - staged_first, block_row,
+                  min(kRowSumRows, end_row - block_row), staged, pitch, staged_plane);
   __syncthreads();
+  if (!row_inside || group_begin >= group_end) return;
 
   // This lane's row, the warp's columns: every pixel of their joint span
   // once, weighted for each column.
-  float totals_of_group[kRowSumColumns];
   float sum[kRowSumColumns][kRowSumChannels] = {};
   {
     const float *red = staged + static_cast<size_t>(lane) * pitch + (group_first - staged_first);
     const float *green = red + staged_plane;
     const float *blue = green + staged_plane;
+#pragma unroll 4
     for (int j = 0; j < group_pixels; ++j) {
       const float4 weight = table[j];
       const float weights[kRowSumColumns] = {weight.x, weight.y, weight.z, weight.w};
@@ -265,36 +264,34 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
         }
       }
     }
-#pragma unroll
-    for (int g = 0; g < kRowSumColumns; ++g) totals_of_group[g] = totals[g];
   }
-  __syncthreads();  // the staged pixels are read: their room takes the sums
 
-  // Each lane's sums into the staged planes, transposed (row = lane), then
-  // out with the lanes along the columns.
-  if (group_begin < group_end) {
+  // Straight out: a lane's columns are 16 aligned bytes of its row in each
+  // plane (the pitch is a multiple of 32 floats, groups start at multiples
+  // of kRowSumColumns).
+  float values[kRowSumChannels][kRowSumColumns];
+#pragma unroll
+  for (int g = 0; g < kRowSumColumns; ++g) {
+    const Rgba value = antialias_row_handoff_of_total(
+        axes.uint8_intermediate ? totals[g] : 1.0f,
+        axes.uint8_intermediate)(make_float4(sum[g][0], sum[g][1], sum[g][2], 0.0f));
+    values[0][g] = value.x;
+    values[1][g] = value.y;
+    values[2][g] = value.z;
+  }
+  const size_t out = sums_row + (group_begin - sums.column_begin);
+  if (group_end - group_begin == kRowSumColumns) {
+#pragma unroll
+    for (int c = 0; c < kRowSumChannels; ++c) {
+      *reinterpret_cast<float4 *>(sums.plane(c) + out) =
+          make_float4(values[c][0], values[c][1], values[c][2], values[c][3]);
+    }
+  } else {
 #pragma unroll
     for (int g = 0; g < kRowSumColumns; ++g) {
-      const Rgba value =
-          antialias_row_handoff_of_total(totals_of_group[g], axes.uint8_intermediate)(
-              make_float4(sum[g][0], sum[g][1], sum[g][2], 0.0f));
-      float *at = staged + static_cast<size_t>(lane) * pitch + warp * kRowSumColumns + g;
-      at[0] = value.x;
-      at[staged_plane] = value.y;
-      at[2 * staged_plane] = value.z;
-    }
-  }
-  __syncthreads();
-  const int columns = block_end - block_begin;
-  for (int r = warp; r < kRowSumRows; r += capacity.warps) {
-    if (block_row + r >= end_row) break;
-    const size_t out_row = static_cast<size_t>(block_row + r - first_row) * sums.pitch +
-                           (block_begin - sums.column_begin);
-    for (int d = lane; d < columns; d += kRowSumRows) {
-      const float *at = staged + static_cast<size_t>(r) * pitch + d;
-      for (int c = 0; c < kRowSumChannels; ++c) {
-        sums.plane(c)[out_row + d] = at[c * staged_plane];
-      }
+      if (group_begin + g >= group_end) break;
+#pragma unroll
+      for (int c = 0; c < kRowSumChannels; ++c) sums.plane(c)[out + g] = values[c][g];
     }
   }
 }

@@ -36,8 +36,8 @@ using test::DeviceAllocations;
 using test::make_random_frame;
 
 // Pass-1 blocks, and those whose footprint fits the capacity (staged),
-// decided from the definition: the staged columns from an even one, each
-// warp's joint span within its table.
+// decided from the definition: the block's footprint within the staged
+// columns, each warp's joint span within its table.
 template <Interpolation kMethod>
 __global__ void count_staged_blocks(device::ResampleAxes axes, device::RowSums sums,
                                     device::RowSumsCapacity capacity, int blocks_x, int *counts) {
@@ -46,7 +46,7 @@ __global__ void count_staged_blocks(device::ResampleAxes axes, device::RowSums s
   const int block_columns = capacity.warps * device::kRowSumColumns;
   const int begin = sums.column_begin + block * block_columns;
   const int end = min(begin + block_columns, sums.column_begin + sums.columns);
-  const int staged_first = device::antialias_span<kMethod>(begin, axes.antialias_x).first & ~1;
+  const int staged_first = device::antialias_span<kMethod>(begin, axes.antialias_x).first;
   bool fits = device::antialias_span<kMethod>(end - 1, axes.antialias_x).end - staged_first <=
               capacity.staged_columns;
   for (int group = begin; group < end; group += device::kRowSumColumns) {

@@ -48,7 +48,7 @@ TEST(AntialiasTwoPassPlan, Resize256Of4kRunsInTwoPasses) {
   EXPECT_EQ(plan.output_launch.grid.y, 256u / 8);
 }
 
-TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowATwofoldShrink) {
+TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) {
   for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
     EXPECT_FALSE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300,
                                AntialiasPath::kChosen)
@@ -56,14 +56,26 @@ TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowATwofoldShrink) {
     EXPECT_TRUE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300,
                               AntialiasPath::kTwoPass)
                     .runs);
-    // One axis shrunk twofold is enough.
-    EXPECT_TRUE(two_pass_plan(mapping_of(640, 480, 320, 480, method, true), 320, 480,
-                              AntialiasPath::kChosen)
-                    .runs);
+    // 1080p -> 455 columns: 19 taps (bicubic), 11 (bilinear).
+    EXPECT_FALSE(two_pass_plan(mapping_of(1920, 1080, 455, 256, method, true), 455, 256,
+                               AntialiasPath::kChosen)
+                     .runs);
     EXPECT_FALSE(two_pass_plan(mapping_of(3840, 2160, 455, 256, method, true), 455, 256,
                                AntialiasPath::kSinglePass)
                      .runs);
   }
+  // 4K -> 455 columns: 36 taps bicubic, 19 bilinear. Only the columns count:
+  // a tall shrink of few taps per column stays on the single pass.
+  const auto chosen = [](int src_width, int src_height, int width, int height,
+                         Interpolation method) {
+    return two_pass_plan(mapping_of(src_width, src_height, width, height, method, true), width,
+                         height, AntialiasPath::kChosen)
+        .runs;
+  };
+  EXPECT_TRUE(chosen(3840, 2160, 455, 256, Interpolation::kBicubic));
+  EXPECT_FALSE(chosen(3840, 2160, 455, 256, Interpolation::kBilinear));
+  EXPECT_FALSE(chosen(640, 3840, 640, 256, Interpolation::kBicubic));
+  EXPECT_TRUE(chosen(3840, 640, 256, 640, Interpolation::kBicubic));
 }
 
 TEST(AntialiasTwoPassPlan, OnlyAntialiasedSamplersThatFit) {
@@ -81,7 +93,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   const PixelRect letterbox{0, 80, 640, 480};
   TwoPassPlan plan =
       two_pass_plan(mapping_of(1920, 1440, 640, 640, Interpolation::kBilinear, true, letterbox),
-                    640, 640, AntialiasPath::kChosen);
+                    640, 640, AntialiasPath::kTwoPass);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 0);
   EXPECT_EQ(plan.sums.columns, 640);
