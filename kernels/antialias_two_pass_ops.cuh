@@ -19,18 +19,21 @@
 // zero weight leaves a sum's bits as they are: the sum starts at +0, and a
 // float sum of finite values is never -0 unless both terms are -0, so
 // fma(0, p, s) == s for any finite pixel p. What it saves: each staged pixel
-// is read from shared memory once for four columns, and their four weights
-// in one 16-byte broadcast, where row_sum() reads a pixel and a weight per
-// tap; shared memory, not issue, bounds the loop (bench/NOTES-kernels.md
-// counts both). A warp's lanes run down 32 source rows of the same columns:
-// their weights are one broadcast, their pixels fall in distinct banks (odd
-// pitch).
+// is read from shared memory once for two columns, and their two weights
+// in one 8-byte broadcast, where row_sum() reads a pixel and a weight per
+// tap. Two columns rather than four: a block's staged footprint, which
+// bounds the blocks per SM, is shared by twice the warps
+// (bench/NOTES-kernels.md counts both). A warp's lanes run down 32 source
+// rows of the same columns: their weights are one broadcast, their pixels
+// fall in distinct banks (odd pitch). footprint_staging_ops.cuh stages the
+// pixels.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "antialias_ops.cuh"
 #include "color_ops.cuh"
+#include "footprint_staging_ops.cuh"
 #include "resample_ops.cuh"
 #include "resize_tile.cuh"
 #include "source_ops.cuh"
@@ -38,8 +41,8 @@
 namespace cudaprep::device {
 
 // Output columns one pass-1 thread sums (the weights of one pixel for all
-// of them are one float4).
-constexpr int kRowSumColumns = 4;
+// of them are one float2).
+constexpr int kRowSumColumns = 2;
 // Source rows of one pass-1 block: one per lane of each warp.
 constexpr int kRowSumRows = 32;
 // R, G, B: the fused preprocess stores no alpha.
@@ -87,9 +90,10 @@ struct RowSumsCapacity {
 };
 
 // Where the parts live in a pass-1 block's shared memory: the weight
-// tables (float4 per pixel: one weight per column of the group), the
+// tables (float2 per pixel: one weight per column of the group), the
 // columns' totals, then the staged R, G, B planes of kRowSumRows rows at an
-// odd pitch.
+// odd pitch: the staged columns and two more, as the staging starts at an
+// even column and ends after a whole pair (stage_420_footprint()).
 struct RowSumsSharedLayout {
   int staged_pitch;
   size_t tables, totals, staged, bytes;  // byte offsets
@@ -98,52 +102,13 @@ struct RowSumsSharedLayout {
 __host__ __device__ inline RowSumsSharedLayout row_sums_shared_layout(
     const RowSumsCapacity &capacity) {
   RowSumsSharedLayout layout;
-  layout.staged_pitch = capacity.staged_columns | 1;
+  layout.staged_pitch = (capacity.staged_columns + 2) | 1;
   layout.tables = 0;
-  layout.totals = layout.tables + sizeof(float4) * capacity.warps * capacity.table_pixels;
+  layout.totals = layout.tables + sizeof(float2) * capacity.warps * capacity.table_pixels;
   layout.staged = layout.totals + sizeof(float) * capacity.warps * kRowSumColumns;
   layout.bytes =
       layout.staged + sizeof(float) * kRowSumChannels * kRowSumRows * layout.staged_pitch;
   return layout;
-}
-
-// Pixels loaded by each thread of a pass-1 block before it converts and
-// stores any: kStageRows rows of one column (a warp's lanes take 32
-// neighbouring columns, so a footprint row idles fewer than 32 lanes). Few
-// blocks fit an SM beside their staged rows, so a thread hides the loads'
-// latency itself.
-constexpr int kStageRows = 8;
-
-// Source rows [first_row, first_row + rows) x columns [first_column,
-// first_column + columns) into the staged R, G, B planes (row r, column x
-// at r * pitch + x of each plane), each pixel loaded and converted once as
-// src.load() does. A warp takes kStageRows rows in turn, its lanes
-// neighbouring columns (neighbouring words: no bank conflict). Past the
-// last row a thread loads that row again and stores nothing, so that its
-// loads need no branch and go out together. Every thread of the block
-// calls it.
-template <class Source>
-__device__ __forceinline__ void stage_footprint(const Source &src, int first_column, int columns,
-                                                int first_row, int rows, float *staged, int pitch,
-                                                size_t plane) {
-  const int warps = static_cast<int>(blockDim.y);
-  for (int r0 = static_cast<int>(threadIdx.y) * kStageRows; r0 < rows; r0 += warps * kStageRows) {
-    for (int x = static_cast<int>(threadIdx.x); x < columns; x += kRowSumRows) {
-      Rgba pixels[kStageRows];
-#pragma unroll
-      for (int i = 0; i < kStageRows; ++i) {
-        pixels[i] = src.load(first_column + x, first_row + min(r0 + i, rows - 1));
-      }
-#pragma unroll
-      for (int i = 0; i < kStageRows; ++i) {
-        if (r0 + i >= rows) break;
-        float *at = staged + (r0 + i) * pitch + x;
-        at[0] = pixels[i].x;
-        at[plane] = pixels[i].y;
-        at[2 * plane] = pixels[i].z;
-      }
-    }
-  }
 }
 
 // Pass 1 for block (blockIdx.x, blockIdx.y) of kRowSumRows x capacity.warps
@@ -187,7 +152,7 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
 
   const RowSumsSharedLayout layout = row_sums_shared_layout(capacity);
   char *base = reinterpret_cast<char *>(shared);
-  float4 *table = reinterpret_cast<float4 *>(base + layout.tables) + warp * capacity.table_pixels;
+  float2 *table = reinterpret_cast<float2 *>(base + layout.tables) + warp * capacity.table_pixels;
   float *totals = reinterpret_cast<float *>(base + layout.totals) + warp * kRowSumColumns;
   float *staged = reinterpret_cast<float *>(base + layout.staged);
   const int pitch = layout.staged_pitch;
@@ -221,7 +186,7 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
           group_begin + g < group_end && pixel >= spans[g].first && pixel < spans[g].end;
       weights[g] = tap ? spans[g].weight_of(pixel) : 0.0f;
     }
-    table[j] = make_float4(weights[0], weights[1], weights[2], weights[3]);
+    table[j] = make_float2(weights[0], weights[1]);
   }
   __syncwarp();
   // Each column's total, where a uint8 hand-off or the first block row
@@ -239,8 +204,10 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
     if (blockIdx.y == 0) sums.totals_x()[group_begin + lane - sums.column_begin] = total;
   }
 
-  stage_footprint(src, staged_first, staged_end - staged_first, block_row,
-                  min(kRowSumRows, end_row - block_row), staged, pitch, staged_plane);
+  // From an even column, for the 4:2:0 readers' pairs.
+  const int staged_origin = staged_first & ~1;
+  stage_footprint(src, staged_origin, staged_end - staged_origin, block_row,
+                  min(kRowSumRows, end_row - block_row), StagedPlanes{staged, pitch, staged_plane});
   __syncthreads();
   if (!row_inside || group_begin >= group_end) return;
 
@@ -248,13 +215,13 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
   // once, weighted for each column.
   float sum[kRowSumColumns][kRowSumChannels] = {};
   {
-    const float *red = staged + static_cast<size_t>(lane) * pitch + (group_first - staged_first);
+    const float *red = staged + static_cast<size_t>(lane) * pitch + (group_first - staged_origin);
     const float *green = red + staged_plane;
     const float *blue = green + staged_plane;
-#pragma unroll 4
+#pragma unroll 8
     for (int j = 0; j < group_pixels; ++j) {
-      const float4 weight = table[j];
-      const float weights[kRowSumColumns] = {weight.x, weight.y, weight.z, weight.w};
+      const float2 weight = table[j];
+      const float weights[kRowSumColumns] = {weight.x, weight.y};
       const float pixel[kRowSumChannels] = {red[j], green[j], blue[j]};
 #pragma unroll
       for (int g = 0; g < kRowSumColumns; ++g) {
@@ -266,7 +233,7 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
     }
   }
 
-  // Straight out: a lane's columns are 16 aligned bytes of its row in each
+  // Straight out: a lane's columns are 8 aligned bytes of its row in each
   // plane (the pitch is a multiple of 32 floats, groups start at multiples
   // of kRowSumColumns).
   float values[kRowSumChannels][kRowSumColumns];
@@ -283,8 +250,7 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
   if (group_end - group_begin == kRowSumColumns) {
 #pragma unroll
     for (int c = 0; c < kRowSumChannels; ++c) {
-      *reinterpret_cast<float4 *>(sums.plane(c) + out) =
-          make_float4(values[c][0], values[c][1], values[c][2], values[c][3]);
+      *reinterpret_cast<float2 *>(sums.plane(c) + out) = make_float2(values[c][0], values[c][1]);
     }
   } else {
 #pragma unroll
