@@ -35,14 +35,15 @@ TEST(AntialiasTwoPassPlan, Resize256Of4kRunsInTwoPasses) {
   EXPECT_EQ(plan.sums.rect_row_end, 256);
   EXPECT_EQ(plan.sums.rows, 2160);  // every source row: the bound is clamped to the frame
   EXPECT_EQ(plan.sums.bytes(), sizeof(float) * (3u * 2160 * 480 + 480));
-  // 35 taps per column: four groups of two columns per block fit 48 KB.
-  EXPECT_EQ(plan.capacity.warps, 4);
+  // 35 taps per column: five groups of two columns per block fit 48 KB
+  // (112 staged columns), six would not (129).
+  EXPECT_EQ(plan.capacity.warps, 5);
   EXPECT_LE(plan.row_sums_shared_bytes, kTileSharedBytes);
   EXPECT_EQ(plan.row_sums_shared_bytes, device::row_sums_shared_layout(plan.capacity).bytes);
   EXPECT_GE(plan.taps, 35);
   EXPECT_EQ(plan.row_sums_launch.block.x, 32u);
-  EXPECT_EQ(plan.row_sums_launch.block.y, 4u);
-  EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 7) / 8);
+  EXPECT_EQ(plan.row_sums_launch.block.y, 5u);
+  EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 9) / 10);
   EXPECT_EQ(plan.row_sums_launch.grid.y, (2160u + 31) / 32);
   EXPECT_EQ(plan.output_launch.grid.x, (455u + 31) / 32);
   EXPECT_EQ(plan.output_launch.grid.y, 256u / 8);
