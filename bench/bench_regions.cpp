@@ -7,6 +7,10 @@
 //    repeated launches of the items cudabatch builds for those regions),
 //    per region, next to one preprocess() launch per region; the issue's
 //    target is <= 1 us per region.
+//  - kernel by count: the batched launch alone for 1, 16, 64, 256 and 1000
+//    regions of the same generator (several launches past
+//    kMaxPreprocessBatchItems), with the tensor's digest and whether it
+//    equals one preprocess() per region.
 //  - pipeline: pinned frames through appsrc ! cudaframeupload ! cudaresize !
 //    cudanormalize ! cudabatch ! cudatensorsink, the consumer waiting on each
 //    tensor's ready event; regions from GstVideoRegionOfInterestMeta (the
@@ -26,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -83,9 +88,8 @@ std::vector<Box> readme_tiles() {
   return boxes;
 }
 
-// GPU microseconds of one preprocess_batch() launch over the boxes of one
-// device frame, and of one preprocess() launch per box, averaged.
-void time_kernel(cudaprep::PixelFormat format, const std::vector<Box> &boxes) {
+// A device frame of the workload's size, filled with one byte value.
+cudaprep::Image device_frame(cudaprep::PixelFormat format) {
   cudaprep::Image frame;
   frame.format = format;
   frame.width = workload.width;
@@ -103,42 +107,73 @@ void time_kernel(cudaprep::PixelFormat format, const std::vector<Box> &boxes) {
     frame.planes[1].data = device + pitch * workload.height;
     frame.planes[1].pitch_bytes = pitch;
   }
-  const int count = static_cast<int>(boxes.size());
-  const cudaprep::TensorDesc desc =
-      cudaprep::make_contiguous_tensor_desc(cudaprep::TensorLayout::kNCHW, count, 3, workload.side,
-                                            workload.side, cudaprep::DataType::kFloat32);
-  void *tensor = nullptr;
-  CHECK_CUDA(cudaMalloc(&tensor, cudaprep::tensor_span_bytes(desc)));
+  return frame;
+}
+
+// The items cudabatch builds for `boxes` of `frame`, item i into slot i,
+// and the source bytes they cover.
+std::vector<cudaprep::PreprocessItem> region_items(const cudaprep::Image &frame,
+                                                   const std::vector<Box> &boxes,
+                                                   size_t *bytes_read) {
+  const bool nv12 = frame.format == cudaprep::PixelFormat::kNV12;
   std::vector<cudaprep::PreprocessItem> items(boxes.size());
-  size_t bytes_read = 0;
-  for (int i = 0; i < count; ++i) {
+  *bytes_read = 0;
+  for (size_t i = 0; i < boxes.size(); ++i) {
     const Box &b = boxes[i];
     items[i].src = cudaprep::sub_image(frame, b.x, b.y, b.width, b.height);
     items[i].resize_params.source_colorimetry.matrix = cudaprep::ColorMatrix::kBT709;
     std::copy(kMean, kMean + 3, items[i].normalize_params.mean);
     std::copy(kStd, kStd + 3, items[i].normalize_params.std);
-    items[i].batch_index = i;
-    bytes_read += static_cast<size_t>(b.width) * b.height * (nv12 ? 3 : 8) / 2;
+    items[i].batch_index = static_cast<int>(i);
+    *bytes_read += static_cast<size_t>(b.width) * b.height * (nv12 ? 3 : 8) / 2;
   }
+  return items;
+}
+
+cudaprep::TensorDesc regions_tensor(int count) {
+  return cudaprep::make_contiguous_tensor_desc(cudaprep::TensorLayout::kNCHW, count, 3,
+                                               workload.side, workload.side,
+                                               cudaprep::DataType::kFloat32);
+}
+
+// GPU microseconds per call of `launch` on `stream`: CUDA events around
+// `repeats` back-to-back calls after 20 unmeasured ones.
+template <class Launch>
+double gpu_us_per_call(cudaStream_t stream, int repeats, const Launch &launch) {
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  for (int i = 0; i < 20; ++i) launch();
+  CHECK_CUDA(cudaEventRecord(start, stream));
+  for (int i = 0; i < repeats; ++i) launch();
+  CHECK_CUDA(cudaEventRecord(stop, stream));
+  CHECK_CUDA(cudaEventSynchronize(stop));
+  float ms = 0;
+  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  return 1000.0 * ms / repeats;
+}
+
+// GPU microseconds of one preprocess_batch() launch over the boxes of one
+// device frame, and of one preprocess() launch per box, averaged.
+void time_kernel(cudaprep::PixelFormat format, const std::vector<Box> &boxes) {
+  const cudaprep::Image frame = device_frame(format);
+  const int count = static_cast<int>(boxes.size());
+  const cudaprep::TensorDesc desc = regions_tensor(count);
+  void *tensor = nullptr;
+  CHECK_CUDA(cudaMalloc(&tensor, cudaprep::tensor_span_bytes(desc)));
+  size_t bytes_read = 0;
+  const std::vector<cudaprep::PreprocessItem> items = region_items(frame, boxes, &bytes_read);
   const std::string error = cudaprep::preprocess_batch_error(items.data(), count, tensor, desc);
   if (!error.empty()) {
     std::fprintf(stderr, "%s\n", error.c_str());
     std::exit(1);
   }
   cudaStream_t stream;
-  cudaEvent_t start, stop;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
   const auto measure = [&](const char *what, int repeats, const auto &launch) {
-    for (int i = 0; i < 20; ++i) launch();
-    CHECK_CUDA(cudaEventRecord(start, stream));
-    for (int i = 0; i < repeats; ++i) launch();
-    CHECK_CUDA(cudaEventRecord(stop, stream));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    const double per_call_us = 1000.0 * ms / repeats;
+    const double per_call_us = gpu_us_per_call(stream, repeats, launch);
     std::printf("kernel %-22s %3d regions: %8.2f us per call, %6.3f us per region\n", what, count,
                 per_call_us, per_call_us / count);
     return per_call_us / count;
@@ -156,11 +191,61 @@ void time_kernel(cudaprep::PixelFormat format, const std::vector<Box> &boxes) {
       "kernel bytes per region: %.0f written (float32), %.0f of source in the box "
       "(mean); %.0f GB/s written by the batched launch\n",
       written, static_cast<double>(bytes_read) / count, written / (batched * 1e3));
-  CHECK_CUDA(cudaEventDestroy(start));
-  CHECK_CUDA(cudaEventDestroy(stop));
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDA(cudaFree(tensor));
-  CHECK_CUDA(cudaFree(device));
+  CHECK_CUDA(cudaFree(frame.planes[0].data));
+}
+
+// 64-bit FNV-1a of a device buffer's bytes.
+uint64_t device_digest(const void *data, size_t bytes, std::vector<uint8_t> *host) {
+  host->resize(bytes);
+  CHECK_CUDA(cudaMemcpy(host->data(), data, bytes, cudaMemcpyDeviceToHost));
+  uint64_t hash = 1469598103934665603ull;
+  for (const uint8_t byte : *host) hash = (hash ^ byte) * 1099511628211ull;
+  return hash;
+}
+
+// The batched launch's GPU time per region from 1 to 1000 regions of one
+// frame (the same box generator, so each count's boxes begin with the
+// smaller counts' boxes): per call and per region, the tensor's digest (to
+// compare builds) and whether it equals one preprocess() per region.
+void time_region_counts(cudaprep::PixelFormat format) {
+  const cudaprep::Image frame = device_frame(format);
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (const int count : {1, 16, 64, 256, 1000}) {
+    size_t bytes_read = 0;
+    const std::vector<cudaprep::PreprocessItem> items =
+        region_items(frame, detections(count), &bytes_read);
+    const cudaprep::TensorDesc desc = regions_tensor(count);
+    const size_t bytes = cudaprep::tensor_span_bytes(desc);
+    void *batched = nullptr, *single = nullptr;
+    CHECK_CUDA(cudaMalloc(&batched, bytes));
+    CHECK_CUDA(cudaMalloc(&single, bytes));
+    CHECK_CUDA(cudaMemsetAsync(batched, 0xff, bytes, stream));
+    CHECK_CUDA(cudaMemsetAsync(single, 0xff, bytes, stream));
+    const int repeats = std::clamp(50000 / count, 50, 2000);
+    const double per_call_us = gpu_us_per_call(stream, repeats, [&] {
+      CHECK_CUDA(cudaprep::preprocess_batch(items.data(), count, batched, desc, stream));
+    });
+    for (const cudaprep::PreprocessItem &item : items)
+      CHECK_CUDA(cudaprep::preprocess(item.src, item.resize_params, item.normalize_params, single,
+                                      desc, item.batch_index, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    std::vector<uint8_t> batched_bytes, single_bytes;
+    const uint64_t digest = device_digest(batched, bytes, &batched_bytes);
+    device_digest(single, bytes, &single_bytes);
+    std::printf(
+        "kernel by count %s %4d regions: %8.2f us per call, %6.3f us per region, digest "
+        "%016llx, batch == single: %s\n",
+        format == cudaprep::PixelFormat::kNV12 ? "NV12" : "RGBA", count, per_call_us,
+        per_call_us / count, static_cast<unsigned long long>(digest),
+        batched_bytes == single_bytes ? "yes" : "NO");
+    CHECK_CUDA(cudaFree(batched));
+    CHECK_CUDA(cudaFree(single));
+  }
+  CHECK_CUDA(cudaStreamDestroy(stream));
+  CHECK_CUDA(cudaFree(frame.planes[0].data));
 }
 
 // Where the pad's regions come from: the frames' ROI metas, its static
@@ -321,6 +406,7 @@ int main(int argc, char **argv) {
   }
   const std::vector<Box> boxes = detections(count);
   time_kernel(pixel_format, boxes);
+  time_region_counts(pixel_format);
   run_pipeline(format, boxes, frames, RegionSource::kRoiMeta);
   run_pipeline(format, boxes, frames, RegionSource::kStatic);
   return 0;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -25,6 +26,9 @@
 
 namespace cudaprep {
 namespace {
+
+// Threads of a block of the run shape.
+constexpr unsigned kRunBlockThreads = kBlockWidth * kBlockHeight;
 
 // Kernel parameters may take 32764 bytes on sm_70 and later (CUDA 12.1).
 static_assert(sizeof(BatchArgs<kMaxPreprocessBatchItems>) <= 32764,
@@ -136,6 +140,29 @@ int capacity_for(int count) {
   return kMaxPreprocessBatchItems;
 }
 
+// Whether a batch launches in the run shape (preprocess_batch_kernel.cuh):
+// a kernel that may (batch_kernel_runs()), into rows of contiguous elements
+// whose runs all start aligned for one wide store, with every run index of
+// an item within an int.
+bool takes_runs(Interpolation method, bool antialiased, const void *tensor,
+                const device::TensorStrides &strides, DataType dtype, int width, int height) {
+  const int64_t element = static_cast<int64_t>(data_type_size(dtype));
+  const int64_t runs_per_row = (width + device::kRunLength - 1) / device::kRunLength;
+  return batch_kernel_runs(method, antialiased) && strides.width == element &&
+         is_aligned(tensor, strides.batch | strides.channel | strides.height,
+                    static_cast<size_t>(device::kRunLength * element)) &&
+         runs_per_row * height <= INT_MAX - static_cast<int64_t>(kRunBlockThreads);
+}
+
+// The run shape's grid: each item's runs in one-dimensional blocks, one row
+// of blocks per item.
+LaunchShape run_launch_shape(int width, int height, int count) {
+  const int64_t runs =
+      static_cast<int64_t>((width + device::kRunLength - 1) / device::kRunLength) * height;
+  const auto blocks = static_cast<unsigned>((runs + kRunBlockThreads - 1) / kRunBlockThreads);
+  return {dim3(blocks, static_cast<unsigned>(count)), dim3(kRunBlockThreads)};
+}
+
 // items[0..count), count <= kCapacity, all validated.
 template <int kCapacity>
 cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_data,
@@ -173,10 +200,13 @@ cudaError_t launch_batch(const PreprocessItem *items, int count, void *tensor_da
   args.order = items[0].normalize_params.channel_order;
   args.tensor = tensor_data;
   args.strides = logical_strides(desc);
-  LaunchShape launch = launch_shape_2d(width, height, 1);
-  launch.grid.z = static_cast<unsigned>(count);
   variant.antialias = variant.antialias && (variant.method == Interpolation::kBilinear ||
                                             variant.method == Interpolation::kBicubic);
+  args.by_runs = takes_runs(variant.method, variant.antialias, tensor_data, args.strides,
+                            desc.dtype, width, height);
+  LaunchShape launch = launch_shape_2d(width, height, 1);
+  launch.grid.z = static_cast<unsigned>(count);
+  if (args.by_runs) launch = run_launch_shape(width, height, count);
   return runtime::launch_kernel(batch_request(variant), launch, tile_shared_bytes(tile), stream,
                                 args);
 }

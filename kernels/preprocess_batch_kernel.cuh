@@ -1,8 +1,19 @@
 // preprocess_batch()'s kernel, compiled at run time
-// (runtime/runtime_kernels.h): a grid of (tiles x, tiles y, items), each
-// block reading its item's source reader, mapping and constants from the
-// kernel's parameters and running the pixel function of the single-item
-// kernel (device::preprocess_block) on it. Compiled for the readers the
+// (runtime/runtime_kernels.h), in one of two shapes:
+//  - runs (BatchArgs::by_runs; bilinear kernels that meet no antialiased
+//    item, into rows the launch found contiguous and aligned for wide
+//    stores): a grid of (blocks per item, items) of one-dimensional blocks,
+//    thread i of an item computing its i-th run of kRunLength pixels along
+//    a row (device::preprocess_bilinear_run), the runs numbered row by row;
+//    a block's threads fill whole rows one after another, so no lane idles
+//    at a row's end whatever the width, and the item's constants and the
+//    rows' maths and addresses are paid once per run, not per pixel.
+//  - tiles: a grid of (tiles x, tiles y, items), one thread per pixel, the
+//    pixel function of the single-item kernel (device::preprocess_block):
+//    what the antialiased samplers (which tile a block's footprint through
+//    shared memory), nearest, bicubic and area, and other tensors take.
+// Either way each block reads its item's source reader, mapping and
+// constants from the kernel's parameters. Compiled for the readers the
 // batch's items hold (Readers), so a batch of NV12 frames carries no RGBA
 // path.
 #pragma once
@@ -34,12 +45,37 @@ struct BatchArgs {
   ChannelOrder order;
   void *tensor;
   device::TensorStrides strides;
+  bool by_runs;  // the run shape (takes_runs() in preprocess_batch.cu)
 };
 
-// __grid_constant__: items[blockIdx.z] is read in place from the parameter
-// space; without it, indexing the array would copy it per thread.
+// Whether a kernel may take the run shape: plain bilinear, whose few taps
+// leave room for a run's registers, never the antialiased samplers.
+CUDAPREP_HD constexpr bool batch_kernel_runs(Interpolation method, bool antialiased) {
+  return !antialiased && method == Interpolation::kBilinear;
+}
+
+// __grid_constant__: the item is read in place from the parameter space;
+// without it, indexing the array would copy it per thread.
 template <Interpolation kMethod, bool kAntialiased, typename Out, int kCapacity, class... Readers>
 __global__ void preprocess_batch_kernel(const __grid_constant__ BatchArgs<kCapacity> args) {
+  if constexpr (batch_kernel_runs(kMethod, kAntialiased)) {
+    if (args.by_runs) {
+      const BatchItem &item = args.items[blockIdx.y];
+      // The launch keeps every run index within an int (takes_runs()).
+      const unsigned runs_per_row =
+          (static_cast<unsigned>(args.width) + device::kRunLength - 1) / device::kRunLength;
+      const unsigned run = blockIdx.x * blockDim.x + threadIdx.x;
+      const unsigned y = run / runs_per_row;
+      if (y >= static_cast<unsigned>(args.height)) return;
+      const int x = static_cast<int>(run - y * runs_per_row) * device::kRunLength;
+      item.source.visit_only<Readers...>([&](const auto &source) {
+        device::preprocess_bilinear_run<Out, std::decay_t<decltype(source)>>(
+            source, item.mapping, args.order, item.norm, args.tensor, args.strides,
+            item.batch_index, x, static_cast<int>(y), args.width);
+      });
+      return;
+    }
+  }
   extern __shared__ device::Rgba tile_shared[];
   const BatchItem &item = args.items[blockIdx.z];
   item.source.visit_only<Readers...>([&](const auto &source) {

@@ -55,13 +55,24 @@ inline ResampleAxes resample_axes(int src_width, int src_height, int rect_width,
 
 // The source positions bilinear and bicubic sample for rectangle column x
 // and row y: the one place that maps an output pixel to a source position.
+// kOpenCvPositions: axes.opencv_positions, known to the caller.
+template <bool kOpenCvPositions>
 __device__ __forceinline__ float sample_position_x(int x, const ResampleAxes &axes) {
-  return axes.opencv_positions ? opencv_source_coordinate(x, axes.nearest_src_per_dst_x)
-                               : centre_source_coordinate(x, axes.src_per_dst_x);
+  return kOpenCvPositions ? opencv_source_coordinate(x, axes.nearest_src_per_dst_x)
+                          : centre_source_coordinate(x, axes.src_per_dst_x);
+}
+template <bool kOpenCvPositions>
+__device__ __forceinline__ float sample_position_y(int y, const ResampleAxes &axes) {
+  return kOpenCvPositions ? opencv_source_coordinate(y, axes.nearest_src_per_dst_y)
+                          : centre_source_coordinate(y, axes.src_per_dst_y);
+}
+__device__ __forceinline__ float sample_position_x(int x, const ResampleAxes &axes) {
+  return axes.opencv_positions ? sample_position_x<true>(x, axes)
+                               : sample_position_x<false>(x, axes);
 }
 __device__ __forceinline__ float sample_position_y(int y, const ResampleAxes &axes) {
-  return axes.opencv_positions ? opencv_source_coordinate(y, axes.nearest_src_per_dst_y)
-                               : centre_source_coordinate(y, axes.src_per_dst_y);
+  return axes.opencv_positions ? sample_position_y<true>(y, axes)
+                               : sample_position_y<false>(y, axes);
 }
 
 // The resampled value of output pixel (x, y), counted from the rectangle's
@@ -112,6 +123,37 @@ __device__ __forceinline__ Rgba resized_value(const Source &src, int x, int y,
   const bool inside =
       rect_x >= 0 && rect_y >= 0 && rect_x < mapping.rect.width && rect_y < mapping.rect.height;
   return inside ? resample<kMethod>(src, rect_x, rect_y, mapping.axes) : mapping.pad;
+}
+
+// resized_value<kBilinear>() of destination pixels (x + k, y), k < N, of a
+// `width`-wide destination (a pixel at or past `width` takes pixel width -
+// 1's value), for a mapping that is not antialiased, kOpenCvPositions being
+// its axes.opencv_positions: the rows, their weight and their addresses are
+// worked out once for the run, then each pixel's columns. Straight-line
+// code (a pixel outside the rectangle is sampled at its nearest column and
+// replaced by the pad) so that the compiler shares the rows' work between
+// the pixels.
+template <bool kOpenCvPositions, int N, class Source>
+__device__ __forceinline__ void bilinear_run_values(const Source &src, int x, int y, int width,
+                                                    const ResizeMapping &mapping,
+                                                    Rgba (&values)[N]) {
+  const ResampleAxes &axes = mapping.axes;
+  const int rect_y = y - mapping.rect.y;
+  if (rect_y < 0 || rect_y >= mapping.rect.height) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) values[k] = mapping.pad;
+    return;
+  }
+  const BilinearRows rows =
+      bilinear_rows(sample_position_y<kOpenCvPositions>(rect_y, axes), src.height);
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int rect_x = min(x + k, width - 1) - mapping.rect.x;
+    const int sampled_x = min(max(rect_x, 0), mapping.rect.width - 1);
+    const Rgba value =
+        sample_bilinear_rows(src, sample_position_x<kOpenCvPositions>(sampled_x, axes), rows);
+    values[k] = rect_x >= 0 && rect_x < mapping.rect.width ? value : mapping.pad;
+  }
 }
 
 }  // namespace cudaprep::device

@@ -55,23 +55,40 @@ __device__ __forceinline__ Rgba sample_nearest(const Source &src, int x, int y) 
   return src.load(x, y);
 }
 
+// The two source rows bilinear reads for continuous row sy (border
+// replicate) and the bottom row's weight: the part of a sample that a run of
+// pixels along an output row shares.
+struct BilinearRows {
+  int top, bottom;
+  float weight;  // of the bottom row
+};
+
+__device__ __forceinline__ BilinearRows bilinear_rows(float sy, int height) {
+  const float floor_y = floorf(sy);
+  return {clamp_index(static_cast<int>(floor_y), height),
+          clamp_index(static_cast<int>(floor_y) + 1, height), sy - floor_y};
+}
+
+// Bilinear at continuous column sx of `rows`, with border replicate.
+template <class Source>
+__device__ __forceinline__ Rgba sample_bilinear_rows(const Source &src, float sx,
+                                                     const BilinearRows &rows) {
+  const float floor_x = floorf(sx);
+  const float tx = sx - floor_x;
+  const int columns[2] = {clamp_index(static_cast<int>(floor_x), src.width),
+                          clamp_index(static_cast<int>(floor_x) + 1, src.width)};
+  Rgba top_taps[2], bottom_taps[2];
+  load_taps(src, columns, rows.top, top_taps);
+  load_taps(src, columns, rows.bottom, bottom_taps);
+  const Rgba top = add_weighted(weighted(1.0f - tx, top_taps[0]), tx, top_taps[1]);
+  const Rgba bottom = add_weighted(weighted(1.0f - tx, bottom_taps[0]), tx, bottom_taps[1]);
+  return add_weighted(weighted(1.0f - rows.weight, top), rows.weight, bottom);
+}
+
 // Bilinear at continuous (sx, sy) with border replicate.
 template <class Source>
 __device__ __forceinline__ Rgba sample_bilinear(const Source &src, float sx, float sy) {
-  const float floor_x = floorf(sx);
-  const float floor_y = floorf(sy);
-  const float tx = sx - floor_x;
-  const float ty = sy - floor_y;
-  const int columns[2] = {clamp_index(static_cast<int>(floor_x), src.width),
-                          clamp_index(static_cast<int>(floor_x) + 1, src.width)};
-  const int y0 = clamp_index(static_cast<int>(floor_y), src.height);
-  const int y1 = clamp_index(static_cast<int>(floor_y) + 1, src.height);
-  Rgba top_taps[2], bottom_taps[2];
-  load_taps(src, columns, y0, top_taps);
-  load_taps(src, columns, y1, bottom_taps);
-  const Rgba top = add_weighted(weighted(1.0f - tx, top_taps[0]), tx, top_taps[1]);
-  const Rgba bottom = add_weighted(weighted(1.0f - tx, bottom_taps[0]), tx, bottom_taps[1]);
-  return add_weighted(weighted(1.0f - ty, top), ty, bottom);
+  return sample_bilinear_rows(src, sx, bilinear_rows(sy, src.height));
 }
 
 // Keys cubic convolution weights (A = -0.75, OpenCV's INTER_CUBIC) of the

@@ -1,6 +1,6 @@
 // Stores of resampled pixels (namespace cudaprep::device): Rgba rounded
-// into a byte destination format (resize()), or normalised unrounded into a
-// tensor element (preprocess()'s float intermediate, and sources deeper
+// into a byte destination format (resize()), or normalised unrounded into
+// tensor elements (preprocess()'s float intermediate, and sources deeper
 // than 8 bits).
 #pragma once
 
@@ -65,23 +65,22 @@ __device__ __forceinline__ void store_pixel(uint8_t *row, int x, const Rgba &val
   }
 }
 
-// Tensor pixel `pixel` (channel c at pixel + c * channel_stride) of the
-// resampled `value` normalised unrounded and unclamped, channels in `order`;
-// GRAY is the BT.601 luma of the unrounded RGB.
+// The tensor elements of the resampled `value` normalised unrounded and
+// unclamped: elements[c] is output channel c in `order` (GRAY: elements[0]
+// only, the BT.601 luma of the unrounded RGB).
 template <typename Out>
-__device__ __forceinline__ void store_unrounded_pixel(void *tensor, int64_t pixel,
-                                                      int64_t channel_stride, const Rgba &value,
-                                                      ChannelOrder order,
-                                                      const ChannelNormalization &norm) {
+__device__ __forceinline__ void unrounded_elements(const Rgba &value, ChannelOrder order,
+                                                   const ChannelNormalization &norm,
+                                                   Out (&elements)[kMaxChannels]) {
   if (order == ChannelOrder::kGray) {
-    store_element(tensor, pixel, normalized_value<Out>(luma_bt601(value), norm, 0));
+    elements[0] = normalized_value<Out>(luma_bt601(value), norm, 0);
     return;
   }
   const bool bgr = order == ChannelOrder::kBGR;
   const float channels[kMaxChannels] = {bgr ? value.z : value.x, value.y, bgr ? value.x : value.z};
 #pragma unroll
   for (int c = 0; c < kMaxChannels; ++c) {
-    store_element(tensor, pixel + c * channel_stride, normalized_value<Out>(channels[c], norm, c));
+    elements[c] = normalized_value<Out>(channels[c], norm, c);
   }
 }
 

@@ -59,8 +59,9 @@ __device__ __forceinline__ const T *byte_offset(const void *base, int64_t offset
   return reinterpret_cast<const T *>(static_cast<const uint8_t *>(base) + offset_bytes);
 }
 
-// Pixels (or elements) one thread of normalize and tensorize handles along a
-// row: a run of four makes its loads and stores 4 elements wide.
+// Pixels (or elements) one thread of normalize, tensorize and the batched
+// preprocess's run path handles along a row: a run of four makes their loads
+// and stores 4 elements wide.
 constexpr int kRunLength = 4;
 
 // A run of kRunLength 8-bit pixels of kBytesPerPixel bytes, as the
@@ -137,22 +138,35 @@ __device__ __forceinline__ float normalize_value(float x, const ChannelNormaliza
 }
 
 // normalize_value() of an 8-bit value: the same bits, through the
-// reciprocal where the launch found that exact.
+// reciprocal where the launch found that exact (kByReciprocal: the caller
+// knows norm.by_reciprocal at compile time).
+template <bool kByReciprocal>
 __device__ __forceinline__ float normalize_byte_value(float x, const ChannelNormalization &norm,
                                                       int channel) {
   const float centred = centred_value(x, norm, channel);
-  return norm.by_reciprocal
-             ? divide_by_reciprocal(centred, norm.std[channel], norm.inverse_std[channel])
-             : __fdiv_rn(centred, norm.std[channel]);
+  return kByReciprocal ? divide_by_reciprocal(centred, norm.std[channel], norm.inverse_std[channel])
+                       : __fdiv_rn(centred, norm.std[channel]);
+}
+__device__ __forceinline__ float normalize_byte_value(float x, const ChannelNormalization &norm,
+                                                      int channel) {
+  return norm.by_reciprocal ? normalize_byte_value<true>(x, norm, channel)
+                            : normalize_byte_value<false>(x, norm, channel);
 }
 
 // Output channel `channel` of an 8-bit value as normalize stores it. Keep
 // `channel` a compile-time constant (unrolled loops) so that `norm` stays in
-// the kernel's parameter space.
+// the kernel's parameter space. normalized_byte_element<Out, kByReciprocal>:
+// the same with norm.by_reciprocal known at compile time.
 template <typename Out>
 __device__ __forceinline__ Out normalized_element(uint32_t byte, const ChannelNormalization &norm,
                                                   int channel) {
   return from_float<Out>(normalize_byte_value(byte_to_float(byte), norm, channel));
+}
+template <typename Out, bool kByReciprocal>
+__device__ __forceinline__ Out normalized_byte_element(uint32_t byte,
+                                                       const ChannelNormalization &norm,
+                                                       int channel) {
+  return from_float<Out>(normalize_byte_value<kByReciprocal>(byte_to_float(byte), norm, channel));
 }
 
 // normalized_element() of a value on the 8-bit scale that was not rounded to

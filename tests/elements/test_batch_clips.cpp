@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -677,6 +678,8 @@ TEST(BatchClipLiveGpu, TheClipOfASourceThatStopsLeavesAfterItsLatencyBudget) {
       fills[clip.source].push_back(clip.frame_pts.size());
       if (clip.source != 0) continue;
       const gint64 after_us = tensor.arrived_us - first_arrival_us;
+      std::printf("source 0's clip of %zu frames left %.1f ms after its first frame (due at 600)\n",
+                  clip.frame_pts.size(), after_us / 1000.0);
       EXPECT_GE(after_us, 500000) << "source 0's clip left before its 16th frame would have come";
       EXPECT_LE(after_us, 1600000) << "source 0's clip left long after it was due (600 ms)";
       EXPECT_LT(tensor.arrived_us, eos_us) << "source 0's clip waited for EOS";

@@ -131,6 +131,9 @@ GstFlowReturn push_batch(GstCudaPrepBatch *self);
 // one, the older ones dropped), or NULL.
 GstBuffer *take_frame(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad,
                       GstCudaPrepBatchSourcePolicy policy);
+// The whole frame `buffer` of `pad` as an item (its PTS, geometry and
+// source index; the buffer reference is the caller's).
+GstCudaPrepBatchItem frame_item(GstCudaPrepBatchPad *pad, GstBuffer *buffer);
 // Appends an item (taking its buffer reference); a full batch leaves.
 GstFlowReturn append_item(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad,
                           const GstCudaPrepBatchItem &item);
@@ -173,6 +176,12 @@ GstClockTime clips_next_due(GstCudaPrepBatch *self);
 
 // --- When a batch leaves (gstcudabatchaggregate.cpp) -------------------------
 
+// The pad whose queued frame is the earliest (by running time), among those
+// still under max-source-frames in the waiting batch; NULL when none has a
+// frame.
+GstCudaPrepBatchPad *earliest_pad(GstCudaPrepBatch *self,
+                                  const std::vector<GstCudaPrepBatchPad *> &pads,
+                                  const BatchSettings &settings);
 // GstAggregator's aggregate(): the frames waiting on the pads into the
 // batch, which leaves when full, due or at the end.
 GstFlowReturn gst_cuda_prep_batch_aggregate(GstAggregator *agg, gboolean timeout);

@@ -28,11 +28,9 @@ static guint items_of(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad) {
   return count;
 }
 
-// The pad whose queued frame is the earliest, among those still under
-// max-source-frames in the waiting batch; NULL when none has a frame.
-static GstCudaPrepBatchPad *earliest_pad(GstCudaPrepBatch *self,
-                                         const std::vector<GstCudaPrepBatchPad *> &pads,
-                                         const BatchSettings &settings) {
+GstCudaPrepBatchPad *earliest_pad(GstCudaPrepBatch *self,
+                                  const std::vector<GstCudaPrepBatchPad *> &pads,
+                                  const BatchSettings &settings) {
   GstCudaPrepBatchPad *earliest = nullptr;
   GstClockTime earliest_time = GST_CLOCK_TIME_NONE;
   for (GstCudaPrepBatchPad *pad : pads) {

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "base/gstcudapreppixelmetas.h"
-
 #define GST_CAT_DEFAULT gst_cuda_prep_batch_debug
 
 namespace cudaprep::batch {
@@ -51,33 +49,34 @@ static GstClockTime frame_duration(GstCudaPrepBatchPad *pad) {
   return gst_util_uint64_scale_int(GST_SECOND, pad->info.fps_d, pad->info.fps_n);
 }
 
+// What every frame of one aggregate() call is written with.
+struct ClipFrameContext {
+  GstBufferPool *pool;  // the tensors' (NULL before the allocation query)
+  GstClockTime budget;  // latency-budget
+  gboolean live;
+};
+
 // Writes the pad's frame into its clips. Takes `buffer`.
 static GstFlowReturn add_clip_frame(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad,
-                                    GstBuffer *buffer, gboolean live) {
+                                    GstBuffer *buffer, const ClipFrameContext &context) {
   GstCudaPrepBatchPrivate *priv = self->priv;
   if (!priv->has_info) {
     gst_buffer_unref(buffer);
     GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("A frame arrived before any caps"), (nullptr));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  GstCudaPrepBatchItem item;
-  item.buffer = buffer;
-  item.pts = GST_BUFFER_PTS(buffer);
-  item.geometry = gst_cuda_prep_buffer_get_geometry(buffer);
-  item.source_index = pad->source_index;
+  const GstCudaPrepBatchItem item = frame_item(pad, buffer);
   GstCudaPrepBatchClipTiming timing;
   timing.arrival =
       GST_CLOCK_TIME_IS_VALID(pad->taken_arrival) ? pad->taken_arrival : gst_util_get_timestamp();
   timing.running_time =
       gst_segment_to_running_time(&GST_AGGREGATOR_PAD(pad)->segment, GST_FORMAT_TIME, item.pts);
   timing.frame_duration = frame_duration(pad);
-  g_object_get(self, "latency", &timing.budget, nullptr);
-  timing.live = live;
+  timing.budget = context.budget;
+  timing.live = context.live;
   GstCudaPrepBatchFrames frames;
   frames.planar = &priv->info;
-  GstBufferPool *pool = gst_aggregator_get_buffer_pool(GST_AGGREGATOR(self));
-  const GstFlowReturn ret = priv->clips.add_frame(pool, pad, item, timing, frames);
-  if (pool != nullptr) gst_object_unref(pool);
+  const GstFlowReturn ret = priv->clips.add_frame(context.pool, pad, item, timing, frames);
   gst_buffer_unref(buffer);
   return ret;
 }
@@ -107,36 +106,26 @@ GstFlowReturn aggregate_clips(GstCudaPrepBatch *self,
   GstCudaPrepBatchPrivate *priv = self->priv;
   if (!gst_cuda_prep_core_make_current(priv->core)) return GST_FLOW_ERROR;
   priv->clips.sync_sources(pads);
+  ClipFrameContext context{gst_aggregator_get_buffer_pool(GST_AGGREGATOR(self)), 0, live};
+  g_object_get(self, "latency", &context.budget, nullptr);
   GstFlowReturn ret = GST_FLOW_OK;
   if (live) {
     // Every frame waiting joins its clips, earliest first across the pads.
     while (ret == GST_FLOW_OK) {
-      GstCudaPrepBatchPad *pad = nullptr;
-      GstClockTime earliest = GST_CLOCK_TIME_NONE;
-      for (GstCudaPrepBatchPad *candidate : pads) {
-        GstBuffer *head = gst_aggregator_pad_peek_buffer(GST_AGGREGATOR_PAD(candidate));
-        if (head == nullptr) continue;
-        const GstClockTime running = gst_segment_to_running_time(
-            &GST_AGGREGATOR_PAD(candidate)->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(head));
-        gst_buffer_unref(head);
-        if (pad == nullptr || (GST_CLOCK_TIME_IS_VALID(running) &&
-                               (!GST_CLOCK_TIME_IS_VALID(earliest) || running < earliest))) {
-          pad = candidate;
-          earliest = running;
-        }
-      }
+      GstCudaPrepBatchPad *pad = earliest_pad(self, pads, settings);
       if (pad == nullptr) break;
       GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
-      if (buffer != nullptr) ret = add_clip_frame(self, pad, buffer, live);
+      if (buffer != nullptr) ret = add_clip_frame(self, pad, buffer, context);
     }
   } else {
     // One frame of each source per turn.
     for (GstCudaPrepBatchPad *pad : pads) {
       if (ret != GST_FLOW_OK) break;
       GstBuffer *buffer = take_frame(self, pad, settings.source_policy);
-      if (buffer != nullptr) ret = add_clip_frame(self, pad, buffer, live);
+      if (buffer != nullptr) ret = add_clip_frame(self, pad, buffer, context);
     }
   }
+  if (context.pool != nullptr) gst_object_unref(context.pool);
   if (ret != GST_FLOW_OK) return ret;
   *all_eos = !pads.empty();
   for (GstCudaPrepBatchPad *pad : pads) {
@@ -149,7 +138,7 @@ GstFlowReturn aggregate_clips(GstCudaPrepBatch *self,
   if (live) priv->clips.end_due(now);
   std::vector<GstBuffer *> ready;
   ret = *all_eos ? priv->clips.close_all(settings.latency_window, &ready)
-                 : priv->clips.take_ready(FALSE, now, settings.latency_window, &ready);
+                 : priv->clips.take_ready(now, settings.latency_window, &ready);
   return push_tensors(self, &ready, ret);
 }
 
@@ -158,8 +147,8 @@ void end_source_clips(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad) {
   if (!gst_cuda_prep_core_make_current(priv->core)) return;
   priv->clips.end_source(pad);
   std::vector<GstBuffer *> ready;
-  const GstFlowReturn ret = priv->clips.take_ready(FALSE, gst_util_get_timestamp(),
-                                                   get_settings(self).latency_window, &ready);
+  const GstFlowReturn ret =
+      priv->clips.take_ready(gst_util_get_timestamp(), get_settings(self).latency_window, &ready);
   const GstFlowReturn pushed = push_tensors(self, &ready, ret);
   if (pushed != GST_FLOW_OK)
     GST_DEBUG_OBJECT(self, "pushing the clip tensors gave %s", gst_flow_get_name(pushed));

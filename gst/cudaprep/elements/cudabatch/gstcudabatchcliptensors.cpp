@@ -217,15 +217,13 @@ GstBuffer *GstCudaPrepBatchClipTensors::close_front(guint latency_window, GstFlo
   return buffer;
 }
 
-GstFlowReturn GstCudaPrepBatchClipTensors::take_ready(gboolean all_eos, GstClockTime now,
-                                                      guint latency_window,
+GstFlowReturn GstCudaPrepBatchClipTensors::take_ready(GstClockTime now, guint latency_window,
                                                       std::vector<GstBuffer *> *ready) {
   GstFlowReturn ret = GST_FLOW_OK;
   while (!open_.empty() && ret == GST_FLOW_OK) {
     const OpenTensor &front = open_.front();
     const gboolean due = GST_CLOCK_TIME_IS_VALID(front.first_due) && now >= front.first_due;
-    if (front.ended < front.begun || (front.begun < rule_.clips_per_tensor && !all_eos && !due))
-      break;
+    if (front.ended < front.begun || (front.begun < rule_.clips_per_tensor && !due)) break;
     GstBuffer *buffer = close_front(latency_window, &ret);
     if (buffer != nullptr) ready->push_back(buffer);
   }

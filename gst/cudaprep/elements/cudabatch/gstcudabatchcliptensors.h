@@ -71,12 +71,10 @@ class GstCudaPrepBatchClipTensors {
   // Ends the clips whose budget passed by host time `now`.
   void end_due(GstClockTime now);
   // Closes the tensors ready to leave, in order, into `ready`, each
-  // stamped with its first clip's running time; every source at EOS
-  // (`all_eos`) makes every tensor whose clips ended ready. Each clip that
-  // leaves is counted in its source's stats (latency from its first
-  // frame's arrival; `latency_window`).
-  GstFlowReturn take_ready(gboolean all_eos, GstClockTime now, guint latency_window,
-                           std::vector<GstBuffer *> *ready);
+  // stamped with its first clip's running time. Each clip that leaves is
+  // counted in its source's stats (latency from its first frame's arrival;
+  // `latency_window`).
+  GstFlowReturn take_ready(GstClockTime now, guint latency_window, std::vector<GstBuffer *> *ready);
   // Ends every clip and closes every tensor as it is, in order, into
   // `closed` (EOS of every source, a new tensor).
   GstFlowReturn close_all(guint latency_window, std::vector<GstBuffer *> *closed);

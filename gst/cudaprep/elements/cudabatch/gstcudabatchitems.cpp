@@ -184,6 +184,15 @@ GstFlowReturn append_item(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad,
   return GST_FLOW_OK;
 }
 
+GstCudaPrepBatchItem frame_item(GstCudaPrepBatchPad *pad, GstBuffer *buffer) {
+  GstCudaPrepBatchItem item;
+  item.buffer = buffer;
+  item.pts = GST_BUFFER_PTS(buffer);
+  item.geometry = gst_cuda_prep_buffer_get_geometry(buffer);
+  item.source_index = pad->source_index;
+  return item;
+}
+
 // The frame's items: the whole frame, or one per region. Takes `buffer`.
 GstFlowReturn add_frame(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuffer *buffer) {
   if (!self->priv->has_info) {
@@ -197,12 +206,7 @@ GstFlowReturn add_frame(GstCudaPrepBatch *self, GstCudaPrepBatchPad *pad, GstBuf
     gst_buffer_unref(buffer);
     return ret;
   }
-  GstCudaPrepBatchItem item;
-  item.buffer = buffer;
-  item.pts = GST_BUFFER_PTS(buffer);
-  item.geometry = gst_cuda_prep_buffer_get_geometry(buffer);
-  item.source_index = pad->source_index;
-  return append_item(self, pad, item);
+  return append_item(self, pad, frame_item(pad, buffer));
 }
 
 }  // namespace cudaprep::batch
