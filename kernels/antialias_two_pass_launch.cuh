@@ -25,6 +25,27 @@ constexpr int kTwoPassTapsAtLeast = 32;
 // The most warps (column groups) of a pass-1 block.
 constexpr int kRowSumMostWarps = 8;
 
+// The most groups of rows a pass-1 block sums in turn, and the fewest
+// warps a launch is cut into for them: the more groups, the less of a
+// block's work (its weight tables, its first footprint's loads) is neither
+// shared nor hidden, but the fewer blocks to spread over the SMs: 6336
+// warps are three rounds of 16 warps on each of 132 SMs.
+constexpr int kRowSumMostRowGroups = 8;
+constexpr int kRowSumWarpsAtLeast = 6336;
+
+// The most dynamic shared memory a block may take on the current device
+// (cudaDevAttrMaxSharedMemoryPerBlockOptin): what two_pass_plan() may give
+// a pass-1 block, which runtime::launch_kernel() opts the kernel into.
+inline cudaError_t row_sums_shared_limit(size_t *bytes) {
+  int device = 0, limit = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) {
+    err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  }
+  if (err == cudaSuccess) *bytes = static_cast<size_t>(limit);
+  return err;
+}
+
 // A frame's two passes, or runs == false: the single-pass kernel.
 struct TwoPassPlan {
   bool runs = false;
@@ -37,10 +58,12 @@ struct TwoPassPlan {
   LaunchShape output_launch = {};
 };
 
-// The plan for `mapping` into a width x height destination under `path`.
-// No CUDA call: the device's pools are checked at launch.
+// The plan for `mapping` into a width x height destination under `path`,
+// a pass-1 block taking up to `shared_limit` bytes of shared memory
+// (row_sums_shared_limit(); kTileSharedBytes at least). No CUDA call: the
+// device's pools are checked at launch.
 inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width, int height,
-                                 AntialiasPath path) {
+                                 AntialiasPath path, size_t shared_limit) {
   TwoPassPlan plan;
   const device::ResampleAxes &axes = mapping.axes;
   if (!axes.antialias || path == AntialiasPath::kSinglePass) return plan;
@@ -59,15 +82,15 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
   if (column_begin >= column_end || row_begin >= row_end) return plan;
 
   // As many column groups per block (up to kRowSumMostWarps) as the staged
-  // footprint leaves room for: the more warps share it, the more of them
-  // fit an SM and the fewer of its columns neighbouring blocks stage again.
+  // footprint leaves room for: the more warps share it, the fewer of its
+  // columns neighbouring blocks stage again.
   const int table_pixels = tile_footprint_bound(axes.antialias_x, device::kRowSumColumns);
   for (int warps = kRowSumMostWarps; warps >= 1 && plan.capacity.warps == 0; --warps) {
     const int block_columns = warps * device::kRowSumColumns;
     const device::RowSumsCapacity capacity{
-        warps, tile_footprint_bound(axes.antialias_x, block_columns), table_pixels};
+        warps, tile_footprint_bound(axes.antialias_x, block_columns), table_pixels, 1};
     const size_t bytes = device::row_sums_shared_layout(capacity).bytes;
-    if (bytes <= kTileSharedBytes) {
+    if (bytes <= std::max(shared_limit, kTileSharedBytes)) {
       plan.capacity = capacity;
       plan.row_sums_shared_bytes = bytes;
     }
@@ -85,9 +108,14 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
   plan.sums.rows =
       std::min(tile_footprint_bound(axes.antialias_y, row_end - row_begin), axes.src_height);
   const int block_columns = plan.capacity.warps * device::kRowSumColumns;
-  plan.row_sums_launch = {dim3((plan.sums.columns + block_columns - 1) / block_columns,
-                               (plan.sums.rows + device::kRowSumRows - 1) / device::kRowSumRows),
-                          dim3(device::kRowSumRows, plan.capacity.warps)};
+  const int column_blocks = (plan.sums.columns + block_columns - 1) / block_columns;
+  const int row_groups = (plan.sums.rows + device::kRowSumRows - 1) / device::kRowSumRows;
+  plan.capacity.row_groups =
+      std::clamp(column_blocks * row_groups * plan.capacity.warps / kRowSumWarpsAtLeast, 1,
+                 kRowSumMostRowGroups);
+  plan.row_sums_launch = {
+      dim3(column_blocks, (row_groups + plan.capacity.row_groups - 1) / plan.capacity.row_groups),
+      dim3(device::kRowSumRows, plan.capacity.warps)};
   plan.output_launch = launch_shape_2d(width, height, 1);
   plan.runs = true;
   return plan;

@@ -25,8 +25,10 @@
 // bounds the blocks per SM, is shared by twice the warps
 // (bench/NOTES-kernels.md counts both). A warp's lanes run down 32 source
 // rows of the same columns: their weights are one broadcast, their pixels
-// fall in distinct banks (odd pitch). footprint_staging_ops.cuh stages the
-// pixels.
+// fall in distinct banks (odd pitch). A block sums a few groups of 32 rows
+// in turn: its weight tables are made once for all, and each group's
+// footprint is loaded while the block sums the one before
+// (footprint_staging_ops.cuh stages the pixels).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -80,20 +82,23 @@ __device__ __forceinline__ int row_sums_first_row(const ResampleAxes &axes, cons
 }
 
 // What a pass-1 launch reserved per block: `warps` column groups, the
-// staged footprint's columns per row and each group's weight-table entries
-// (the pixels its columns' joint span covers). A block whose footprint
-// needs more sums straight from the source (same bits, slower).
+// staged footprint's columns per row, each group's weight-table entries
+// (the pixels its columns' joint span covers), and the groups of
+// kRowSumRows source rows the block sums one after the other. A block
+// whose footprint needs more sums straight from the source (same bits,
+// slower).
 struct RowSumsCapacity {
   int warps;
   int staged_columns;
   int table_pixels;
+  int row_groups;
 };
 
 // Where the parts live in a pass-1 block's shared memory: the weight
 // tables (float2 per pixel: one weight per column of the group), the
 // columns' totals, then the staged R, G, B planes of kRowSumRows rows at an
 // odd pitch: the staged columns and two more, as the staging starts at an
-// even column and ends after a whole pair (stage_420_footprint()).
+// even column and ends after a whole pair (the 4:2:0 readers' StagingUnit).
 struct RowSumsSharedLayout {
   int staged_pitch;
   size_t tables, totals, staged, bytes;  // byte offsets
@@ -111,11 +116,68 @@ __host__ __device__ inline RowSumsSharedLayout row_sums_shared_layout(
   return layout;
 }
 
+// One lane's row sums of its warp's `columns` columns (1 to
+// kRowSumColumns) at one source row: every pixel of their joint span
+// (`pixels` from `red`, the lane's staged row at the span's first pixel;
+// green and blue `plane` floats on) once, weighted for each column from
+// `table`, handed off (`totals`: the columns' totals, read for a uint8
+// hand-off only) and stored at `out` of each of the sums' planes.
+__device__ __forceinline__ void add_row_sums(const RowSums &sums, const float *totals,
+                                             bool uint8_intermediate, const float2 *table,
+                                             int pixels, const float *red, size_t plane, size_t out,
+                                             int columns) {
+  float sum[kRowSumColumns][kRowSumChannels] = {};
+  const float *green = red + plane;
+  const float *blue = green + plane;
+#pragma unroll 8
+  for (int j = 0; j < pixels; ++j) {
+    const float2 weight = table[j];
+    const float weights[kRowSumColumns] = {weight.x, weight.y};
+    const float pixel[kRowSumChannels] = {red[j], green[j], blue[j]};
+#pragma unroll
+    for (int g = 0; g < kRowSumColumns; ++g) {
+#pragma unroll
+      for (int c = 0; c < kRowSumChannels; ++c) {
+        sum[g][c] = __fmaf_rn(weights[g], pixel[c], sum[g][c]);
+      }
+    }
+  }
+
+  // Straight out: a lane's columns are 8 aligned bytes of its row in each
+  // plane (the pitch is a multiple of 32 floats, groups start at multiples
+  // of kRowSumColumns).
+  float values[kRowSumChannels][kRowSumColumns];
+#pragma unroll
+  for (int g = 0; g < kRowSumColumns; ++g) {
+    const Rgba value =
+        antialias_row_handoff_of_total(uint8_intermediate ? totals[g] : 1.0f, uint8_intermediate)(
+            make_float4(sum[g][0], sum[g][1], sum[g][2], 0.0f));
+    values[0][g] = value.x;
+    values[1][g] = value.y;
+    values[2][g] = value.z;
+  }
+  if (columns == kRowSumColumns) {
+#pragma unroll
+    for (int c = 0; c < kRowSumChannels; ++c) {
+      *reinterpret_cast<float2 *>(sums.plane(c) + out) = make_float2(values[c][0], values[c][1]);
+    }
+  } else {
+#pragma unroll
+    for (int g = 0; g < kRowSumColumns; ++g) {
+      if (g >= columns) break;
+#pragma unroll
+      for (int c = 0; c < kRowSumChannels; ++c) sums.plane(c)[out + g] = values[c][g];
+    }
+  }
+}
+
 // Pass 1 for block (blockIdx.x, blockIdx.y) of kRowSumRows x capacity.warps
 // threads: rect columns column_begin + blockIdx.x * warps * kRowSumColumns
-// onwards (warp w the w-th group of kRowSumColumns), source rows
-// first_row + blockIdx.y * kRowSumRows onwards (lane l the l-th). Every
-// thread of the block calls it.
+// onwards (warp w the w-th group of kRowSumColumns), capacity.row_groups
+// groups of kRowSumRows source rows from first_row + blockIdx.y *
+// row_groups * kRowSumRows on (lane l the l-th row of each). The weight
+// tables are made once for all of them; each group's footprint is fetched
+// while the block sums the one before. Every thread of the block calls it.
 template <Interpolation kMethod, class Source>
 __device__ __forceinline__ void compute_row_sums(const Source &src, const ResampleAxes &axes,
                                                  const RowSums &sums,
@@ -129,9 +191,12 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
   const int first_row = row_sums_first_row<kMethod>(axes, sums);
   const int end_row = min(antialias_span<kMethod>(sums.rect_row_end - 1, axes.antialias_y).end,
                           first_row + sums.rows);
-  const int block_row = first_row + static_cast<int>(blockIdx.y) * kRowSumRows;
-  const int row = block_row + lane;
-  const bool row_inside = row < end_row;
+  const int block_row =
+      first_row + static_cast<int>(blockIdx.y) * capacity.row_groups * kRowSumRows;
+  // Source rows of row group g of this block (0 once past the last).
+  const auto group_rows = [&](int g) {
+    return max(0, min(kRowSumRows, end_row - (block_row + g * kRowSumRows)));
+  };
 
   // This warp's columns [group_begin, group_end) (maybe none) and the
   // pixels [group_first, group_last_end) their taps read.
@@ -157,7 +222,10 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
   float *staged = reinterpret_cast<float *>(base + layout.staged);
   const int pitch = layout.staged_pitch;
   const size_t staged_plane = static_cast<size_t>(kRowSumRows) * pitch;
-  const size_t sums_row = static_cast<size_t>(row - first_row) * sums.pitch;
+  // Where this lane's row of row group g starts in the row sums' planes.
+  const auto sums_row = [&](int g) {
+    return static_cast<size_t>(block_row + g * kRowSumRows + lane - first_row) * sums.pitch;
+  };
 
   if (!fits) {
     // Straight from the source, as the per-pixel sampler does.
@@ -165,12 +233,13 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
       const AntialiasSpan<kMethod> span = antialias_span<kMethod>(column, axis_x);
       const float total = antialias_total(span);
       if (blockIdx.y == 0 && lane == 0) sums.totals_x()[column - sums.column_begin] = total;
-      if (!row_inside) continue;
-      const Rgba value =
-          antialias_row_handoff_of_total(total, axes.uint8_intermediate)(row_sum(src, span, row));
-      const float channels[kRowSumChannels] = {value.x, value.y, value.z};
-      for (int c = 0; c < kRowSumChannels; ++c) {
-        sums.plane(c)[sums_row + (column - sums.column_begin)] = channels[c];
+      for (int g = 0; g < capacity.row_groups && lane < group_rows(g); ++g) {
+        const Rgba value = antialias_row_handoff_of_total(
+            total, axes.uint8_intermediate)(row_sum(src, span, block_row + g * kRowSumRows + lane));
+        const float channels[kRowSumChannels] = {value.x, value.y, value.z};
+        for (int c = 0; c < kRowSumChannels; ++c) {
+          sums.plane(c)[sums_row(g) + (column - sums.column_begin)] = channels[c];
+        }
       }
     }
     return;
@@ -205,59 +274,30 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
   }
 
   // From an even column, for the 4:2:0 readers' pairs.
+  using Unit = StagingUnit<Source>;
   const int staged_origin = staged_first & ~1;
-  stage_footprint(src, staged_origin, staged_end - staged_origin, block_row,
-                  min(kRowSumRows, end_row - block_row), StagedPlanes{staged, pitch, staged_plane});
-  __syncthreads();
-  if (!row_inside || group_begin >= group_end) return;
-
-  // This lane's row, the warp's columns: every pixel of their joint span
-  // once, weighted for each column.
-  float sum[kRowSumColumns][kRowSumChannels] = {};
-  {
-    const float *red = staged + static_cast<size_t>(lane) * pitch + (group_first - staged_origin);
-    const float *green = red + staged_plane;
-    const float *blue = green + staged_plane;
-#pragma unroll 8
-    for (int j = 0; j < group_pixels; ++j) {
-      const float2 weight = table[j];
-      const float weights[kRowSumColumns] = {weight.x, weight.y};
-      const float pixel[kRowSumChannels] = {red[j], green[j], blue[j]};
-#pragma unroll
-      for (int g = 0; g < kRowSumColumns; ++g) {
-#pragma unroll
-        for (int c = 0; c < kRowSumChannels; ++c) {
-          sum[g][c] = __fmaf_rn(weights[g], pixel[c], sum[g][c]);
-        }
-      }
+  const auto footprint = [&](int g) {
+    return Footprint{staged_origin / Unit::kPixels,
+                     (staged_end - staged_origin + Unit::kPixels - 1) / Unit::kPixels,
+                     block_row + g * kRowSumRows, group_rows(g)};
+  };
+  const StagedPlanes planes{staged, pitch, staged_plane};
+  stage_footprint(src, footprint(0), false, planes);
+  for (int g = 0; g < capacity.row_groups && group_rows(g) > 0; ++g) {
+    __syncthreads();  // row group g staged
+    const bool next = g + 1 < capacity.row_groups && group_rows(g + 1) > 0;
+    FetchedBatch<Source> ahead;
+    if (next) fetch_batch(src, footprint(g + 1), first_batch_row(), first_batch_unit(), ahead);
+    if (lane < group_rows(g) && group_begin < group_end) {
+      add_row_sums(sums, totals, axes.uint8_intermediate, table, group_pixels,
+                   staged + static_cast<size_t>(lane) * pitch + (group_first - staged_origin),
+                   staged_plane, sums_row(g) + (group_begin - sums.column_begin),
+                   group_end - group_begin);
     }
-  }
-
-  // Straight out: a lane's columns are 8 aligned bytes of its row in each
-  // plane (the pitch is a multiple of 32 floats, groups start at multiples
-  // of kRowSumColumns).
-  float values[kRowSumChannels][kRowSumColumns];
-#pragma unroll
-  for (int g = 0; g < kRowSumColumns; ++g) {
-    const Rgba value = antialias_row_handoff_of_total(
-        axes.uint8_intermediate ? totals[g] : 1.0f,
-        axes.uint8_intermediate)(make_float4(sum[g][0], sum[g][1], sum[g][2], 0.0f));
-    values[0][g] = value.x;
-    values[1][g] = value.y;
-    values[2][g] = value.z;
-  }
-  const size_t out = sums_row + (group_begin - sums.column_begin);
-  if (group_end - group_begin == kRowSumColumns) {
-#pragma unroll
-    for (int c = 0; c < kRowSumChannels; ++c) {
-      *reinterpret_cast<float2 *>(sums.plane(c) + out) = make_float2(values[c][0], values[c][1]);
-    }
-  } else {
-#pragma unroll
-    for (int g = 0; g < kRowSumColumns; ++g) {
-      if (group_begin + g >= group_end) break;
-#pragma unroll
-      for (int c = 0; c < kRowSumChannels; ++c) sums.plane(c)[out + g] = values[c][g];
+    __syncthreads();  // row group g read
+    if (next) {
+      store_batch(src, footprint(g + 1), first_batch_row(), first_batch_unit(), ahead, planes);
+      stage_footprint(src, footprint(g + 1), true, planes);
     }
   }
 }

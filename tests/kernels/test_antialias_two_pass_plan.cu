@@ -2,7 +2,7 @@
 // (kernels/antialias_two_pass_launch.cuh), without a GPU: the chosen path,
 // the forced ones, the rectangle's columns and rows the intermediate holds,
 // its rows bounding the source rows the taps read, and the launches'
-// shared memory within the default limit.
+// shared memory within the default limit or the device's opt-in one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,7 +26,8 @@ device::ResizeMapping mapping_of(int src_width, int src_height, int width, int h
 TEST(AntialiasTwoPassPlan, Resize256Of4kRunsInTwoPasses) {
   const device::ResizeMapping mapping =
       mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, true);
-  const TwoPassPlan plan = two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen);
+  const TwoPassPlan plan =
+      two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, kTileSharedBytes);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 0);
   EXPECT_EQ(plan.sums.columns, 455);
@@ -44,25 +45,50 @@ TEST(AntialiasTwoPassPlan, Resize256Of4kRunsInTwoPasses) {
   EXPECT_EQ(plan.row_sums_launch.block.x, 32u);
   EXPECT_EQ(plan.row_sums_launch.block.y, 5u);
   EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 9) / 10);
-  EXPECT_EQ(plan.row_sums_launch.grid.y, (2160u + 31) / 32);
+  // 46 x 68 blocks of five warps and one row group each would be 15640
+  // warps: two row groups each keep 7820, kRowSumWarpsAtLeast or more.
+  EXPECT_EQ(plan.capacity.row_groups, 2);
+  EXPECT_EQ(plan.row_sums_launch.grid.y, ((2160u + 31) / 32 + 1) / 2);
   EXPECT_EQ(plan.output_launch.grid.x, (455u + 31) / 32);
   EXPECT_EQ(plan.output_launch.grid.y, 256u / 8);
+}
+
+// Where a block may opt into more shared memory (227 KB on an H100): eight
+// groups of two columns share one footprint (163 staged columns), and the
+// launch keeps two row groups per block.
+TEST(AntialiasTwoPassPlan, Resize256Of4kTakesTheSharedMemoryItMayOptInto) {
+  const device::ResizeMapping mapping =
+      mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, true);
+  const size_t h100_limit = 227 * 1024;
+  const TwoPassPlan plan = two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, h100_limit);
+  ASSERT_TRUE(plan.runs);
+  EXPECT_EQ(plan.capacity.warps, kRowSumMostWarps);
+  EXPECT_EQ(plan.capacity.staged_columns, 163);
+  EXPECT_GT(plan.row_sums_shared_bytes, kTileSharedBytes);
+  EXPECT_LE(plan.row_sums_shared_bytes, h100_limit);
+  EXPECT_EQ(plan.row_sums_shared_bytes, device::row_sums_shared_layout(plan.capacity).bytes);
+  EXPECT_EQ(plan.capacity.row_groups, 2);
+  EXPECT_EQ(plan.row_sums_launch.block.y, 8u);
+  EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 15) / 16);
+  EXPECT_EQ(plan.row_sums_launch.grid.y, ((2160u + 31) / 32 + 1) / 2);
+  // A limit below the default changes nothing: every device allows 48 KB.
+  EXPECT_EQ(two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, 0).capacity.warps, 5);
 }
 
 TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) {
   for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
     EXPECT_FALSE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300,
-                               AntialiasPath::kChosen)
+                               AntialiasPath::kChosen, kTileSharedBytes)
                      .runs);
     EXPECT_TRUE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300,
-                              AntialiasPath::kTwoPass)
+                              AntialiasPath::kTwoPass, kTileSharedBytes)
                     .runs);
     // 1080p -> 455 columns: 19 taps (bicubic), 11 (bilinear).
     EXPECT_FALSE(two_pass_plan(mapping_of(1920, 1080, 455, 256, method, true), 455, 256,
-                               AntialiasPath::kChosen)
+                               AntialiasPath::kChosen, kTileSharedBytes)
                      .runs);
     EXPECT_FALSE(two_pass_plan(mapping_of(3840, 2160, 455, 256, method, true), 455, 256,
-                               AntialiasPath::kSinglePass)
+                               AntialiasPath::kSinglePass, kTileSharedBytes)
                      .runs);
   }
   // 4K -> 455 columns: 36 taps bicubic, 19 bilinear. Only the columns count:
@@ -70,7 +96,7 @@ TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) 
   const auto chosen = [](int src_width, int src_height, int width, int height,
                          Interpolation method) {
     return two_pass_plan(mapping_of(src_width, src_height, width, height, method, true), width,
-                         height, AntialiasPath::kChosen)
+                         height, AntialiasPath::kChosen, kTileSharedBytes)
         .runs;
   };
   EXPECT_TRUE(chosen(3840, 2160, 455, 256, Interpolation::kBicubic));
@@ -81,11 +107,11 @@ TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) 
 
 TEST(AntialiasTwoPassPlan, OnlyAntialiasedSamplersThatFit) {
   EXPECT_FALSE(two_pass_plan(mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, false), 455,
-                             256, AntialiasPath::kTwoPass)
+                             256, AntialiasPath::kTwoPass, kTileSharedBytes)
                    .runs);
   // 2000 -> 9 columns: one group's footprint alone outgrows the shared memory.
   EXPECT_FALSE(two_pass_plan(mapping_of(2000, 1000, 9, 7, Interpolation::kBicubic, true), 9, 7,
-                             AntialiasPath::kTwoPass)
+                             AntialiasPath::kTwoPass, kTileSharedBytes)
                    .runs);
 }
 
@@ -94,7 +120,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   const PixelRect letterbox{0, 80, 640, 480};
   TwoPassPlan plan =
       two_pass_plan(mapping_of(1920, 1440, 640, 640, Interpolation::kBilinear, true, letterbox),
-                    640, 640, AntialiasPath::kTwoPass);
+                    640, 640, AntialiasPath::kTwoPass, kTileSharedBytes);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 0);
   EXPECT_EQ(plan.sums.columns, 640);
@@ -103,7 +129,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   // A crop of the resized frame: the rectangle reaches past every edge.
   const PixelRect crop{-100, -50, 455, 256};
   plan = two_pass_plan(mapping_of(3840, 2160, 224, 224, Interpolation::kBicubic, true, crop), 224,
-                       224, AntialiasPath::kChosen);
+                       224, AntialiasPath::kChosen, kTileSharedBytes);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 100);
   EXPECT_EQ(plan.sums.columns, 224);
@@ -115,7 +141,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   const PixelRect outside{300, 0, 200, 100};
   EXPECT_FALSE(
       two_pass_plan(mapping_of(1000, 500, 256, 256, Interpolation::kBicubic, true, outside), 256,
-                    256, AntialiasPath::kTwoPass)
+                    256, AntialiasPath::kTwoPass, kTileSharedBytes)
           .runs);
 }
 
@@ -131,7 +157,8 @@ TEST(AntialiasTwoPassPlan, TheRowsHoldEveryTapOfTheVisibleRows) {
           const int height = rect_height - row_begin - 3;
           const device::ResizeMapping mapping =
               mapping_of(640, src_height, 64, height, method, true, rect);
-          const TwoPassPlan plan = two_pass_plan(mapping, 64, height, AntialiasPath::kTwoPass);
+          const TwoPassPlan plan =
+              two_pass_plan(mapping, 64, height, AntialiasPath::kTwoPass, kTileSharedBytes);
           ASSERT_TRUE(plan.runs);
           ASSERT_EQ(plan.sums.rect_row_begin, row_begin);
           ASSERT_EQ(plan.sums.rect_row_end, rect_height - 3);
