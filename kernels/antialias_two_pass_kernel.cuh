@@ -25,7 +25,8 @@ struct RowSumsArgs {
 };
 
 template <Interpolation kMethod, class Source>
-__global__ void antialias_row_sums_kernel(const __grid_constant__ RowSumsArgs<Source> args) {
+__global__ void __launch_bounds__(device::kRowSumMostThreads, 2)
+    antialias_row_sums_kernel(const __grid_constant__ RowSumsArgs<Source> args) {
   extern __shared__ float4 row_sums_shared[];
   device::compute_row_sums<kMethod>(args.src, args.axes, args.sums, args.capacity,
                                     reinterpret_cast<float *>(row_sums_shared));

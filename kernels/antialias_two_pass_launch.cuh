@@ -22,9 +22,6 @@ namespace cudaprep {
 // antialiased W5 rows.
 constexpr int kTwoPassTapsAtLeast = 32;
 
-// The most warps (column groups) of a pass-1 block.
-constexpr int kRowSumMostWarps = 8;
-
 // The most groups of rows a pass-1 block sums in turn, and the fewest
 // warps a launch is cut into for them: the more groups, the less of a
 // block's work (its weight tables, its first footprint's loads) is neither
@@ -81,11 +78,11 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
       static_cast<int>(std::min<long long>(rect.height, static_cast<long long>(height) - rect.y));
   if (column_begin >= column_end || row_begin >= row_end) return plan;
 
-  // As many column groups per block (up to kRowSumMostWarps) as the staged
+  // As many column groups per block (up to device::kRowSumMostWarps) as the staged
   // footprint leaves room for: the more warps share it, the fewer of its
   // columns neighbouring blocks stage again.
   const int table_pixels = tile_footprint_bound(axes.antialias_x, device::kRowSumColumns);
-  for (int warps = kRowSumMostWarps; warps >= 1 && plan.capacity.warps == 0; --warps) {
+  for (int warps = device::kRowSumMostWarps; warps >= 1 && plan.capacity.warps == 0; --warps) {
     const int block_columns = warps * device::kRowSumColumns;
     const device::RowSumsCapacity capacity{
         warps, tile_footprint_bound(axes.antialias_x, block_columns), table_pixels, 1};

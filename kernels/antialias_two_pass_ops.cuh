@@ -47,6 +47,10 @@ namespace cudaprep::device {
 constexpr int kRowSumColumns = 2;
 // Source rows of one pass-1 block: one per lane of each warp.
 constexpr int kRowSumRows = 32;
+// The most warps (column groups) of a pass-1 block: two blocks of them fit
+// an SM at 128 registers a thread (the kernel's launch bounds).
+constexpr int kRowSumMostWarps = 8;
+constexpr int kRowSumMostThreads = kRowSumRows * kRowSumMostWarps;
 // R, G, B: the fused preprocess stores no alpha.
 constexpr int kRowSumChannels = 3;
 

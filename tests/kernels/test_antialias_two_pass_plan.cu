@@ -62,7 +62,7 @@ TEST(AntialiasTwoPassPlan, Resize256Of4kTakesTheSharedMemoryItMayOptInto) {
   const size_t h100_limit = 227 * 1024;
   const TwoPassPlan plan = two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, h100_limit);
   ASSERT_TRUE(plan.runs);
-  EXPECT_EQ(plan.capacity.warps, kRowSumMostWarps);
+  EXPECT_EQ(plan.capacity.warps, device::kRowSumMostWarps);
   EXPECT_EQ(plan.capacity.staged_columns, 163);
   EXPECT_GT(plan.row_sums_shared_bytes, kTileSharedBytes);
   EXPECT_LE(plan.row_sums_shared_bytes, h100_limit);
