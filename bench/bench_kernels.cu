@@ -370,11 +370,11 @@ void run_other_path(const Workload &w, const Image &source, const ResizeParams &
                     const std::vector<uint8_t> &chosen_bytes, const Stats &chosen,
                     const Stats &chosen_gpu, int out_width, int out_height, void *fused_tensor,
                     cudaStream_t stream, int iterations) {
-  size_t shared_limit = 0;
-  CHECK(row_sums_shared_limit(&shared_limit));
+  RowSumsDevice device_limits;
+  CHECK(row_sums_device(&device_limits));
   const bool two_pass = two_pass_plan(resize_mapping(source.width, source.height, out_width,
                                                      out_height, resize_params),
-                                      out_width, out_height, AntialiasPath::kChosen, shared_limit)
+                                      out_width, out_height, AntialiasPath::kChosen, device_limits)
                             .runs;
   set_antialias_path(two_pass ? AntialiasPath::kSinglePass : AntialiasPath::kTwoPass);
   const Stats other = time_it(fused_step, stream, iterations);

@@ -22,25 +22,57 @@ namespace cudaprep {
 // antialiased W5 rows.
 constexpr int kTwoPassTapsAtLeast = 32;
 
-// The most groups of rows a pass-1 block sums in turn, and the fewest
-// warps a launch is cut into for them: the more groups, the less of a
-// block's work (its weight tables, its first footprint's loads) is neither
-// shared nor hidden, but the fewer blocks to spread over the SMs: 6336
-// warps are three rounds of 16 warps on each of 132 SMs.
+// The most groups of rows a pass-1 block sums in turn.
 constexpr int kRowSumMostRowGroups = 8;
-constexpr int kRowSumWarpsAtLeast = 6336;
 
-// The most dynamic shared memory a block may take on the current device
-// (cudaDevAttrMaxSharedMemoryPerBlockOptin): what two_pass_plan() may give
-// a pass-1 block, which runtime::launch_kernel() opts the kernel into.
-inline cudaError_t row_sums_shared_limit(size_t *bytes) {
-  int device = 0, limit = 0;
+// What a device offers pass 1: the dynamic shared memory a block may opt
+// into (which runtime::launch_kernel() does), an SM's shared memory and
+// the SMs.
+struct RowSumsDevice {
+  size_t block_shared_limit;
+  size_t sm_shared;
+  int sms;
+};
+
+// The current device's RowSumsDevice.
+inline cudaError_t row_sums_device(RowSumsDevice *device_limits) {
+  int device = 0, block_limit = 0, sm_shared = 0, sms = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err == cudaSuccess) {
-    err = cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    err = cudaDeviceGetAttribute(&block_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   }
-  if (err == cudaSuccess) *bytes = static_cast<size_t>(limit);
+  if (err == cudaSuccess) {
+    err = cudaDeviceGetAttribute(&sm_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  }
+  if (err == cudaSuccess) {
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  }
+  if (err == cudaSuccess) {
+    *device_limits = {static_cast<size_t>(block_limit), static_cast<size_t>(sm_shared), sms};
+  }
   return err;
+}
+
+// The row groups per pass-1 block for `column_blocks` x `row_groups` groups
+// in all, `blocks_per_sm` blocks running on each of `sms` SMs at once: the
+// fewest rounds of blocks times a block's time, a block taking one group's
+// time per group and one more for what its groups do not share (the
+// weight tables, the first group's loads, which nothing hides). 4K -> 455
+// bicubic on 132 SMs: eight groups, 261 blocks for 264 places, one round.
+inline int row_groups_per_block(int column_blocks, int row_groups, int blocks_per_sm, int sms) {
+  const long long places = std::max(1LL, static_cast<long long>(blocks_per_sm) * sms);
+  int best = 1;
+  long long best_cost = 0;
+  for (int per_block = 1; per_block <= kRowSumMostRowGroups; ++per_block) {
+    const long long blocks =
+        static_cast<long long>(column_blocks) * ((row_groups + per_block - 1) / per_block);
+    const long long cost = (blocks + places - 1) / places * (per_block + 1);
+    if (per_block == 1 || cost < best_cost) {
+      best = per_block;
+      best_cost = cost;
+    }
+  }
+  return best;
 }
 
 // A frame's two passes, or runs == false: the single-pass kernel.
@@ -55,12 +87,12 @@ struct TwoPassPlan {
   LaunchShape output_launch = {};
 };
 
-// The plan for `mapping` into a width x height destination under `path`,
-// a pass-1 block taking up to `shared_limit` bytes of shared memory
-// (row_sums_shared_limit(); kTileSharedBytes at least). No CUDA call: the
-// device's pools are checked at launch.
+// The plan for `mapping` into a width x height destination under `path`
+// on a device that offers `device_limits` (row_sums_device()): a pass-1
+// block takes up to its block_shared_limit (kTileSharedBytes at least). No
+// CUDA call: the device's pools are checked at launch.
 inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width, int height,
-                                 AntialiasPath path, size_t shared_limit) {
+                                 AntialiasPath path, const RowSumsDevice &device_limits) {
   TwoPassPlan plan;
   const device::ResampleAxes &axes = mapping.axes;
   if (!axes.antialias || path == AntialiasPath::kSinglePass) return plan;
@@ -87,7 +119,7 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
     const device::RowSumsCapacity capacity{
         warps, tile_footprint_bound(axes.antialias_x, block_columns), table_pixels, 1};
     const size_t bytes = device::row_sums_shared_layout(capacity).bytes;
-    if (bytes <= std::max(shared_limit, kTileSharedBytes)) {
+    if (bytes <= std::max(device_limits.block_shared_limit, kTileSharedBytes)) {
       plan.capacity = capacity;
       plan.row_sums_shared_bytes = bytes;
     }
@@ -107,9 +139,14 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
   const int block_columns = plan.capacity.warps * device::kRowSumColumns;
   const int column_blocks = (plan.sums.columns + block_columns - 1) / block_columns;
   const int row_groups = (plan.sums.rows + device::kRowSumRows - 1) / device::kRowSumRows;
+  // Blocks per SM: registers (at most 128 a thread, the kernel's launch
+  // bounds), threads and shared memory (1 KB more a block for the system).
+  const int block_threads = plan.capacity.warps * device::kRowSumRows;
+  const int blocks_per_sm =
+      std::min({65536 / (128 * block_threads), 2048 / block_threads,
+                static_cast<int>(device_limits.sm_shared / (plan.row_sums_shared_bytes + 1024))});
   plan.capacity.row_groups =
-      std::clamp(column_blocks * row_groups * plan.capacity.warps / kRowSumWarpsAtLeast, 1,
-                 kRowSumMostRowGroups);
+      row_groups_per_block(column_blocks, row_groups, blocks_per_sm, device_limits.sms);
   plan.row_sums_launch = {
       dim3(column_blocks, (row_groups + plan.capacity.row_groups - 1) / plan.capacity.row_groups),
       dim3(device::kRowSumRows, plan.capacity.warps)};

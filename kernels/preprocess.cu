@@ -110,12 +110,12 @@ cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_p
   args.strides = logical_strides(desc);
   args.batch_index = batch_index;
   const AntialiasPath path = antialias_path();
-  size_t shared_limit = kTileSharedBytes;
+  RowSumsDevice device_limits = {kTileSharedBytes, 0, 0};
   if (resize_params.antialias) {
-    const cudaError_t queried = row_sums_shared_limit(&shared_limit);
+    const cudaError_t queried = row_sums_device(&device_limits);
     if (queried != cudaSuccess) return queried;
   }
-  const TwoPassPlan plan = two_pass_plan(args.mapping, width, height, path, shared_limit);
+  const TwoPassPlan plan = two_pass_plan(args.mapping, width, height, path, device_limits);
   if (plan.runs) {
     float *row_sums = nullptr;
     const cudaError_t allocated = allocate_row_sums(plan.sums.bytes(), stream, &row_sums);

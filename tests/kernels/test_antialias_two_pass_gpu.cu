@@ -138,11 +138,11 @@ class AntialiasTwoPassGpu : public test::GpuStreamTest {
       using Source = std::decay_t<decltype(source)>;
       const device::ResizeMapping mapping =
           resize_mapping(source.width, source.height, width, height, params);
-      size_t shared_limit = 0;
-      cudaError_t err = row_sums_shared_limit(&shared_limit);
+      RowSumsDevice device_limits;
+      cudaError_t err = row_sums_device(&device_limits);
       if (err != cudaSuccess) return err;
       TwoPassPlan plan =
-          two_pass_plan(mapping, width, height, AntialiasPath::kTwoPass, shared_limit);
+          two_pass_plan(mapping, width, height, AntialiasPath::kTwoPass, device_limits);
       if (!plan.runs) return cudaSuccess;
       *planned = true;
       if (capacity_mode == Capacity::kOneStagedColumn) plan.capacity.staged_columns = 1;
@@ -410,9 +410,9 @@ TEST_F(AntialiasTwoPassGpu, ChosenPathOf4kResize256IsTheSinglePassTensor) {
   params.antialias = true;
   params.source_colorimetry = Colorimetry{ColorMatrix::kBT709, ColorRange::kLimited};
   const device::ResizeMapping mapping = resize_mapping(3840, 2160, 455, 256, params);
-  size_t shared_limit = 0;
-  CUDA_ASSERT_OK(row_sums_shared_limit(&shared_limit));
-  ASSERT_TRUE(two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, shared_limit).runs);
+  RowSumsDevice device_limits;
+  CUDA_ASSERT_OK(row_sums_device(&device_limits));
+  ASSERT_TRUE(two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, device_limits).runs);
   NormalizeParams normalize;
   const TensorDesc desc =
       make_contiguous_tensor_desc(TensorLayout::kNCHW, 1, 3, 256, 455, DataType::kFloat32);

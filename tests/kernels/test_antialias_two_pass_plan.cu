@@ -23,11 +23,16 @@ device::ResizeMapping mapping_of(int src_width, int src_height, int width, int h
   return resize_mapping(src_width, src_height, width, height, params);
 }
 
+// A device that lets a block take no more than the default 48 KB, with an
+// H100's SMs (the row groups per block depend on them).
+constexpr RowSumsDevice kDefaultDevice{kTileSharedBytes, 228 * 1024, 132};
+// An H100: a block may opt into 227 KB.
+constexpr RowSumsDevice kH100{227 * 1024, 228 * 1024, 132};
+
 TEST(AntialiasTwoPassPlan, Resize256Of4kRunsInTwoPasses) {
   const device::ResizeMapping mapping =
       mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, true);
-  const TwoPassPlan plan =
-      two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, kTileSharedBytes);
+  const TwoPassPlan plan = two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, kDefaultDevice);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 0);
   EXPECT_EQ(plan.sums.columns, 455);
@@ -45,50 +50,65 @@ TEST(AntialiasTwoPassPlan, Resize256Of4kRunsInTwoPasses) {
   EXPECT_EQ(plan.row_sums_launch.block.x, 32u);
   EXPECT_EQ(plan.row_sums_launch.block.y, 5u);
   EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 9) / 10);
-  // 46 x 68 blocks of five warps and one row group each would be 15640
-  // warps: two row groups each keep 7820, kRowSumWarpsAtLeast or more.
-  EXPECT_EQ(plan.capacity.row_groups, 2);
-  EXPECT_EQ(plan.row_sums_launch.grid.y, ((2160u + 31) / 32 + 1) / 2);
+  // Three such blocks per SM (128 registers a thread), 396 at once: 46 x 17
+  // blocks of four row groups in two rounds (one group each: 3128 blocks in
+  // eight rounds).
+  EXPECT_EQ(plan.capacity.row_groups, 4);
+  EXPECT_EQ(plan.row_sums_launch.grid.y, ((2160u + 31) / 32 + 3) / 4);
   EXPECT_EQ(plan.output_launch.grid.x, (455u + 31) / 32);
   EXPECT_EQ(plan.output_launch.grid.y, 256u / 8);
 }
 
 // Where a block may opt into more shared memory (227 KB on an H100): eight
-// groups of two columns share one footprint (163 staged columns), and the
-// launch keeps two row groups per block.
+// groups of two columns share one footprint (163 staged columns), two
+// blocks per SM (128 registers a thread), and 29 x 9 blocks of eight row
+// groups run in one round on 132 SMs.
 TEST(AntialiasTwoPassPlan, Resize256Of4kTakesTheSharedMemoryItMayOptInto) {
   const device::ResizeMapping mapping =
       mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, true);
-  const size_t h100_limit = 227 * 1024;
-  const TwoPassPlan plan = two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, h100_limit);
+  const TwoPassPlan plan = two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, kH100);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.capacity.warps, device::kRowSumMostWarps);
   EXPECT_EQ(plan.capacity.staged_columns, 163);
   EXPECT_GT(plan.row_sums_shared_bytes, kTileSharedBytes);
-  EXPECT_LE(plan.row_sums_shared_bytes, h100_limit);
+  EXPECT_LE(plan.row_sums_shared_bytes, kH100.block_shared_limit);
   EXPECT_EQ(plan.row_sums_shared_bytes, device::row_sums_shared_layout(plan.capacity).bytes);
-  EXPECT_EQ(plan.capacity.row_groups, 2);
+  EXPECT_EQ(plan.capacity.row_groups, 8);
   EXPECT_EQ(plan.row_sums_launch.block.y, 8u);
   EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 15) / 16);
-  EXPECT_EQ(plan.row_sums_launch.grid.y, ((2160u + 31) / 32 + 1) / 2);
+  EXPECT_EQ(plan.row_sums_launch.grid.y, ((2160u + 31) / 32 + 7) / 8);
   // A limit below the default changes nothing: every device allows 48 KB.
-  EXPECT_EQ(two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, 0).capacity.warps, 5);
+  const RowSumsDevice no_opt_in{0, 228 * 1024, 132};
+  EXPECT_EQ(two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, no_opt_in).capacity.warps, 5);
+}
+
+// The row groups per block: the fewest rounds of blocks times a block's
+// time (its groups and one more).
+TEST(AntialiasTwoPassPlan, RowGroupsPerBlockFillTheRoundsOfBlocks) {
+  // 4K -> 455 at eight warps: 29 x 68 groups, 264 places: 261 blocks of
+  // eight groups in one round (9).
+  EXPECT_EQ(row_groups_per_block(29, 68, 2, 132), 8);
+  // On 114 SMs (228 places) eight groups would take two rounds (18):
+  // three, 29 x 23 = 667 blocks in three rounds of 4 (12; five ties).
+  EXPECT_EQ(row_groups_per_block(29, 68, 2, 114), 3);
+  // Places for every block of one group.
+  EXPECT_EQ(row_groups_per_block(4, 8, 16, 132), 1);
 }
 
 TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) {
   for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
     EXPECT_FALSE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300,
-                               AntialiasPath::kChosen, kTileSharedBytes)
+                               AntialiasPath::kChosen, kDefaultDevice)
                      .runs);
     EXPECT_TRUE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300,
-                              AntialiasPath::kTwoPass, kTileSharedBytes)
+                              AntialiasPath::kTwoPass, kDefaultDevice)
                     .runs);
     // 1080p -> 455 columns: 19 taps (bicubic), 11 (bilinear).
     EXPECT_FALSE(two_pass_plan(mapping_of(1920, 1080, 455, 256, method, true), 455, 256,
-                               AntialiasPath::kChosen, kTileSharedBytes)
+                               AntialiasPath::kChosen, kDefaultDevice)
                      .runs);
     EXPECT_FALSE(two_pass_plan(mapping_of(3840, 2160, 455, 256, method, true), 455, 256,
-                               AntialiasPath::kSinglePass, kTileSharedBytes)
+                               AntialiasPath::kSinglePass, kDefaultDevice)
                      .runs);
   }
   // 4K -> 455 columns: 36 taps bicubic, 19 bilinear. Only the columns count:
@@ -96,7 +116,7 @@ TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) 
   const auto chosen = [](int src_width, int src_height, int width, int height,
                          Interpolation method) {
     return two_pass_plan(mapping_of(src_width, src_height, width, height, method, true), width,
-                         height, AntialiasPath::kChosen, kTileSharedBytes)
+                         height, AntialiasPath::kChosen, kDefaultDevice)
         .runs;
   };
   EXPECT_TRUE(chosen(3840, 2160, 455, 256, Interpolation::kBicubic));
@@ -107,11 +127,11 @@ TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) 
 
 TEST(AntialiasTwoPassPlan, OnlyAntialiasedSamplersThatFit) {
   EXPECT_FALSE(two_pass_plan(mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, false), 455,
-                             256, AntialiasPath::kTwoPass, kTileSharedBytes)
+                             256, AntialiasPath::kTwoPass, kDefaultDevice)
                    .runs);
   // 2000 -> 9 columns: one group's footprint alone outgrows the shared memory.
   EXPECT_FALSE(two_pass_plan(mapping_of(2000, 1000, 9, 7, Interpolation::kBicubic, true), 9, 7,
-                             AntialiasPath::kTwoPass, kTileSharedBytes)
+                             AntialiasPath::kTwoPass, kDefaultDevice)
                    .runs);
 }
 
@@ -120,7 +140,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   const PixelRect letterbox{0, 80, 640, 480};
   TwoPassPlan plan =
       two_pass_plan(mapping_of(1920, 1440, 640, 640, Interpolation::kBilinear, true, letterbox),
-                    640, 640, AntialiasPath::kTwoPass, kTileSharedBytes);
+                    640, 640, AntialiasPath::kTwoPass, kDefaultDevice);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 0);
   EXPECT_EQ(plan.sums.columns, 640);
@@ -129,7 +149,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   // A crop of the resized frame: the rectangle reaches past every edge.
   const PixelRect crop{-100, -50, 455, 256};
   plan = two_pass_plan(mapping_of(3840, 2160, 224, 224, Interpolation::kBicubic, true, crop), 224,
-                       224, AntialiasPath::kChosen, kTileSharedBytes);
+                       224, AntialiasPath::kChosen, kDefaultDevice);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 100);
   EXPECT_EQ(plan.sums.columns, 224);
@@ -141,7 +161,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   const PixelRect outside{300, 0, 200, 100};
   EXPECT_FALSE(
       two_pass_plan(mapping_of(1000, 500, 256, 256, Interpolation::kBicubic, true, outside), 256,
-                    256, AntialiasPath::kTwoPass, kTileSharedBytes)
+                    256, AntialiasPath::kTwoPass, kDefaultDevice)
           .runs);
 }
 
@@ -158,7 +178,7 @@ TEST(AntialiasTwoPassPlan, TheRowsHoldEveryTapOfTheVisibleRows) {
           const device::ResizeMapping mapping =
               mapping_of(640, src_height, 64, height, method, true, rect);
           const TwoPassPlan plan =
-              two_pass_plan(mapping, 64, height, AntialiasPath::kTwoPass, kTileSharedBytes);
+              two_pass_plan(mapping, 64, height, AntialiasPath::kTwoPass, kDefaultDevice);
           ASSERT_TRUE(plan.runs);
           ASSERT_EQ(plan.sums.rect_row_begin, row_begin);
           ASSERT_EQ(plan.sums.rect_row_end, rect_height - 3);
