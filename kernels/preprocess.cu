@@ -53,6 +53,14 @@ const runtime::KernelRequest &two_pass_output_request() {
   return request;
 }
 
+// The current device's limits for the two passes where they may run
+// (antialiased samplers), else the default shared memory alone and no
+// CUDA call.
+cudaError_t two_pass_device(const ResizeParams &resize_params, RowSumsDevice *device_limits) {
+  *device_limits = {kTileSharedBytes, 0, 0};
+  return resize_params.antialias ? row_sums_device(device_limits) : cudaSuccess;
+}
+
 // Both passes (antialias_two_pass_ops.cuh) for the `count` tensors, the row
 // sums in memory of the stream's own for the while: one launch of pass 1,
 // one of pass 2 per kMaxPreprocessCopies tensors.
@@ -110,11 +118,9 @@ cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_p
   args.strides = logical_strides(desc);
   args.batch_index = batch_index;
   const AntialiasPath path = antialias_path();
-  RowSumsDevice device_limits = {kTileSharedBytes, 0, 0};
-  if (resize_params.antialias) {
-    const cudaError_t queried = row_sums_device(&device_limits);
-    if (queried != cudaSuccess) return queried;
-  }
+  RowSumsDevice device_limits;
+  const cudaError_t queried = two_pass_device(resize_params, &device_limits);
+  if (queried != cudaSuccess) return queried;
   const TwoPassPlan plan = two_pass_plan(args.mapping, width, height, path, device_limits);
   if (plan.runs) {
     float *row_sums = nullptr;
@@ -212,7 +218,9 @@ cudaError_t preprocess_into_each(const Image &src, const ResizeParams &resize_pa
 
 namespace {
 
-// use(request) for every kernel preprocess() may launch for such frames.
+// use(request, large_shared) for every kernel preprocess() may launch for
+// such frames; large_shared: it may take more shared memory than the
+// default (pass 1 of the two passes).
 template <class Use>
 cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &resize_params,
                                     DataType dtype, Use &&use) {
@@ -224,12 +232,14 @@ cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &
           resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
             constexpr Interpolation kMethod = decltype(method)::value;
             using Out = decltype(out);
-            cudaError_t err =
-                use(preprocess_request<kMethod, decltype(antialiased)::value, Source, Out>());
+            cudaError_t err = use(
+                preprocess_request<kMethod, decltype(antialiased)::value, Source, Out>(), false);
             // Antialiased: the two passes too, which a frame's geometry may choose.
             if constexpr (decltype(antialiased)::value) {
-              if (err == cudaSuccess) err = use(row_sums_request<kMethod, Source>());
-              if (err == cudaSuccess) err = use(two_pass_output_request<kMethod, Source, Out>());
+              if (err == cudaSuccess) err = use(row_sums_request<kMethod, Source>(), true);
+              if (err == cudaSuccess) {
+                err = use(two_pass_output_request<kMethod, Source, Out>(), false);
+              }
             }
             return err;
           });
@@ -241,8 +251,22 @@ cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &
 
 cudaError_t prepare_preprocess(PixelFormat src_format, const ResizeParams &resize_params,
                                DataType dtype) {
-  const cudaError_t err =
-      for_preprocess_requests(src_format, resize_params, dtype, runtime::prepare_kernel);
+  RowSumsDevice device_limits;
+  const cudaError_t queried = two_pass_device(resize_params, &device_limits);
+  if (queried != cudaSuccess) return queried;
+  // Pass 1 opted into all the shared memory it may take now, not in a
+  // frame's launch, which may be under stream capture.
+  const cudaError_t err = for_preprocess_requests(
+      src_format, resize_params, dtype,
+      [&](const runtime::KernelRequest &request, bool large_shared) {
+        const void *kernel = nullptr;
+        const cudaError_t found = runtime::find_kernel(request, &kernel);
+        if (found != cudaSuccess || !large_shared ||
+            device_limits.block_shared_limit <= runtime::kDefaultSharedBytes) {
+          return found;
+        }
+        return runtime::allow_shared_bytes(request, kernel, device_limits.block_shared_limit);
+      });
   if (err != cudaSuccess || !resize_params.antialias) return err;
   return prepare_row_sums_pool();
 }
@@ -251,7 +275,7 @@ void runtime::append_preprocess_variants(std::vector<KernelRequest> *requests) {
   for (const PixelFormat format : kEveryResizeSourceFormat) {
     for (const ResizeParams &params : every_sampler_and_reader_orientation()) {
       for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
-        for_preprocess_requests(format, params, dtype, [&](const KernelRequest &request) {
+        for_preprocess_requests(format, params, dtype, [&](const KernelRequest &request, bool) {
           requests->push_back(request);
           return cudaSuccess;
         });
