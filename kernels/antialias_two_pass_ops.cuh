@@ -281,9 +281,9 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
   using Unit = StagingUnit<Source>;
   const int staged_origin = staged_first & ~1;
   const auto footprint = [&](int g) {
-    return Footprint{staged_origin / Unit::kPixels,
-                     (staged_end - staged_origin + Unit::kPixels - 1) / Unit::kPixels,
-                     block_row + g * kRowSumRows, group_rows(g)};
+    return StagingFootprint{staged_origin / Unit::kPixels,
+                            (staged_end - staged_origin + Unit::kPixels - 1) / Unit::kPixels,
+                            block_row + g * kRowSumRows, group_rows(g)};
   };
   const StagedPlanes planes{staged, pitch, staged_plane};
   stage_footprint(src, footprint(0), false, planes);

@@ -136,7 +136,7 @@ struct StagingUnit<P01xSource> : StagingPairUnit<P01xSource> {};
 
 // A footprint to stage: source rows [first_row, first_row + rows) x units
 // [first_unit, first_unit + units), into staged rows and columns from 0.
-struct Footprint {
+struct StagingFootprint {
   int first_unit, units;
   int first_row, rows;
 };
@@ -150,8 +150,8 @@ struct FetchedBatch {
 // The loads of the batch of rows [r0, r0 + kStageRows) and units x0 + 32 k
 // of `footprint`.
 template <class Source>
-__device__ __forceinline__ void fetch_batch(const Source &src, const Footprint &footprint, int r0,
-                                            int x0, FetchedBatch<Source> &fetched) {
+__device__ __forceinline__ void fetch_batch(const Source &src, const StagingFootprint &footprint,
+                                            int r0, int x0, FetchedBatch<Source> &fetched) {
 #pragma unroll
   for (int i = 0; i < kStageRows; ++i) {
     const int y = footprint.first_row + min(r0 + i, footprint.rows - 1);
@@ -166,8 +166,8 @@ __device__ __forceinline__ void fetch_batch(const Source &src, const Footprint &
 // fetch_batch()'s samples converted and stored, those past the footprint
 // left out.
 template <class Source>
-__device__ __forceinline__ void store_batch(const Source &src, const Footprint &footprint, int r0,
-                                            int x0, const FetchedBatch<Source> &fetched,
+__device__ __forceinline__ void store_batch(const Source &src, const StagingFootprint &footprint,
+                                            int r0, int x0, const FetchedBatch<Source> &fetched,
                                             const StagedPlanes &staged) {
 #pragma unroll
   for (int i = 0; i < kStageRows; ++i) {
@@ -193,8 +193,9 @@ __device__ __forceinline__ int first_batch_unit() {
 // `skip_first`: all but the first (fetched ahead and stored by the
 // caller). Every thread of the block calls it.
 template <class Source>
-__device__ __forceinline__ void stage_footprint(const Source &src, const Footprint &footprint,
-                                                bool skip_first, const StagedPlanes &staged) {
+__device__ __forceinline__ void stage_footprint(const Source &src,
+                                                const StagingFootprint &footprint, bool skip_first,
+                                                const StagedPlanes &staged) {
   const int warps = static_cast<int>(blockDim.y);
   for (int r0 = first_batch_row(); r0 < footprint.rows; r0 += warps * kStageRows) {
     for (int x0 = first_batch_unit(); x0 < footprint.units; x0 += 32 * kStageSlots) {
