@@ -110,9 +110,9 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
       static_cast<int>(std::min<long long>(rect.height, static_cast<long long>(height) - rect.y));
   if (column_begin >= column_end || row_begin >= row_end) return plan;
 
-  // As many column groups per block (up to device::kRowSumMostWarps) as the staged
-  // footprint leaves room for: the more warps share it, the fewer of its
-  // columns neighbouring blocks stage again.
+  // As many column groups per block (up to kRowSumMostWarps) as the
+  // staged footprint leaves room for: the more warps share it, the fewer
+  // of its columns neighbouring blocks stage again.
   const int table_pixels = tile_footprint_bound(axes.antialias_x, device::kRowSumColumns);
   for (int warps = device::kRowSumMostWarps; warps >= 1 && plan.capacity.warps == 0; --warps) {
     const int block_columns = warps * device::kRowSumColumns;
