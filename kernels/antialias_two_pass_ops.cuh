@@ -27,8 +27,9 @@
 // rows of the same columns: their weights are one broadcast, their pixels
 // fall in distinct banks (odd pitch). A block sums a few groups of 32 rows
 // in turn: its weight tables are made once for all, and each group's
-// footprint is loaded while the block sums the one before
-// (footprint_staging_ops.cuh stages the pixels).
+// first staging batch (for 4K -> 455 its whole footprint) is loaded while
+// the block sums the group before (footprint_staging_ops.cuh stages the
+// pixels).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -180,8 +181,9 @@ __device__ __forceinline__ void add_row_sums(const RowSums &sums, const float *t
 // onwards (warp w the w-th group of kRowSumColumns), capacity.row_groups
 // groups of kRowSumRows source rows from first_row + blockIdx.y *
 // row_groups * kRowSumRows on (lane l the l-th row of each). The weight
-// tables are made once for all of them; each group's footprint is fetched
-// while the block sums the one before. Every thread of the block calls it.
+// tables are made once for all of them; each group's first staging batch
+// is fetched while the block sums the group before. Every thread of the
+// block calls it.
 template <Interpolation kMethod, class Source>
 __device__ __forceinline__ void compute_row_sums(const Source &src, const ResampleAxes &axes,
                                                  const RowSums &sums,
