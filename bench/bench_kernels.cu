@@ -469,8 +469,13 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
   size_t differing_bytes = 0;
   for (size_t i = 0; i < chain_bytes.size(); ++i)
     differing_bytes += chain_bytes[i] != fused_bytes[i];
+  // A source deeper than 8 bits keeps its extra bits in the fused kernel,
+  // where the chain's resize rounds to bytes: no equality to expect.
+  const bool comparable = bits_per_sample(source.format) == 8;
   const std::string fused_verdict =
-      differing_bytes == 0 ? "yes" : "NO, " + std::to_string(differing_bytes) + " bytes differ";
+      !comparable            ? "n/a (deeper than 8 bits)"
+      : differing_bytes == 0 ? "yes"
+                             : "NO, " + std::to_string(differing_bytes) + " bytes differ";
 
   // The fewest bytes any implementation must move: the source pixels it
   // samples (at most the whole view) read once, the tensor written once.
@@ -549,8 +554,8 @@ int main(int argc, char **argv) {
   auto run_selected = [&](const Workload &wl) {
     if (selected(wl.name)) run(wl, stream, iterations, bandwidth);
   };
-  for (PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kNV12}) {
-    const char *format_name = format == PixelFormat::kRGBA ? "RGBA" : "NV12";
+  for (PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kNV12, PixelFormat::kP010}) {
+    const char *format_name = pixel_format_name(format);
     run_selected(workload(std::string("W1 detector ") + format_name, format, 1920, 1080, {}, 640,
                           640, 0, true, Interpolation::kBilinear, zero, one, DataType::kFloat32));
     run_selected(workload(std::string("W2 depth ") + format_name, format, 1920, 1080, {}, 0, 0, 518,

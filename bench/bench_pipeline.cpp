@@ -12,9 +12,13 @@
 // The input frames are pinned (default), "pageable" (plain malloc'ed, what
 // a source that ignores the upload's pinned pool hands over) or "device"
 // (already in device memory, as from a hardware decoder: no PCIe copy,
-// cudaframeupload passes them through).
+// cudaframeupload passes them through). Ours' consumer waits for each
+// tensor with cudaEventSynchronize on its ready event, which spins a core
+// ("spin", default), or "block"s: it orders a blocking-sync event of its
+// own stream after the tensor's, as an app that queues its inference
+// behind the tensor and sleeps until it is done.
 //   bench_pipeline W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu]
-//                  [pinned|pageable|device]
+//                  [pinned|pageable|device] [spin|block]
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -273,7 +277,7 @@ int main(int argc, char **argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: %s W1|W2|W3|W4 NV12|RGBA [frames] [ours|ours-queue|ours-queues|cpu] "
-                 "[pinned|pageable|device]\n",
+                 "[pinned|pageable|device] [spin|block]\n",
                  argv[0]);
     return 2;
   }
@@ -293,6 +297,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   const bool pageable = input_memory == "pageable", on_device = input_memory == "device";
+  const std::string consumer_wait = argc > 6 ? argv[6] : "spin";
+  if (consumer_wait != "spin" && consumer_wait != "block") {
+    std::fprintf(stderr, "unknown consumer wait %s: spin or block\n", consumer_wait.c_str());
+    return 2;
+  }
   const std::string queue = "queue max-size-buffers=4 max-size-bytes=0 max-size-time=0 ! ";
   const std::string after_upload = mode == "ours" ? "" : queue;
   const Workload w = workload(name);
@@ -397,13 +406,33 @@ int main(int argc, char **argv) {
     consumer_cpu += thread_cpu_now();
   };
   auto pull = [&] {
+    // "block": the consumer's own stream and a blocking-sync event behind each tensor.
+    cudaStream_t consumer_stream = nullptr;
+    cudaEvent_t consumed = nullptr;
+    if (consumer_wait == "block" &&
+        (cudaStreamCreateWithFlags(&consumer_stream, cudaStreamNonBlocking) != cudaSuccess ||
+         cudaEventCreateWithFlags(&consumed, cudaEventDisableTiming | cudaEventBlockingSync) !=
+             cudaSuccess)) {
+      std::fprintf(stderr, "could not create the consumer's stream and event\n");
+      std::exit(1);
+    }
     for (;;) {
       GstSample *sample =
           ours ? gst_cuda_prep_tensor_sink_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink))
                : gst_app_sink_pull_sample(GST_APP_SINK(sink));
       if (ours && sample != nullptr) {
         const GstCudaPrepTensor *t = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
-        cudaEventSynchronize(static_cast<cudaEvent_t>(t->ready_event));
+        const auto ready = static_cast<cudaEvent_t>(t->ready_event);
+        const cudaError_t waited =
+            consumed == nullptr ? cudaEventSynchronize(ready)
+            : (cudaStreamWaitEvent(consumer_stream, ready, 0) == cudaSuccess &&
+               cudaEventRecord(consumed, consumer_stream) == cudaSuccess)
+                ? cudaEventSynchronize(consumed)
+                : cudaGetLastError();
+        if (waited != cudaSuccess) {
+          std::fprintf(stderr, "waiting for a tensor: %s\n", cudaGetErrorString(waited));
+          std::exit(1);
+        }
         finish(sample);
         continue;
       }
@@ -421,6 +450,10 @@ int main(int argc, char **argv) {
         break;
       }
       work_ready.notify_one();
+    }
+    if (consumed != nullptr && (cudaEventDestroy(consumed) != cudaSuccess ||
+                                cudaStreamDestroy(consumer_stream) != cudaSuccess)) {
+      std::fprintf(stderr, "could not destroy the consumer's stream and event\n");
     }
     std::lock_guard<std::mutex> guard(consumers_lock);
     consumer_cpu += thread_cpu_now();

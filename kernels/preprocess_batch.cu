@@ -29,6 +29,8 @@ namespace {
 
 // Threads of a block of the run shape.
 constexpr unsigned kRunBlockThreads = kBlockWidth * kBlockHeight;
+static_assert(kRunBlockThreads == kBatchBlockThreads,
+              "both shapes launch the blocks the kernel's launch bounds name");
 
 // Kernel parameters may take 32764 bytes on sm_70 and later (CUDA 12.1).
 static_assert(sizeof(BatchArgs<kMaxPreprocessBatchItems>) <= 32764,

@@ -53,8 +53,8 @@ run() {  # as run_one, at most $jobs at once, for the suites asked for
 case "$tool_name" in
   memcheck)
     # (box and the other CPU-only suites make no CUDA call to check.)
-    for suite in memory upload_download crop resize region tensor_elements tensorsink flush_eos full_chain \
-                 batch nvcodec normalize_gpu resize_gpu preprocess_gpu \
+    for suite in memory upload_download crop resize resize_pixels resize_live region tensor_elements \
+                 tensorsink flush_eos full_chain batch nvcodec normalize_gpu resize_gpu preprocess_gpu \
                  preprocess_batch_gpu resize_tile_gpu; do
       run memcheck "$suite" leak
     done

@@ -14,12 +14,13 @@
 //  - no cudaresize in the chain: bit-exact, as test_tensor_elements'
 //    TensorOutput (crop views add no arithmetic);
 //  - with a cudaresize: values the resize resampled within one 8-bit step
-//    after normalisation, scale / std[c], times kStepSlack (test_resize: +-1
-//    on the 8-bit scale; test_full_chain: 1.0 + 1e-4 steps), letterbox
-//    borders exact (test_resize), and at most kMaxOffFraction of them off at
-//    all (test_full_chain's 2%), counted over the whole run; a float16
-//    tensor adds one binary16 spacing at the value (two roundings to
-//    nearest of values one step apart);
+//    after normalisation, scale / std[c], times kStepSlack
+//    (test_resize_pixels: +-1 on the 8-bit scale; test_full_chain:
+//    1.0 + 1e-4 steps), letterbox borders exact (test_resize_pixels), and
+//    at most kMaxOffFraction of them off at all (test_full_chain's 2%),
+//    counted over the whole run; a float16 tensor adds one binary16
+//    spacing at the value (two roundings to nearest of values one step
+//    apart);
 //  - with antialias-intermediate=uint8: where a horizontal value lies
 //    within ref::kTieWindow of x.5 (a float kernel may round it either way),
 //    the steps its other rounding moves the output are allowed on top.

@@ -10,35 +10,23 @@
 
 namespace cudaprep::batch {
 
-// A sentence g_strdup_printf() made, as a string.
-static std::string take_sentence(gchar *text) {
-  std::string sentence(text);
-  g_free(text);
-  return sentence;
-}
-
 std::string clip_settings_error(const BatchSettings &settings,
                                 const std::vector<GstCudaPrepBatchPad *> &pads) {
   const std::string error = gst_cuda_prep_clip_settings_error(settings);
   if (!error.empty() || settings.clip_length == 0) return error;
-  const guint length = settings.clip_length;
+  const std::string clips = "clip-length=" + std::to_string(settings.clip_length);
   if (settings.source_policy == GST_CUDA_PREP_BATCH_SOURCE_POLICY_LATEST)
-    return take_sentence(
-        g_strdup_printf("clip-length=%u with source-policy=latest: a clip holds every frame of its "
-                        "source, which that policy would drop; use source-policy=wait",
-                        length));
+    return clips +
+           " with source-policy=latest: a clip holds every frame of its source, which that "
+           "policy would drop; use source-policy=wait";
   if (settings.max_source_frames != 0)
-    return take_sentence(
-        g_strdup_printf("clip-length=%u with max-source-frames=%u: a clip takes a slot when it "
-                        "begins, whatever its source; set max-source-frames=0",
-                        length, settings.max_source_frames));
+    return clips + " with max-source-frames=" + std::to_string(settings.max_source_frames) +
+           ": a clip takes a slot when it begins, whatever its source; set max-source-frames=0";
   for (GstCudaPrepBatchPad *pad : pads) {
     if (gst_cuda_prep_batch_pad_get_settings(pad).region_source !=
         GST_CUDA_PREP_BATCH_REGION_SOURCE_FRAME)
-      return take_sentence(g_strdup_printf(
-          "%s takes regions, but clip-length=%u makes clips of whole frames: set its "
-          "region-source=frame",
-          GST_PAD_NAME(pad), length));
+      return std::string(GST_PAD_NAME(pad)) + " takes regions, but " + clips +
+             " makes clips of whole frames: set its region-source=frame";
   }
   return std::string();
 }
