@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "antialias_two_pass.h"
-#include "antialias_two_pass_launch.cuh"
 #include "cudaprep/normalize.h"
 #include "cudaprep/preprocess.h"
 #include "cudaprep/preprocess_batch.h"
@@ -370,12 +369,8 @@ void run_other_path(const Workload &w, const Image &source, const ResizeParams &
                     const std::vector<uint8_t> &chosen_bytes, const Stats &chosen,
                     const Stats &chosen_gpu, int out_width, int out_height, void *fused_tensor,
                     cudaStream_t stream, int iterations) {
-  RowSumsDevice device_limits;
-  CHECK(row_sums_device(&device_limits));
-  const bool two_pass = two_pass_plan(resize_mapping(source.width, source.height, out_width,
-                                                     out_height, resize_params),
-                                      out_width, out_height, AntialiasPath::kChosen, device_limits)
-                            .runs;
+  bool two_pass = false;
+  CHECK(preprocess_chooses_two_passes(source, resize_params, out_width, out_height, &two_pass));
   set_antialias_path(two_pass ? AntialiasPath::kSinglePass : AntialiasPath::kTwoPass);
   const Stats other = time_it(fused_step, stream, iterations);
   const Stats other_gpu = time_graph(fused_step, stream, iterations, 10);
@@ -570,7 +565,8 @@ int main(int argc, char **argv) {
   // W5: torchvision's classifier transform, Resize(256) of 1080p and 4K,
   // OpenCV's sampling beside the antialiased one.
   for (const auto &[format, w, h] :
-       {std::tuple{PixelFormat::kRGBA, 1920, 1080}, std::tuple{PixelFormat::kNV12, 3840, 2160}}) {
+       {std::tuple{PixelFormat::kRGBA, 1920, 1080}, std::tuple{PixelFormat::kNV12, 3840, 2160},
+        std::tuple{PixelFormat::kNV12, 1920, 1080}, std::tuple{PixelFormat::kRGBA, 3840, 2160}}) {
     for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
       for (const bool antialias : {false, true}) {
         Workload wl =

@@ -7,6 +7,9 @@
 
 #include <cstddef>
 
+#include "cudaprep/image.h"
+#include "cudaprep/resize.h"
+
 namespace cudaprep {
 
 // Which sampler preprocess() runs for antialiased bilinear and bicubic:
@@ -18,6 +21,14 @@ enum class AntialiasPath { kChosen, kSinglePass, kTwoPass };
 
 void set_antialias_path(AntialiasPath path);
 AntialiasPath antialias_path();
+
+// Whether preprocess() of `src` into a width x height tensor takes the two
+// passes on the chosen path on the current device: the plan's choice for
+// the frame's reader and geometry (a device without memory pools runs the
+// single pass all the same). For the benchmarks and tests that time or
+// check the chosen path.
+cudaError_t preprocess_chooses_two_passes(const Image &src, const ResizeParams &resize_params,
+                                          int width, int height, bool *two_passes);
 
 // `bytes` of device memory for the row sums, ordered on `stream` (stream
 // ordered allocation) from a pool of the current device's own that keeps

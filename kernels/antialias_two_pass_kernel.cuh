@@ -1,7 +1,7 @@
 // preprocess()'s antialiased shrinks in two kernels, compiled at run time
 // (runtime/runtime_kernels.h): antialias_row_sums_kernel fills the row sums
-// (device::compute_row_sums, one block per 32 source rows and
-// warps x kRowSumColumns output columns) and preprocess_two_pass_kernel
+// (device::compute_row_sums, a block per kWalkWarps x 32 source rows and a
+// segment of output columns) and preprocess_two_pass_kernel
 // sums their columns and stores the tensor pixel as preprocess_kernel does
 // (device::two_pass_value, then store_preprocessed_as() into each of
 // `copies` tensors). antialias_two_pass_ops.cuh states why the bits are the
@@ -21,15 +21,16 @@ struct RowSumsArgs {
   Source src;
   device::ResampleAxes axes;
   device::RowSums sums;
-  device::RowSumsCapacity capacity;
+  device::RowWalkCapacity capacity;
+  bool vector_loads;  // device::row_walk_vector_loads(src)
 };
 
 template <Interpolation kMethod, class Source>
-__global__ void __launch_bounds__(device::kRowSumMostThreads, 2)
+__global__ void __launch_bounds__(device::kWalkThreads)
     antialias_row_sums_kernel(const __grid_constant__ RowSumsArgs<Source> args) {
   extern __shared__ float4 row_sums_shared[];
   device::compute_row_sums<kMethod>(args.src, args.axes, args.sums, args.capacity,
-                                    reinterpret_cast<float *>(row_sums_shared));
+                                    args.vector_loads, reinterpret_cast<float *>(row_sums_shared));
 }
 
 struct PreprocessTwoPassArgs {

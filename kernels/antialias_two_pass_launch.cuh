@@ -14,72 +14,71 @@
 
 namespace cudaprep {
 
+// What the chosen path weighs of the frame's reader: whether pass 1 reads
+// it with 16-byte loads (device::row_walk_vector_loads()), without which
+// it walks pixel by pixel and is not chosen, and whether it converts each
+// pixel it loads (YUV: device::converts_on_load), which the single pass
+// does again for every tap.
+struct TwoPassReader {
+  bool vector_loads;
+  bool converts_on_load;
+};
+
+template <class Source>
+TwoPassReader two_pass_reader(const Source &src) {
+  return {device::row_walk_vector_loads(src), device::converts_on_load<Source>::value};
+}
+
 // The fewest horizontal taps per output column (tile_footprint_bound() of
-// one column) at which the chosen path is the two passes: where the tiled
-// kernel's row sums cost the most and pass 1's staging the least per tap
-// (bench/NOTES-kernels.md has the counts): bicubic shrinks of about 7.5x
-// or more, bilinear of 15x or more. bench_kernels times both paths for the
-// antialiased W5 rows.
+// one column) at which the chosen path is the two passes, for readers that
+// convert each pixel and for those that do not: measured on the W5 rows
+// (bench/RESULTS.md), 4K NV12 -> 455x256 (19 taps bilinear, 36 bicubic)
+// runs faster in two passes, 1080p RGBA -> 455x256 (11 and 19 taps) in one.
+constexpr int kTwoPassTapsAtLeastConverting = 16;
 constexpr int kTwoPassTapsAtLeast = 32;
 
-// The most groups of rows a pass-1 block sums in turn.
-constexpr int kRowSumMostRowGroups = 8;
-
-// What a device offers pass 1: the dynamic shared memory a block may opt
-// into (which runtime::launch_kernel() does), an SM's shared memory and
-// the SMs.
+// What a device offers pass 1: its SMs, which the segments fill.
 struct RowSumsDevice {
-  size_t block_shared_limit;
-  size_t sm_shared;
   int sms;
 };
 
 // The current device's RowSumsDevice.
 inline cudaError_t row_sums_device(RowSumsDevice *device_limits) {
-  int device = 0, block_limit = 0, sm_shared = 0, sms = 0;
+  int device = 0, sms = 0;
   cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) {
-    err = cudaDeviceGetAttribute(&block_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  }
-  if (err == cudaSuccess) {
-    err = cudaDeviceGetAttribute(&sm_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-  }
-  if (err == cudaSuccess) {
+  if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  }
-  if (err == cudaSuccess) {
-    *device_limits = {static_cast<size_t>(block_limit), static_cast<size_t>(sm_shared), sms};
-  }
+  if (err == cudaSuccess) device_limits->sms = sms;
   return err;
 }
 
-// The row groups per pass-1 block for `column_blocks` x `row_groups` groups
-// in all, `blocks_per_sm` blocks running on each of `sms` SMs at once: the
-// fewest rounds of blocks times a block's time, a block taking one group's
-// time per group and one more for what its groups do not share (the
-// weight tables, the first group's loads, which nothing hides). 4K -> 455
-// bicubic on 132 SMs: eight groups, 261 blocks for 264 places, one round.
-inline int row_groups_per_block(int column_blocks, int row_groups, int blocks_per_sm, int sms) {
-  const long long places = std::max(1LL, static_cast<long long>(blocks_per_sm) * sms);
-  int best = 1;
-  long long best_cost = 0;
-  for (int per_block = 1; per_block <= kRowSumMostRowGroups; ++per_block) {
-    const long long blocks =
-        static_cast<long long>(column_blocks) * ((row_groups + per_block - 1) / per_block);
-    const long long cost = (blocks + places - 1) / places * (per_block + 1);
-    if (per_block == 1 || cost < best_cost) {
-      best = per_block;
-      best_cost = cost;
-    }
+// Output columns per pass-1 block (a segment): the widest that still
+// gives every SM kWalkWarpsPerSmAtLeast warps, down to the narrowest. A
+// segment's blocks read its first column's taps again where the segment
+// before ended (about 26 pixels of a 4K -> 455 bicubic row), so wider is
+// better where the frame has rows enough to fill the device.
+constexpr int kWalkSegmentColumnsMost = 64;
+constexpr int kWalkSegmentColumnsLeast = 16;
+constexpr int kWalkWarpsPerSmAtLeast = 12;
+
+// The segment width for `columns` output columns over `rows` source rows
+// on `sms` SMs (walk_segment_columns()).
+inline int walk_segment_columns(int columns, int rows, int sms) {
+  const long long row_groups = (rows + device::kWalkRows - 1) / device::kWalkRows;
+  int segment = kWalkSegmentColumnsMost;
+  while (segment > kWalkSegmentColumnsLeast &&
+         row_groups * ((columns + segment - 1) / segment) <
+             static_cast<long long>(kWalkWarpsPerSmAtLeast) * sms) {
+    segment /= 2;
   }
-  return best;
+  return segment;
 }
 
 // A frame's two passes, or runs == false: the single-pass kernel.
 struct TwoPassPlan {
   bool runs = false;
   device::RowSums sums = {};  // all but data
-  device::RowSumsCapacity capacity = {};
+  device::RowWalkCapacity capacity = {};
   size_t row_sums_shared_bytes = 0;
   LaunchShape row_sums_launch = {};
   int taps = 0;  // vertical weights tabled per output row
@@ -87,18 +86,22 @@ struct TwoPassPlan {
   LaunchShape output_launch = {};
 };
 
-// The plan for `mapping` into a width x height destination under `path`
-// on a device that offers `device_limits` (row_sums_device()): a pass-1
-// block takes up to its block_shared_limit (kTileSharedBytes at least). No
-// CUDA call: the device's pools are checked at launch.
+// The plan for `mapping` into a width x height destination from `reader`
+// under `path` on a device that offers `device_limits` (row_sums_device());
+// both passes' blocks within the default shared memory. No CUDA call: the
+// device's pools are checked at launch.
 inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width, int height,
-                                 AntialiasPath path, const RowSumsDevice &device_limits) {
+                                 const TwoPassReader &reader, AntialiasPath path,
+                                 const RowSumsDevice &device_limits) {
   TwoPassPlan plan;
   const device::ResampleAxes &axes = mapping.axes;
   if (!axes.antialias || path == AntialiasPath::kSinglePass) return plan;
-  if (path == AntialiasPath::kChosen &&
-      tile_footprint_bound(axes.antialias_x, 1) < kTwoPassTapsAtLeast) {
-    return plan;
+  if (path == AntialiasPath::kChosen) {
+    const int taps_at_least =
+        reader.converts_on_load ? kTwoPassTapsAtLeastConverting : kTwoPassTapsAtLeast;
+    if (!reader.vector_loads || tile_footprint_bound(axes.antialias_x, 1) < taps_at_least) {
+      return plan;
+    }
   }
   // The rectangle's columns and rows some destination pixel lies in.
   const PixelRect &rect = mapping.rect;
@@ -110,24 +113,10 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
       static_cast<int>(std::min<long long>(rect.height, static_cast<long long>(height) - rect.y));
   if (column_begin >= column_end || row_begin >= row_end) return plan;
 
-  // As many column groups per block (up to kRowSumMostWarps) as the
-  // staged footprint leaves room for: the more warps share it, the fewer
-  // of its columns neighbouring blocks stage again.
-  const int table_pixels = tile_footprint_bound(axes.antialias_x, device::kRowSumColumns);
-  for (int warps = device::kRowSumMostWarps; warps >= 1 && plan.capacity.warps == 0; --warps) {
-    const int block_columns = warps * device::kRowSumColumns;
-    const device::RowSumsCapacity capacity{
-        warps, tile_footprint_bound(axes.antialias_x, block_columns), table_pixels, 1};
-    const size_t bytes = device::row_sums_shared_layout(capacity).bytes;
-    if (bytes <= std::max(device_limits.block_shared_limit, kTileSharedBytes)) {
-      plan.capacity = capacity;
-      plan.row_sums_shared_bytes = bytes;
-    }
-  }
   plan.taps = tile_footprint_bound(axes.antialias_y, 1);
   plan.column_taps_shared_bytes =
       device::column_taps_layout(plan.taps, static_cast<int>(kBlockHeight)).bytes;
-  if (plan.capacity.warps == 0 || plan.column_taps_shared_bytes > kTileSharedBytes) return plan;
+  if (plan.column_taps_shared_bytes > kTileSharedBytes) return plan;
 
   plan.sums.column_begin = column_begin;
   plan.sums.columns = column_end - column_begin;
@@ -136,20 +125,16 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
   plan.sums.rect_row_end = row_end;
   plan.sums.rows =
       std::min(tile_footprint_bound(axes.antialias_y, row_end - row_begin), axes.src_height);
-  const int block_columns = plan.capacity.warps * device::kRowSumColumns;
-  const int column_blocks = (plan.sums.columns + block_columns - 1) / block_columns;
-  const int row_groups = (plan.sums.rows + device::kRowSumRows - 1) / device::kRowSumRows;
-  // Blocks per SM: registers (at most 128 a thread, the kernel's launch
-  // bounds), threads and shared memory (1 KB more a block for the system).
-  const int block_threads = plan.capacity.warps * device::kRowSumRows;
-  const int blocks_per_sm =
-      std::min({65536 / (128 * block_threads), 2048 / block_threads,
-                static_cast<int>(device_limits.sm_shared / (plan.row_sums_shared_bytes + 1024))});
-  plan.capacity.row_groups =
-      row_groups_per_block(column_blocks, row_groups, blocks_per_sm, device_limits.sms);
-  plan.row_sums_launch = {
-      dim3(column_blocks, (row_groups + plan.capacity.row_groups - 1) / plan.capacity.row_groups),
-      dim3(device::kRowSumRows, plan.capacity.warps)};
+  const int segment = walk_segment_columns(plan.sums.columns, plan.sums.rows, device_limits.sms);
+  // The segment's taps widened to whole chunks at both ends.
+  plan.capacity = {segment,
+                   tile_footprint_bound(axes.antialias_x, segment) + 2 * device::kWalkChunk};
+  plan.row_sums_shared_bytes = device::row_walk_shared_layout(plan.capacity).bytes;
+  if (plan.row_sums_shared_bytes > kTileSharedBytes) return plan;
+  const int row_groups = (plan.sums.rows + device::kWalkRows - 1) / device::kWalkRows;
+  plan.row_sums_launch = {dim3((plan.sums.columns + segment - 1) / segment,
+                               (row_groups + device::kWalkWarps - 1) / device::kWalkWarps),
+                          dim3(device::kWalkRows, device::kWalkWarps)};
   plan.output_launch = launch_shape_2d(width, height, 1);
   plan.runs = true;
   return plan;

@@ -54,10 +54,9 @@ const runtime::KernelRequest &two_pass_output_request() {
 }
 
 // The current device's limits for the two passes where they may run
-// (antialiased samplers), else the default shared memory alone and no
-// CUDA call.
+// (antialiased samplers), else none and no CUDA call.
 cudaError_t two_pass_device(const ResizeParams &resize_params, RowSumsDevice *device_limits) {
-  *device_limits = {kTileSharedBytes, 0, 0};
+  *device_limits = {0};
   return resize_params.antialias ? row_sums_device(device_limits) : cudaSuccess;
 }
 
@@ -73,6 +72,7 @@ cudaError_t launch_two_pass(const PreprocessArgs<Source> &single, const TwoPassP
   sums_args.sums = plan.sums;
   sums_args.sums.data = row_sums;
   sums_args.capacity = plan.capacity;
+  sums_args.vector_loads = device::row_walk_vector_loads(single.src);
   cudaError_t launched =
       runtime::launch_kernel(row_sums_request<kMethod, Source>(), plan.row_sums_launch,
                              plan.row_sums_shared_bytes, stream, sums_args);
@@ -121,7 +121,8 @@ cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_p
   RowSumsDevice device_limits;
   const cudaError_t queried = two_pass_device(resize_params, &device_limits);
   if (queried != cudaSuccess) return queried;
-  const TwoPassPlan plan = two_pass_plan(args.mapping, width, height, path, device_limits);
+  const TwoPassPlan plan =
+      two_pass_plan(args.mapping, width, height, two_pass_reader(source), path, device_limits);
   if (plan.runs) {
     float *row_sums = nullptr;
     const cudaError_t allocated = allocate_row_sums(plan.sums.bytes(), stream, &row_sums);
@@ -216,11 +217,26 @@ cudaError_t preprocess_into_each(const Image &src, const ResizeParams &resize_pa
   });
 }
 
+cudaError_t preprocess_chooses_two_passes(const Image &src, const ResizeParams &resize_params,
+                                          int width, int height, bool *two_passes) {
+  *two_passes = false;
+  if (!resize_params.antialias) return cudaSuccess;
+  RowSumsDevice device_limits;
+  const cudaError_t queried = row_sums_device(&device_limits);
+  if (queried != cudaSuccess) return queried;
+  return with_oriented_source(src, resize_params, [&](const auto &source) {
+    const device::ResizeMapping mapping =
+        resize_mapping(source.width, source.height, width, height, resize_params);
+    *two_passes = two_pass_plan(mapping, width, height, two_pass_reader(source),
+                                AntialiasPath::kChosen, device_limits)
+                      .runs;
+    return cudaSuccess;
+  });
+}
+
 namespace {
 
-// use(request, large_shared) for every kernel preprocess() may launch for
-// such frames; large_shared: it may take more shared memory than the
-// default (pass 1 of the two passes).
+// use(request) for every kernel preprocess() may launch for such frames.
 template <class Use>
 cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &resize_params,
                                     DataType dtype, Use &&use) {
@@ -232,14 +248,12 @@ cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &
           resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
             constexpr Interpolation kMethod = decltype(method)::value;
             using Out = decltype(out);
-            cudaError_t err = use(
-                preprocess_request<kMethod, decltype(antialiased)::value, Source, Out>(), false);
+            cudaError_t err =
+                use(preprocess_request<kMethod, decltype(antialiased)::value, Source, Out>());
             // Antialiased: the two passes too, which a frame's geometry may choose.
             if constexpr (decltype(antialiased)::value) {
-              if (err == cudaSuccess) err = use(row_sums_request<kMethod, Source>(), true);
-              if (err == cudaSuccess) {
-                err = use(two_pass_output_request<kMethod, Source, Out>(), false);
-              }
+              if (err == cudaSuccess) err = use(row_sums_request<kMethod, Source>());
+              if (err == cudaSuccess) err = use(two_pass_output_request<kMethod, Source, Out>());
             }
             return err;
           });
@@ -251,22 +265,8 @@ cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &
 
 cudaError_t prepare_preprocess(PixelFormat src_format, const ResizeParams &resize_params,
                                DataType dtype) {
-  RowSumsDevice device_limits;
-  const cudaError_t queried = two_pass_device(resize_params, &device_limits);
-  if (queried != cudaSuccess) return queried;
-  // Pass 1 opted into all the shared memory it may take now, not in a
-  // frame's launch, which may be under stream capture.
-  const cudaError_t err = for_preprocess_requests(
-      src_format, resize_params, dtype,
-      [&](const runtime::KernelRequest &request, bool large_shared) {
-        const void *kernel = nullptr;
-        const cudaError_t found = runtime::find_kernel(request, &kernel);
-        if (found != cudaSuccess || !large_shared ||
-            device_limits.block_shared_limit <= runtime::kDefaultSharedBytes) {
-          return found;
-        }
-        return runtime::allow_shared_bytes(request, kernel, device_limits.block_shared_limit);
-      });
+  const cudaError_t err =
+      for_preprocess_requests(src_format, resize_params, dtype, runtime::prepare_kernel);
   if (err != cudaSuccess || !resize_params.antialias) return err;
   return prepare_row_sums_pool();
 }
@@ -275,7 +275,7 @@ void runtime::append_preprocess_variants(std::vector<KernelRequest> *requests) {
   for (const PixelFormat format : kEveryResizeSourceFormat) {
     for (const ResizeParams &params : every_sampler_and_reader_orientation()) {
       for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
-        for_preprocess_requests(format, params, dtype, [&](const KernelRequest &request, bool) {
+        for_preprocess_requests(format, params, dtype, [&](const KernelRequest &request) {
           requests->push_back(request);
           return cudaSuccess;
         });

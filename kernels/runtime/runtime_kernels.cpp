@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -377,30 +376,6 @@ cudaError_t find_kernel(const KernelRequest &request, const void **kernel) {
   }
   *kernel = slot->kernel;
   if (cached_device) request.handles[device].store(slot->kernel, std::memory_order_release);
-  return cudaSuccess;
-}
-
-cudaError_t allow_shared_bytes(const KernelRequest &request, const void *kernel, size_t bytes) {
-  int device = -1;
-  const cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  const bool cached_device = device >= 0 && device < KernelRequest::kCachedDevices;
-  if (cached_device &&
-      request.shared_bytes_allowed[device].load(std::memory_order_acquire) >= bytes) {
-    return cudaSuccess;
-  }
-  if (bytes > static_cast<size_t>(std::numeric_limits<int>::max())) return cudaErrorInvalidValue;
-  const cudaError_t set = cudaKernelSetAttributeForDevice(
-      reinterpret_cast<cudaKernel_t>(const_cast<void *>(kernel)),
-      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes), device);
-  if (set != cudaSuccess) return set;
-  if (cached_device) {
-    // The largest size set so far: a smaller launch needs no other call.
-    size_t allowed = request.shared_bytes_allowed[device].load(std::memory_order_relaxed);
-    while (allowed < bytes && !request.shared_bytes_allowed[device].compare_exchange_weak(
-                                  allowed, bytes, std::memory_order_release)) {
-    }
-  }
   return cudaSuccess;
 }
 

@@ -35,9 +35,6 @@ struct KernelRequest {
   // after the first costs an atomic load, not a lookup.
   static constexpr int kCachedDevices = 16;
   mutable std::atomic<const void *> handles[kCachedDevices] = {};
-  // The dynamic shared memory allow_shared_bytes() opted the kernel into on
-  // each such device.
-  mutable std::atomic<size_t> shared_bytes_allowed[kCachedDevices] = {};
 };
 
 // The kernel of `request` for the calling thread's current device, as a
@@ -77,15 +74,6 @@ std::string precompile_into(const KernelRequest &request, int gpu_arch, const Ke
 // (kernel_runtime_error(); runtime_error.cpp).
 void set_thread_error(std::string error);
 
-// Dynamic shared memory any kernel may take per block without opting in.
-constexpr size_t kDefaultSharedBytes = 48 * 1024;
-
-// Opts `kernel` (find_kernel()'s for `request`) into `bytes` of dynamic
-// shared memory per block on the current device
-// (cudaFuncAttributeMaxDynamicSharedMemorySize), once per device and size;
-// the device's cudaDevAttrMaxSharedMemoryPerBlockOptin bounds it.
-cudaError_t allow_shared_bytes(const KernelRequest &request, const void *kernel, size_t bytes);
-
 // find_kernel() for its side effect: the kernel compiled or loaded now.
 inline cudaError_t prepare_kernel(const KernelRequest &request) {
   const void *kernel = nullptr;
@@ -98,10 +86,6 @@ cudaError_t launch_kernel(const KernelRequest &request, const LaunchShape &shape
   const void *kernel = nullptr;
   const cudaError_t found = find_kernel(request, &kernel);
   if (found != cudaSuccess) return found;
-  if (shared_bytes > kDefaultSharedBytes) {
-    const cudaError_t allowed = allow_shared_bytes(request, kernel, shared_bytes);
-    if (allowed != cudaSuccess) return allowed;
-  }
   void *params[] = {const_cast<Args *>(&args)};
   return cudaLaunchKernel(kernel, shape.grid, shape.block, params, shared_bytes, stream);
 }

@@ -4,15 +4,17 @@
 // suite runs pass 2's value and the per-pixel sampler for every destination
 // pixel, and R, G and B must be equal bit for bit (alpha is not carried).
 // Cases: every reader (32-bit and byte interleaved, gray, NV12, I420, YUY2,
-// P010) x antialiased bilinear / bicubic x shrinks, enlargements, mixed
-// axes, odd sizes, crops, letterbox rectangles and a rectangle reaching past
-// the destination, each with either intermediate, with the plan's capacity
-// (every block staged: counted), with one staged column (every pass-1 block
-// sums from the source), with one tabled vertical tap (pass 2 computes
-// its weights) and with three row groups per pass-1 block (the last
-// block's groups partly or wholly past the rows); turned sources; 4K NV12 to 455x256. Then
-// preprocess() itself, the two passes forced against the single pass: the same tensor bytes for
-// every dtype, channel order, copy count and intermediate.
+// P010; aligned views, which pass 1 reads with 16-byte loads where the
+// reader has them, and crops, which it reads pixel by pixel) x antialiased
+// bilinear / bicubic x shrinks, enlargements, mixed axes, odd sizes, crops,
+// letterbox rectangles and a rectangle reaching past the destination, each
+// with either intermediate, with the plan's capacity (the Resize(256)
+// shrinks: every pass-1 block walks its rows, counted), with no table
+// (every pass-1 block sums from the source), with one tabled vertical tap
+// (pass 2 computes its weights) and with the narrowest segments; turned
+// sources; 4K NV12 to 455x256. Then preprocess() itself, the two passes
+// forced against the single pass: the same tensor bytes for every dtype,
+// channel order, copy count and intermediate.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -36,28 +38,37 @@ using device::Rgba;
 using test::DeviceAllocations;
 using test::make_random_frame;
 
-// Pass-1 blocks, and those whose footprint fits the capacity (staged),
-// decided from the definition: the block's footprint within the staged
-// columns, each warp's joint span within its table.
+// Pass-1 blocks, and those that walk their rows (walked), decided from the
+// definition: the segment's taps, widened to whole chunks, within the
+// table; no source pixel among the taps of more than walk_slots() of the
+// segment's columns; no chunk holding more than kWalkEndingPerChunkMost
+// columns' last taps.
 template <Interpolation kMethod>
-__global__ void count_staged_blocks(device::ResampleAxes axes, device::RowSums sums,
-                                    device::RowSumsCapacity capacity, int blocks_x, int *counts) {
+__global__ void count_walked_blocks(device::ResampleAxes axes, device::RowSums sums,
+                                    device::RowWalkCapacity capacity, int blocks_x, int *counts) {
   const int block = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (block >= blocks_x) return;
-  const int block_columns = capacity.warps * device::kRowSumColumns;
-  const int begin = sums.column_begin + block * block_columns;
-  const int end = min(begin + block_columns, sums.column_begin + sums.columns);
-  const int staged_first = device::antialias_span<kMethod>(begin, axes.antialias_x).first;
-  bool fits = device::antialias_span<kMethod>(end - 1, axes.antialias_x).end - staged_first <=
-              capacity.staged_columns;
-  for (int group = begin; group < end; group += device::kRowSumColumns) {
-    const int last = min(group + device::kRowSumColumns, end) - 1;
-    fits = fits && device::antialias_span<kMethod>(last, axes.antialias_x).end -
-                           device::antialias_span<kMethod>(group, axes.antialias_x).first <=
-                       capacity.table_pixels;
+  const int begin = sums.column_begin + block * capacity.segment_columns;
+  const int end = min(begin + capacity.segment_columns, sums.column_begin + sums.columns);
+  const int origin = device::antialias_span<kMethod>(begin, axes.antialias_x).first /
+                     device::kWalkChunk * device::kWalkChunk;
+  const int table_end = device::antialias_span<kMethod>(end - 1, axes.antialias_x).end;
+  bool walks =
+      (table_end + device::kWalkChunk - 1) / device::kWalkChunk * device::kWalkChunk - origin <=
+      capacity.table_pixels;
+  for (int x = origin; walks && x < table_end; ++x) {
+    int covering = 0, ending_in_chunk = 0;
+    const int chunk = x / device::kWalkChunk * device::kWalkChunk;
+    for (int column = begin; column < end; ++column) {
+      const auto span = device::antialias_span<kMethod>(column, axes.antialias_x);
+      covering += span.first <= x && x < span.end;
+      ending_in_chunk += span.end > chunk && span.end <= chunk + device::kWalkChunk;
+    }
+    walks = covering <= device::walk_slots<kMethod>() &&
+            ending_in_chunk <= device::kWalkEndingPerChunkMost;
   }
   atomicAdd(&counts[0], 1);
-  if (fits) atomicAdd(&counts[1], 1);
+  if (walks) atomicAdd(&counts[1], 1);
 }
 
 template <Interpolation kMethod, class Source>
@@ -74,18 +85,18 @@ __global__ void two_pass_and_per_pixel(Source src, device::ResizeMapping mapping
   per_pixel[y * width + x] = device::resized_value<kMethod>(src, x, y, mapping);
 }
 
-enum class Capacity { kPlan, kOneStagedColumn, kOneTap, kThreeRowGroups };
+enum class Capacity { kPlan, kNoTable, kOneTap, kNarrowSegments };
 
 const char *capacity_name(Capacity capacity) {
   switch (capacity) {
     case Capacity::kPlan:
       return "plan's";
-    case Capacity::kOneStagedColumn:
-      return "one staged column";
+    case Capacity::kNoTable:
+      return "no table";
     case Capacity::kOneTap:
       return "one tap";
-    case Capacity::kThreeRowGroups:
-      return "three row groups";
+    case Capacity::kNarrowSegments:
+      return "narrowest segments";
   }
   return "?";
 }
@@ -94,7 +105,8 @@ struct Geometry {
   int src_width, src_height;
   int crop_x, crop_y;  // the view's offset in a frame larger by twice as much
   int dst_width, dst_height;
-  PixelRect rect;  // 0x0: the whole destination
+  PixelRect rect;                  // 0x0: the whole destination
+  bool every_block_walks = false;  // with the plan's capacity
 };
 
 const AntialiasIntermediate kIntermediates[] = {AntialiasIntermediate::kFloat,
@@ -141,18 +153,20 @@ class AntialiasTwoPassGpu : public test::GpuStreamTest {
       RowSumsDevice device_limits;
       cudaError_t err = row_sums_device(&device_limits);
       if (err != cudaSuccess) return err;
-      TwoPassPlan plan =
-          two_pass_plan(mapping, width, height, AntialiasPath::kTwoPass, device_limits);
+      TwoPassPlan plan = two_pass_plan(mapping, width, height, two_pass_reader(source),
+                                       AntialiasPath::kTwoPass, device_limits);
       if (!plan.runs) return cudaSuccess;
       *planned = true;
-      if (capacity_mode == Capacity::kOneStagedColumn) plan.capacity.staged_columns = 1;
+      if (capacity_mode == Capacity::kNoTable) plan.capacity.table_pixels = 1;
       if (capacity_mode == Capacity::kOneTap) plan.taps = 1;
-      if (capacity_mode == Capacity::kThreeRowGroups) {
-        plan.capacity.row_groups = 3;
-        const int row_groups = (plan.sums.rows + device::kRowSumRows - 1) / device::kRowSumRows;
-        plan.row_sums_launch.grid.y = static_cast<unsigned>((row_groups + 2) / 3);
+      if (capacity_mode == Capacity::kNarrowSegments) {
+        plan.capacity = {kWalkSegmentColumnsLeast,
+                         tile_footprint_bound(mapping.axes.antialias_x, kWalkSegmentColumnsLeast) +
+                             2 * device::kWalkChunk};
+        plan.row_sums_launch.grid.x = static_cast<unsigned>(
+            (plan.sums.columns + kWalkSegmentColumnsLeast - 1) / kWalkSegmentColumnsLeast);
       }
-      const size_t row_sums_shared = device::row_sums_shared_layout(plan.capacity).bytes;
+      const size_t row_sums_shared = device::row_walk_shared_layout(plan.capacity).bytes;
       const size_t column_taps_shared =
           device::column_taps_layout(plan.taps, static_cast<int>(kBlockHeight)).bytes;
       err = allocations.allocate(pixels * sizeof(Rgba), &two_pass);
@@ -170,17 +184,13 @@ class AntialiasTwoPassGpu : public test::GpuStreamTest {
       return with_interpolation(method, [&](auto kind) {
         constexpr Interpolation kMethod = decltype(kind)::value;
         if constexpr (kMethod == Interpolation::kBilinear || kMethod == Interpolation::kBicubic) {
-          const RowSumsArgs<Source> args{source, mapping.axes, plan.sums, plan.capacity};
-          // As runtime::launch_kernel() opts the library's kernel in.
-          const cudaError_t allowed = cudaFuncSetAttribute(
-              antialias_row_sums_kernel<kMethod, Source>,
-              cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(row_sums_shared));
-          if (allowed != cudaSuccess) return allowed;
+          const RowSumsArgs<Source> args{source, mapping.axes, plan.sums, plan.capacity,
+                                         device::row_walk_vector_loads(source)};
           antialias_row_sums_kernel<kMethod, Source>
               <<<plan.row_sums_launch.grid, plan.row_sums_launch.block, row_sums_shared, stream_>>>(
                   args);
           const int blocks_x = static_cast<int>(plan.row_sums_launch.grid.x);
-          count_staged_blocks<kMethod><<<(blocks_x + 63) / 64, 64, 0, stream_>>>(
+          count_walked_blocks<kMethod><<<(blocks_x + 63) / 64, 64, 0, stream_>>>(
               mapping.axes, plan.sums, plan.capacity, blocks_x, reinterpret_cast<int *>(counts));
           two_pass_and_per_pixel<kMethod>
               <<<plan.output_launch.grid, plan.output_launch.block, column_taps_shared, stream_>>>(
@@ -210,16 +220,17 @@ class AntialiasTwoPassGpu : public test::GpuStreamTest {
                              << "): two-pass " << two_pass_values[first].x << " per pixel "
                              << per_pixel_values[first].x;
     EXPECT_GT(block_counts[0], 0) << which;
-    if (capacity_mode == Capacity::kOneStagedColumn) {
+    if (capacity_mode == Capacity::kNoTable) {
       EXPECT_EQ(0, block_counts[1]) << which;
-    } else {
-      // The bounds hold every block's footprint: all staged.
+    } else if (geometry.every_block_walks) {
       EXPECT_EQ(block_counts[0], block_counts[1]) << which;
     }
+    walked_blocks_ += block_counts[1];
     ++cases_;
   }
 
   int cases_ = 0;
+  int walked_blocks_ = 0;
 };
 
 TEST_F(AntialiasTwoPassGpu, TwoPassEqualsPerPixelBitForBit) {
@@ -232,7 +243,7 @@ TEST_F(AntialiasTwoPassGpu, TwoPassEqualsPerPixelBitForBit) {
       {37, 23, 2, 2, 64, 48, {}},                   // enlargement
       {300, 200, 0, 0, 600, 37, {}},                // up along x, down along y
       {640, 360, 4, 0, 96, 96, {0, 21, 96, 54}},    // letterbox
-      {1920, 1080, 0, 0, 455, 256, {}},             // torchvision Resize(256)
+      {1920, 1080, 0, 0, 455, 256, {}, true},       // torchvision Resize(256)
       {2000, 1000, 0, 0, 9, 7, {}},                 // too steep: no plan
       {5, 3, 0, 0, 70, 50, {3, 5, 61, 40}},         // tiny source, rectangle off the origin
       {703, 411, 1, 3, 57, 45, {-13, -7, 90, 61}},  // a crop of the resized frame
@@ -255,8 +266,8 @@ TEST_F(AntialiasTwoPassGpu, TwoPassEqualsPerPixelBitForBit) {
                                    geometry.src_height);
       for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
         for (const AntialiasIntermediate intermediate : kIntermediates) {
-          for (const Capacity capacity : {Capacity::kPlan, Capacity::kOneStagedColumn,
-                                          Capacity::kOneTap, Capacity::kThreeRowGroups}) {
+          for (const Capacity capacity : {Capacity::kPlan, Capacity::kNoTable, Capacity::kOneTap,
+                                          Capacity::kNarrowSegments}) {
             bool planned = false;
             run_case(view, geometry, method, intermediate, capacity, &planned);
             if (HasFailure()) return;
@@ -293,13 +304,14 @@ TEST_F(AntialiasTwoPassGpu, TwoPassEqualsPerPixelBitForBit) {
   for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
     for (const AntialiasIntermediate intermediate : kIntermediates) {
       bool planned = false;
-      run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}}, method, intermediate,
+      run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}, true}, method, intermediate,
                Capacity::kPlan, &planned);
       if (HasFailure()) return;
       EXPECT_TRUE(planned);
     }
   }
-  std::printf("[ two-pass == per pixel ] %d cases\n", cases_);
+  std::printf("[ two-pass == per pixel ] %d cases, %d pass-1 blocks walked their rows\n", cases_,
+              walked_blocks_);
 }
 
 // Restores the chosen path whatever a test forced.
@@ -409,10 +421,13 @@ TEST_F(AntialiasTwoPassGpu, ChosenPathOf4kResize256IsTheSinglePassTensor) {
   params.interpolation = Interpolation::kBicubic;
   params.antialias = true;
   params.source_colorimetry = Colorimetry{ColorMatrix::kBT709, ColorRange::kLimited};
-  const device::ResizeMapping mapping = resize_mapping(3840, 2160, 455, 256, params);
-  RowSumsDevice device_limits;
-  CUDA_ASSERT_OK(row_sums_device(&device_limits));
-  ASSERT_TRUE(two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, device_limits).runs);
+  bool two_passes = false;
+  CUDA_ASSERT_OK(preprocess_chooses_two_passes(frame, params, 455, 256, &two_passes));
+  ASSERT_TRUE(two_passes);
+  // A view whose rows the 16-byte loads cannot read: the single pass.
+  CUDA_ASSERT_OK(preprocess_chooses_two_passes(sub_image(frame, 2, 0, 3836, 2160), params, 455, 256,
+                                               &two_passes));
+  EXPECT_FALSE(two_passes);
   NormalizeParams normalize;
   const TensorDesc desc =
       make_contiguous_tensor_desc(TensorLayout::kNCHW, 1, 3, 256, 455, DataType::kFloat32);

@@ -23,16 +23,19 @@ device::ResizeMapping mapping_of(int src_width, int src_height, int width, int h
   return resize_mapping(src_width, src_height, width, height, params);
 }
 
-// A device that lets a block take no more than the default 48 KB, with an
-// H100's SMs (the row groups per block depend on them).
-constexpr RowSumsDevice kDefaultDevice{kTileSharedBytes, 228 * 1024, 132};
-// An H100: a block may opt into 227 KB.
-constexpr RowSumsDevice kH100{227 * 1024, 228 * 1024, 132};
+// An H100's or H200's SMs (the segments fill them).
+constexpr RowSumsDevice kDefaultDevice{132};
+// Readers: NV12 or I420 read with 16-byte loads (YUV), RGBA read so, a
+// reader without them (a crop, a format pass 1 reads pixel by pixel).
+constexpr TwoPassReader kYuvReader{true, true};
+constexpr TwoPassReader kRgbaReader{true, false};
+constexpr TwoPassReader kPixelByPixel{false, true};
 
 TEST(AntialiasTwoPassPlan, Resize256Of4kRunsInTwoPasses) {
   const device::ResizeMapping mapping =
       mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, true);
-  const TwoPassPlan plan = two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, kDefaultDevice);
+  const TwoPassPlan plan =
+      two_pass_plan(mapping, 455, 256, kYuvReader, AntialiasPath::kChosen, kDefaultDevice);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 0);
   EXPECT_EQ(plan.sums.columns, 455);
@@ -41,97 +44,74 @@ TEST(AntialiasTwoPassPlan, Resize256Of4kRunsInTwoPasses) {
   EXPECT_EQ(plan.sums.rect_row_end, 256);
   EXPECT_EQ(plan.sums.rows, 2160);  // every source row: the bound is clamped to the frame
   EXPECT_EQ(plan.sums.bytes(), sizeof(float) * (3u * 2160 * 480 + 480));
-  // 35 taps per column: five groups of two columns per block fit 48 KB
-  // (112 staged columns), six would not (129).
-  EXPECT_EQ(plan.capacity.warps, 5);
+  // 68 groups of 32 rows: segments of 32 columns would give 15 x 68 = 1020
+  // warps, fewer than 12 per SM (1584): segments of 16, 29 x 68 warps.
+  EXPECT_EQ(plan.capacity.segment_columns, 16);
+  EXPECT_EQ(plan.capacity.table_pixels,
+            tile_footprint_bound(mapping.axes.antialias_x, 16) + 2 * device::kWalkChunk);
   EXPECT_LE(plan.row_sums_shared_bytes, kTileSharedBytes);
-  EXPECT_EQ(plan.row_sums_shared_bytes, device::row_sums_shared_layout(plan.capacity).bytes);
+  EXPECT_EQ(plan.row_sums_shared_bytes, device::row_walk_shared_layout(plan.capacity).bytes);
   EXPECT_GE(plan.taps, 35);
   EXPECT_EQ(plan.row_sums_launch.block.x, 32u);
-  EXPECT_EQ(plan.row_sums_launch.block.y, 5u);
-  EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 9) / 10);
-  // Three such blocks per SM (128 registers a thread), 396 at once: 46 x 17
-  // blocks of four row groups in two rounds (one group each: 3128 blocks in
-  // eight rounds).
-  EXPECT_EQ(plan.capacity.row_groups, 4);
-  EXPECT_EQ(plan.row_sums_launch.grid.y, ((2160u + 31) / 32 + 3) / 4);
+  EXPECT_EQ(plan.row_sums_launch.block.y, static_cast<unsigned>(device::kWalkWarps));
+  EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 15) / 16);
+  EXPECT_EQ(plan.row_sums_launch.grid.y, (68u + device::kWalkWarps - 1) / device::kWalkWarps);
   EXPECT_EQ(plan.output_launch.grid.x, (455u + 31) / 32);
   EXPECT_EQ(plan.output_launch.grid.y, 256u / 8);
 }
 
-// Where a block may opt into more shared memory (227 KB on an H100): eight
-// groups of two columns share one footprint (163 staged columns), two
-// blocks per SM (128 registers a thread), and 29 x 9 blocks of eight row
-// groups run in one round on 132 SMs.
-TEST(AntialiasTwoPassPlan, Resize256Of4kTakesTheSharedMemoryItMayOptInto) {
-  const device::ResizeMapping mapping =
-      mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, true);
-  const TwoPassPlan plan = two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, kH100);
-  ASSERT_TRUE(plan.runs);
-  EXPECT_EQ(plan.capacity.warps, device::kRowSumMostWarps);
-  EXPECT_EQ(plan.capacity.staged_columns, 163);
-  EXPECT_GT(plan.row_sums_shared_bytes, kTileSharedBytes);
-  EXPECT_LE(plan.row_sums_shared_bytes, kH100.block_shared_limit);
-  EXPECT_EQ(plan.row_sums_shared_bytes, device::row_sums_shared_layout(plan.capacity).bytes);
-  EXPECT_EQ(plan.capacity.row_groups, 8);
-  EXPECT_EQ(plan.row_sums_launch.block.y, 8u);
-  EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 15) / 16);
-  EXPECT_EQ(plan.row_sums_launch.grid.y, ((2160u + 31) / 32 + 7) / 8);
-  // A limit below the default changes nothing: every device allows 48 KB.
-  const RowSumsDevice no_opt_in{0, 228 * 1024, 132};
-  EXPECT_EQ(two_pass_plan(mapping, 455, 256, AntialiasPath::kChosen, no_opt_in).capacity.warps, 5);
-}
-
-// The row groups per block: the fewest rounds of blocks times a block's
-// time (its groups and one more).
-TEST(AntialiasTwoPassPlan, RowGroupsPerBlockFillTheRoundsOfBlocks) {
-  // 4K -> 455 at eight warps: 29 x 68 groups, 264 places: 261 blocks of
-  // eight groups in one round (9).
-  EXPECT_EQ(row_groups_per_block(29, 68, 2, 132), 8);
-  // On 114 SMs (228 places) eight groups would take two rounds (18):
-  // three, 29 x 23 = 667 blocks in three rounds of 4 (12; five ties).
-  EXPECT_EQ(row_groups_per_block(29, 68, 2, 114), 3);
-  // Places for every block of one group.
-  EXPECT_EQ(row_groups_per_block(4, 8, 16, 132), 1);
+// Segments as wide as still give every SM its warps.
+TEST(AntialiasTwoPassPlan, SegmentsFillTheSms) {
+  // 4K rows: 68 groups of 32.
+  EXPECT_EQ(walk_segment_columns(455, 2160, 132), 16);
+  EXPECT_EQ(walk_segment_columns(455, 2160, 60), 32);                       // 15 x 68 = 1020 >= 720
+  EXPECT_EQ(walk_segment_columns(455, 2160, 20), 64);                       // the widest
+  EXPECT_EQ(walk_segment_columns(64, 300, 132), kWalkSegmentColumnsLeast);  // the narrowest
 }
 
 TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) {
   for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
-    EXPECT_FALSE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300,
+    EXPECT_FALSE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300, kYuvReader,
                                AntialiasPath::kChosen, kDefaultDevice)
                      .runs);
-    EXPECT_TRUE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300,
+    EXPECT_TRUE(two_pass_plan(mapping_of(640, 480, 400, 300, method, true), 400, 300, kYuvReader,
                               AntialiasPath::kTwoPass, kDefaultDevice)
                     .runs);
-    // 1080p -> 455 columns: 19 taps (bicubic), 11 (bilinear).
-    EXPECT_FALSE(two_pass_plan(mapping_of(1920, 1080, 455, 256, method, true), 455, 256,
-                               AntialiasPath::kChosen, kDefaultDevice)
-                     .runs);
-    EXPECT_FALSE(two_pass_plan(mapping_of(3840, 2160, 455, 256, method, true), 455, 256,
+    EXPECT_FALSE(two_pass_plan(mapping_of(3840, 2160, 455, 256, method, true), 455, 256, kYuvReader,
                                AntialiasPath::kSinglePass, kDefaultDevice)
                      .runs);
   }
-  // 4K -> 455 columns: 36 taps bicubic, 19 bilinear. Only the columns count:
-  // a tall shrink of few taps per column stays on the single pass.
-  const auto chosen = [](int src_width, int src_height, int width, int height,
-                         Interpolation method) {
+  const auto chosen = [](int src_width, int src_height, int width, int height, Interpolation method,
+                         const TwoPassReader &reader) {
     return two_pass_plan(mapping_of(src_width, src_height, width, height, method, true), width,
-                         height, AntialiasPath::kChosen, kDefaultDevice)
+                         height, reader, AntialiasPath::kChosen, kDefaultDevice)
         .runs;
   };
-  EXPECT_TRUE(chosen(3840, 2160, 455, 256, Interpolation::kBicubic));
-  EXPECT_FALSE(chosen(3840, 2160, 455, 256, Interpolation::kBilinear));
-  EXPECT_FALSE(chosen(640, 3840, 640, 256, Interpolation::kBicubic));
-  EXPECT_TRUE(chosen(3840, 640, 256, 640, Interpolation::kBicubic));
+  // 4K -> 455 columns: 36 taps bicubic, 19 bilinear; 1080p -> 455: 19 and
+  // 11. A YUV reader from 16 taps, others from 32.
+  for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+    EXPECT_TRUE(chosen(3840, 2160, 455, 256, method, kYuvReader));
+    // Pixel by pixel, pass 1 is not chosen.
+    EXPECT_FALSE(chosen(3840, 2160, 455, 256, method, kPixelByPixel));
+  }
+  EXPECT_TRUE(chosen(1920, 1080, 455, 256, Interpolation::kBicubic, kYuvReader));
+  EXPECT_FALSE(chosen(1920, 1080, 455, 256, Interpolation::kBilinear, kYuvReader));
+  EXPECT_TRUE(chosen(3840, 2160, 455, 256, Interpolation::kBicubic, kRgbaReader));
+  EXPECT_FALSE(chosen(3840, 2160, 455, 256, Interpolation::kBilinear, kRgbaReader));
+  EXPECT_FALSE(chosen(1920, 1080, 455, 256, Interpolation::kBicubic, kRgbaReader));
+  // Only the columns count: a tall shrink of few taps per column stays on
+  // the single pass.
+  EXPECT_FALSE(chosen(640, 3840, 640, 256, Interpolation::kBicubic, kYuvReader));
+  EXPECT_TRUE(chosen(3840, 640, 256, 640, Interpolation::kBicubic, kYuvReader));
 }
 
 TEST(AntialiasTwoPassPlan, OnlyAntialiasedSamplersThatFit) {
   EXPECT_FALSE(two_pass_plan(mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, false), 455,
-                             256, AntialiasPath::kTwoPass, kDefaultDevice)
+                             256, kYuvReader, AntialiasPath::kTwoPass, kDefaultDevice)
                    .runs);
-  // 2000 -> 9 columns: one group's footprint alone outgrows the shared memory.
+  // 2000 -> 9 columns: pass 1's weight table of a segment outgrows the shared memory.
   EXPECT_FALSE(two_pass_plan(mapping_of(2000, 1000, 9, 7, Interpolation::kBicubic, true), 9, 7,
-                             AntialiasPath::kTwoPass, kDefaultDevice)
+                             kYuvReader, AntialiasPath::kTwoPass, kDefaultDevice)
                    .runs);
 }
 
@@ -140,7 +120,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   const PixelRect letterbox{0, 80, 640, 480};
   TwoPassPlan plan =
       two_pass_plan(mapping_of(1920, 1440, 640, 640, Interpolation::kBilinear, true, letterbox),
-                    640, 640, AntialiasPath::kTwoPass, kDefaultDevice);
+                    640, 640, kYuvReader, AntialiasPath::kTwoPass, kDefaultDevice);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 0);
   EXPECT_EQ(plan.sums.columns, 640);
@@ -149,7 +129,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   // A crop of the resized frame: the rectangle reaches past every edge.
   const PixelRect crop{-100, -50, 455, 256};
   plan = two_pass_plan(mapping_of(3840, 2160, 224, 224, Interpolation::kBicubic, true, crop), 224,
-                       224, AntialiasPath::kChosen, kDefaultDevice);
+                       224, kYuvReader, AntialiasPath::kChosen, kDefaultDevice);
   ASSERT_TRUE(plan.runs);
   EXPECT_EQ(plan.sums.column_begin, 100);
   EXPECT_EQ(plan.sums.columns, 224);
@@ -161,7 +141,7 @@ TEST(AntialiasTwoPassPlan, TheIntermediateHoldsTheRectanglesVisiblePart) {
   const PixelRect outside{300, 0, 200, 100};
   EXPECT_FALSE(
       two_pass_plan(mapping_of(1000, 500, 256, 256, Interpolation::kBicubic, true, outside), 256,
-                    256, AntialiasPath::kTwoPass, kDefaultDevice)
+                    256, kYuvReader, AntialiasPath::kTwoPass, kDefaultDevice)
           .runs);
 }
 
@@ -177,8 +157,8 @@ TEST(AntialiasTwoPassPlan, TheRowsHoldEveryTapOfTheVisibleRows) {
           const int height = rect_height - row_begin - 3;
           const device::ResizeMapping mapping =
               mapping_of(640, src_height, 64, height, method, true, rect);
-          const TwoPassPlan plan =
-              two_pass_plan(mapping, 64, height, AntialiasPath::kTwoPass, kDefaultDevice);
+          const TwoPassPlan plan = two_pass_plan(mapping, 64, height, kYuvReader,
+                                                 AntialiasPath::kTwoPass, kDefaultDevice);
           ASSERT_TRUE(plan.runs);
           ASSERT_EQ(plan.sums.rect_row_begin, row_begin);
           ASSERT_EQ(plan.sums.rect_row_end, rect_height - 3);
