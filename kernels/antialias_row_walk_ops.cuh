@@ -91,10 +91,17 @@ constexpr int kWalkFlush = 8;
 constexpr int kWalkEndedColumns = 16;
 constexpr int kWalkEndingPerChunkMost = kWalkEndedColumns - (kWalkFlush - 1);
 // Floats per pixel of the weight table: the slots' weights, then how many
-// columns end at the pixel (an int's bits); at a chunk's first pixel, its
-// last float says whether several columns end at one of the chunk's pixels.
+// columns end at the pixel (an int's bits); at a half's first pixel, how
+// many end within the half (kWalkHalfEnds); at a chunk's first pixel, what
+// keeps the chunk from the fast walk (kWalkChunkFlags, an int's bits).
 constexpr int kWalkTableStride = 8;
-constexpr int kWalkSeveralEnd = kWalkTableStride - 1;
+constexpr int kWalkHalfEnds = kWalkTableStride - 2;
+constexpr int kWalkChunkFlags = kWalkTableStride - 1;
+// Two columns end at one of the chunk's pixels: it walks pixel by pixel.
+constexpr int kWalkSeveralEnd = 1;
+// A column's slot takes the next column's first tap within the half in
+// which the column ends: its ends are taken at the pixel, not after the half.
+constexpr int kWalkSlotRetaken = 2;
 
 // The running sums a lane keeps: the most output columns whose taps cover
 // one source pixel, for shrinks of 3x (bicubic) or 2x (bilinear) and more.
@@ -401,9 +408,19 @@ __device__ __forceinline__ bool make_walk_table(const AntialiasAxis &axis_x, con
       overflow |=
           j + kWalkEndingPerChunkMost < segment_columns &&
           (ends[j + kWalkEndingPerChunkMost] - 1) / kWalkChunk == (ends[j] - 1) / kWalkChunk;
-      // Two columns ending at one pixel: their chunk walks pixel by pixel.
-      if (j + 1 < segment_columns && ends[j + 1] == ends[j]) {
-        table[(last / kWalkChunk * kWalkChunk) * kWalkTableStride + kWalkSeveralEnd] = 1.0f;
+      atomicAdd(reinterpret_cast<int *>(table + last / kWalkHalf * kWalkHalf * kWalkTableStride +
+                                        kWalkHalfEnds),
+                1);
+      int flags = 0;
+      if (j + 1 < segment_columns && ends[j + 1] == ends[j]) flags |= kWalkSeveralEnd;
+      if (j + kSlots < segment_columns &&
+          firsts[j + kSlots] - table_origin < (last / kWalkHalf + 1) * kWalkHalf) {
+        flags |= kWalkSlotRetaken;
+      }
+      if (flags != 0) {
+        atomicOr(reinterpret_cast<int *>(table + last / kWalkChunk * kWalkChunk * kWalkTableStride +
+                                         kWalkChunkFlags),
+                 flags);
       }
     }
   }
@@ -438,7 +455,7 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
                                                  const RowWalkCapacity &capacity, bool vector_loads,
                                                  float *shared) {
   constexpr int kSlots = walk_slots<kMethod>();
-  static_assert(kSlots < kWalkSeveralEnd, "a table entry holds the slots' weights and the ends");
+  static_assert(kSlots < kWalkHalfEnds, "a table entry holds the slots' weights and the ends");
   const AntialiasAxis &axis_x = axes.antialias_x;
   const int lane = static_cast<int>(threadIdx.x);
   const int warp = static_cast<int>(threadIdx.y);
@@ -515,12 +532,31 @@ __device__ __forceinline__ void compute_row_sums(const Source &src, const Resamp
       if (x + kWalkChunk < table_end && vector_chunk(x + kWalkChunk)) {
         ahead = Loads::fetch(src, x + kWalkChunk, y);
       }
-      if (vector && entries[kWalkSeveralEnd] == 0.0f) {
+      const int flags = __float_as_int(entries[kWalkChunkFlags]);
+      if (vector && flags == 0) {
+        // No slot is taken again within the half its column ends in: the
+        // columns that end in a half end after it, the half's pixels
+        // added without a branch.
         typename Loads::Raw half = raw;
 #pragma unroll 1
         for (int h = 0; h < kWalkChunk; h += kWalkHalf) {
-          // Converted before the steps, whose branches would keep the
-          // compiler from overlapping one pixel's conversion with another's.
+          const float *half_entries = entries + h * kWalkTableStride;
+#pragma unroll
+          for (int i = 0; i < kWalkHalf; ++i) {
+            add_pixel(slots, walk_entry<kSlots>(half_entries + i * kWalkTableStride),
+                      Loads::pixel(src, half, i));
+          }
+          for (int ends = __float_as_int(half_entries[kWalkHalfEnds]); ends > 0; --ends) {
+            walk.end_column(slots, done);
+          }
+          Loads::next_half(half);
+        }
+      } else if (vector && (flags & kWalkSeveralEnd) == 0) {
+        typename Loads::Raw half = raw;
+#pragma unroll 1
+        for (int h = 0; h < kWalkChunk; h += kWalkHalf) {
+          // Converted before the steps: one block of code the compiler
+          // schedules as it likes.
           Rgba pixels[kWalkHalf];
 #pragma unroll
           for (int i = 0; i < kWalkHalf; ++i) pixels[i] = Loads::pixel(src, half, i);
