@@ -7,7 +7,9 @@
 // from a measured device copy.
 //   bench_kernels [iterations] [name-prefix]
 // (name-prefix, e.g. "W5": only the workloads whose name starts with it,
-// and no regions unless it is "64 regions")
+// and no regions unless it is "64 regions"). Antialiased workloads time the
+// fused preprocess on its chosen path and on the other (two passes, single
+// pass) before them, with both digests.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "antialias_two_pass.h"
 #include "cudaprep/normalize.h"
 #include "cudaprep/preprocess.h"
 #include "cudaprep/preprocess_batch.h"
@@ -357,6 +360,35 @@ void run_regions(PixelFormat format, cudaStream_t stream, int iterations, double
   CHECK(cudaFree(frame.planes[0].data));
 }
 
+// An antialiased workload's fused preprocess on the path not chosen (the
+// single pass where the chosen path is the two passes, the two passes
+// forced otherwise), against the chosen path just timed: both times, and
+// the tensor's digest, which must be the chosen path's.
+void run_other_path(const Workload &w, const Image &source, const ResizeParams &resize_params,
+                    const std::function<void(cudaStream_t)> &fused_step,
+                    const std::vector<uint8_t> &chosen_bytes, const Stats &chosen,
+                    const Stats &chosen_gpu, int out_width, int out_height, void *fused_tensor,
+                    cudaStream_t stream, int iterations) {
+  bool two_pass = false;
+  CHECK(preprocess_chooses_two_passes(source, resize_params, out_width, out_height, &two_pass));
+  set_antialias_path(two_pass ? AntialiasPath::kSinglePass : AntialiasPath::kTwoPass);
+  const Stats other = time_it(fused_step, stream, iterations);
+  const Stats other_gpu = time_graph(fused_step, stream, iterations, 10);
+  std::vector<uint8_t> other_bytes(chosen_bytes.size());
+  CHECK(cudaStreamSynchronize(stream));
+  CHECK(cudaMemcpy(other_bytes.data(), fused_tensor, other_bytes.size(), cudaMemcpyDeviceToHost));
+  set_antialias_path(AntialiasPath::kChosen);
+  const char *chosen_name = two_pass ? "two passes" : "single pass";
+  const char *other_name = two_pass ? "single pass" : "two passes";
+  std::printf(
+      "%-28s fused, chosen path (%s) %6.1f [p10 %6.1f] GPU only %6.1f us; %s %6.1f "
+      "[p10 %6.1f] GPU only %6.1f us; %s digest %016llx, two passes == single pass: %s\n",
+      w.name.c_str(), chosen_name, chosen.median_us, chosen.p10_us, chosen_gpu.median_us,
+      other_name, other.median_us, other.p10_us, other_gpu.median_us, other_name,
+      static_cast<unsigned long long>(digest(other_bytes)),
+      other_bytes == chosen_bytes ? "yes" : "NO");
+}
+
 void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidth_gbs) {
   Image input = make_image(w.input_format, w.input_width, w.input_height, true);
   Image source = input;
@@ -464,6 +496,10 @@ void run(const Workload &w, cudaStream_t stream, int iterations, double bandwidt
   std::printf("%-28s digests: resize %016llx fused %016llx\n", w.name.c_str(),
               static_cast<unsigned long long>(image_digest(resized)),
               static_cast<unsigned long long>(digest(fused_bytes)));
+  if (w.antialias) {
+    run_other_path(w, source, resize_params, fused_step, fused_bytes, fused_stats, fused_gpu,
+                   out_width, out_height, fused_tensor, stream, iterations);
+  }
   // The batch table is issue 13's W1-W4; W5 is one frame per step.
   if (w.name.rfind("W5", 0) != 0) {
     run_batches(w, source, resize_params, normalize_params, out_width, out_height, stream,
@@ -529,7 +565,8 @@ int main(int argc, char **argv) {
   // W5: torchvision's classifier transform, Resize(256) of 1080p and 4K,
   // OpenCV's sampling beside the antialiased one.
   for (const auto &[format, w, h] :
-       {std::tuple{PixelFormat::kRGBA, 1920, 1080}, std::tuple{PixelFormat::kNV12, 3840, 2160}}) {
+       {std::tuple{PixelFormat::kRGBA, 1920, 1080}, std::tuple{PixelFormat::kNV12, 3840, 2160},
+        std::tuple{PixelFormat::kNV12, 1920, 1080}, std::tuple{PixelFormat::kRGBA, 3840, 2160}}) {
     for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
       for (const bool antialias : {false, true}) {
         Workload wl =

@@ -120,14 +120,6 @@ __device__ __forceinline__ float antialias_total(const AntialiasSpan<kMethod> &s
   return total;
 }
 
-// The normalisation of both axes, one multiply at the end.
-template <Interpolation kMethod>
-__device__ __forceinline__ Rgba antialias_normalised(const Rgba &sum,
-                                                     const AntialiasSpan<kMethod> &span_x,
-                                                     const AntialiasSpan<kMethod> &span_y) {
-  return weighted(__frcp_rn(__fmul_rn(antialias_total(span_x), antialias_total(span_y))), sum);
-}
-
 // floor(value + 0.5) clamped to [0, 255]: the byte PIL's and torch's
 // fixed-point passes store (their sums start at half a unit, then shift).
 __device__ __forceinline__ float round_half_up_to_byte(float value) {
@@ -153,22 +145,36 @@ struct AntialiasRowHandoff {
   }
 };
 
+// The hand-off of a column whose taps' total (antialias_total()) is `total_x`.
+__device__ __forceinline__ AntialiasRowHandoff
+antialias_row_handoff_of_total(float total_x, bool uint8_intermediate) {
+  return {uint8_intermediate, uint8_intermediate ? __frcp_rn(total_x) : 1.0f};
+}
+
 template <Interpolation kMethod>
 __device__ __forceinline__ AntialiasRowHandoff
 antialias_row_handoff(const AntialiasSpan<kMethod> &span_x, bool uint8_intermediate) {
-  return {uint8_intermediate, uint8_intermediate ? __frcp_rn(antialias_total(span_x)) : 1.0f};
+  return antialias_row_handoff_of_total(uint8_intermediate ? antialias_total(span_x) : 1.0f,
+                                        uint8_intermediate);
 }
 
-// The output value from `sum`, the vertical pass over the handed-off rows.
+// The output value from `sum`, the vertical pass over the handed-off rows,
+// given the taps' totals of its column and row (antialias_total()): uint8,
+// the row's normalisation rounded to 8 bits; float, both normalisations in
+// one multiply at the end.
+__device__ __forceinline__ Rgba antialias_result_of_totals(const Rgba &sum, float total_x,
+                                                           float total_y, bool uint8_intermediate) {
+  if (uint8_intermediate) return round_half_up_to_bytes(weighted(__frcp_rn(total_y), sum));
+  return weighted(__frcp_rn(__fmul_rn(total_x, total_y)), sum);
+}
+
 template <Interpolation kMethod>
 __device__ __forceinline__ Rgba antialias_result(const Rgba &sum,
                                                  const AntialiasSpan<kMethod> &span_x,
                                                  const AntialiasSpan<kMethod> &span_y,
                                                  bool uint8_intermediate) {
-  if (uint8_intermediate) {
-    return round_half_up_to_bytes(weighted(__frcp_rn(antialias_total(span_y)), sum));
-  }
-  return antialias_normalised(sum, span_x, span_y);
+  return antialias_result_of_totals(sum, uint8_intermediate ? 0.0f : antialias_total(span_x),
+                                    antialias_total(span_y), uint8_intermediate);
 }
 
 // Rows first, then the column of handed-off rows, for one output pixel.

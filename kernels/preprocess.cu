@@ -12,6 +12,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "antialias_two_pass_kernel.cuh"
+#include "antialias_two_pass_launch.cuh"
 #include "preprocess_kernel.cuh"
 #include "resize_launch.cuh"
 #include "runtime/kernel_variants.h"
@@ -30,7 +32,73 @@ const runtime::KernelRequest &preprocess_request() {
   return request;
 }
 
-// One launch per kMaxPreprocessCopies of the `count` tensors.
+// The two passes' kernels (antialias_two_pass_kernel.cuh); kMethod
+// antialiased bilinear or bicubic.
+template <Interpolation kMethod, class Source>
+const runtime::KernelRequest &row_sums_request() {
+  static const runtime::KernelRequest request{"antialias_two_pass_kernel.cuh",
+                                              "cudaprep::antialias_row_sums_kernel<" +
+                                                  interpolation_argument(kMethod) + ", " +
+                                                  reader_name<Source>() + ">"};
+  return request;
+}
+
+template <Interpolation kMethod, class Source, typename Out>
+const runtime::KernelRequest &two_pass_output_request() {
+  static const runtime::KernelRequest request{
+      "antialias_two_pass_kernel.cuh",
+      "cudaprep::preprocess_two_pass_kernel<" + interpolation_argument(kMethod) +
+          (device::is_high_bit_depth_source<Source>::value ? ", true, " : ", false, ") +
+          element_type_name<Out>() + ">"};
+  return request;
+}
+
+// The current device's limits for the two passes where they may run
+// (antialiased samplers), else none and no CUDA call.
+cudaError_t two_pass_device(const ResizeParams &resize_params, RowSumsDevice *device_limits) {
+  *device_limits = {0};
+  return resize_params.antialias ? row_sums_device(device_limits) : cudaSuccess;
+}
+
+// Both passes (antialias_two_pass_ops.cuh) for the `count` tensors, the row
+// sums in memory of the stream's own for the while: one launch of pass 1,
+// one of pass 2 per kMaxPreprocessCopies tensors.
+template <Interpolation kMethod, typename Out, class Source>
+cudaError_t launch_two_pass(const PreprocessArgs<Source> &single, const TwoPassPlan &plan,
+                            float *row_sums, void *const *tensors, int count, cudaStream_t stream) {
+  RowSumsArgs<Source> sums_args;
+  sums_args.src = single.src;
+  sums_args.axes = single.mapping.axes;
+  sums_args.sums = plan.sums;
+  sums_args.sums.data = row_sums;
+  sums_args.capacity = plan.capacity;
+  sums_args.vector_loads = device::row_walk_vector_loads(single.src);
+  cudaError_t launched =
+      runtime::launch_kernel(row_sums_request<kMethod, Source>(), plan.row_sums_launch,
+                             plan.row_sums_shared_bytes, stream, sums_args);
+  PreprocessTwoPassArgs args;
+  args.sums = sums_args.sums;
+  args.mapping = single.mapping;
+  args.taps = plan.taps;
+  args.width = single.width;
+  args.height = single.height;
+  args.order = single.order;
+  args.norm = single.norm;
+  args.strides = single.strides;
+  args.batch_index = single.batch_index;
+  for (int first = 0; first < count && launched == cudaSuccess; first += kMaxPreprocessCopies) {
+    args.copies = std::min(count - first, kMaxPreprocessCopies);
+    for (int copy = 0; copy < args.copies; ++copy) args.tensors[copy] = tensors[first + copy];
+    launched =
+        runtime::launch_kernel(two_pass_output_request<kMethod, Source, Out>(), plan.output_launch,
+                               plan.column_taps_shared_bytes, stream, args);
+  }
+  return launched;
+}
+
+// One launch per kMaxPreprocessCopies of the `count` tensors, or the two
+// passes where two_pass_plan() says so and the device has memory pools
+// (else, unless the two passes are forced, the single pass).
 template <typename Out, class Source>
 cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_params,
                               const NormalizeParams &normalize_params, void *const *tensors,
@@ -49,6 +117,29 @@ cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_p
   args.norm = channel_normalization(normalize_params);
   args.strides = logical_strides(desc);
   args.batch_index = batch_index;
+  const AntialiasPath path = antialias_path();
+  RowSumsDevice device_limits;
+  const cudaError_t queried = two_pass_device(resize_params, &device_limits);
+  if (queried != cudaSuccess) return queried;
+  const TwoPassPlan plan =
+      two_pass_plan(args.mapping, width, height, two_pass_reader(source), path, device_limits);
+  if (plan.runs) {
+    float *row_sums = nullptr;
+    const cudaError_t allocated = allocate_row_sums(plan.sums.bytes(), stream, &row_sums);
+    if (allocated == cudaSuccess) {
+      const cudaError_t launched = with_sampler(
+          resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
+            if constexpr (decltype(antialiased)::value) {
+              return launch_two_pass<decltype(method)::value, Out>(args, plan, row_sums, tensors,
+                                                                   count, stream);
+            }
+            return cudaErrorInvalidValue;  // a plan runs for antialiased samplers only
+          });
+      const cudaError_t freed = free_row_sums(row_sums, stream);
+      return launched != cudaSuccess ? launched : freed;
+    }
+    if (allocated != cudaErrorNotSupported || path == AntialiasPath::kTwoPass) return allocated;
+  }
   const LaunchShape launch = launch_shape_2d(width, height, 1);
   cudaError_t launched = cudaSuccess;
   for (int first = 0; first < count && launched == cudaSuccess; first += kMaxPreprocessCopies) {
@@ -126,6 +217,23 @@ cudaError_t preprocess_into_each(const Image &src, const ResizeParams &resize_pa
   });
 }
 
+cudaError_t preprocess_chooses_two_passes(const Image &src, const ResizeParams &resize_params,
+                                          int width, int height, bool *two_passes) {
+  *two_passes = false;
+  if (!resize_params.antialias) return cudaSuccess;
+  RowSumsDevice device_limits;
+  const cudaError_t queried = row_sums_device(&device_limits);
+  if (queried != cudaSuccess) return queried;
+  return with_oriented_source(src, resize_params, [&](const auto &source) {
+    const device::ResizeMapping mapping =
+        resize_mapping(source.width, source.height, width, height, resize_params);
+    *two_passes = two_pass_plan(mapping, width, height, two_pass_reader(source),
+                                AntialiasPath::kChosen, device_limits)
+                      .runs;
+    return cudaSuccess;
+  });
+}
+
 namespace {
 
 // use(request) for every kernel preprocess() may launch for such frames.
@@ -138,8 +246,16 @@ cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &
     return with_float_type(dtype, [&](auto out) {
       return with_sampler(
           resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
-            return use(preprocess_request<decltype(method)::value, decltype(antialiased)::value,
-                                          Source, decltype(out)>());
+            constexpr Interpolation kMethod = decltype(method)::value;
+            using Out = decltype(out);
+            cudaError_t err =
+                use(preprocess_request<kMethod, decltype(antialiased)::value, Source, Out>());
+            // Antialiased: the two passes too, which a frame's geometry may choose.
+            if constexpr (decltype(antialiased)::value) {
+              if (err == cudaSuccess) err = use(row_sums_request<kMethod, Source>());
+              if (err == cudaSuccess) err = use(two_pass_output_request<kMethod, Source, Out>());
+            }
+            return err;
           });
     });
   });
@@ -149,7 +265,10 @@ cudaError_t for_preprocess_requests(PixelFormat src_format, const ResizeParams &
 
 cudaError_t prepare_preprocess(PixelFormat src_format, const ResizeParams &resize_params,
                                DataType dtype) {
-  return for_preprocess_requests(src_format, resize_params, dtype, runtime::prepare_kernel);
+  const cudaError_t err =
+      for_preprocess_requests(src_format, resize_params, dtype, runtime::prepare_kernel);
+  if (err != cudaSuccess || !resize_params.antialias) return err;
+  return prepare_row_sums_pool();
 }
 
 void runtime::append_preprocess_variants(std::vector<KernelRequest> *requests) {

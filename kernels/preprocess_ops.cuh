@@ -36,8 +36,9 @@ __device__ __forceinline__ void rgb_bytes(const Rgba &value, bool bgr, bool ties
 // destination, each byte normalised as normalize does for its output
 // channel; elements[c] is output channel c (GRAY: elements[0] only).
 // `order` is uniform over a launch (or a block), so its branch costs
-// nothing.
-template <typename Out, class Source>
+// nothing. kHighBitDepth: the value comes from a source deeper than 8 bits
+// (is_high_bit_depth_source), which keeps its extra bits (no 8-bit step).
+template <typename Out, bool kHighBitDepth>
 __device__ __forceinline__ void preprocessed_elements(const Rgba &value,
                                                       const ResizeMapping &mapping,
                                                       ChannelOrder order,
@@ -47,7 +48,7 @@ __device__ __forceinline__ void preprocessed_elements(const Rgba &value,
     unrounded_elements<Out>(value, order, norm, elements);
     return;
   }
-  if constexpr (is_high_bit_depth_source<Source>::value) {
+  if constexpr (kHighBitDepth) {
     // No 8-bit step: the clamped value keeps the source's extra bits.
     const Rgba clamped =
         make_float4(clamp_channel(value.x), clamp_channel(value.y), clamp_channel(value.z), 255.0f);
@@ -66,21 +67,33 @@ __device__ __forceinline__ void preprocessed_elements(const Rgba &value,
 
 // Tensor pixel (x, y) of item `batch_index` from `value`, resize's value of
 // destination pixel (x, y): preprocessed_elements() stored element by
-// element at any strides.
-template <typename Out, class Source>
-__device__ __forceinline__ void store_preprocessed(const Rgba &value, const ResizeMapping &mapping,
-                                                   ChannelOrder order,
-                                                   const ChannelNormalization &norm, void *tensor,
-                                                   const TensorStrides &strides, int batch_index,
-                                                   int x, int y) {
+// element at any strides (kHighBitDepth as there).
+template <typename Out, bool kHighBitDepth>
+__device__ __forceinline__ void store_preprocessed_as(const Rgba &value,
+                                                      const ResizeMapping &mapping,
+                                                      ChannelOrder order,
+                                                      const ChannelNormalization &norm,
+                                                      void *tensor, const TensorStrides &strides,
+                                                      int batch_index, int x, int y) {
   Out elements[kMaxChannels] = {};
-  preprocessed_elements<Out, Source>(value, mapping, order, norm, elements);
+  preprocessed_elements<Out, kHighBitDepth>(value, mapping, order, norm, elements);
   const int64_t pixel = tensor_offset(strides, batch_index, 0, y, x);
   const int channels = order == ChannelOrder::kGray ? 1 : kMaxChannels;
 #pragma unroll
   for (int c = 0; c < kMaxChannels; ++c) {
     if (c < channels) store_element(tensor, pixel + c * strides.channel, elements[c]);
   }
+}
+
+// store_preprocessed_as() for a value sampled from `Source`.
+template <typename Out, class Source>
+__device__ __forceinline__ void store_preprocessed(const Rgba &value, const ResizeMapping &mapping,
+                                                   ChannelOrder order,
+                                                   const ChannelNormalization &norm, void *tensor,
+                                                   const TensorStrides &strides, int batch_index,
+                                                   int x, int y) {
+  store_preprocessed_as<Out, is_high_bit_depth_source<Source>::value>(
+      value, mapping, order, norm, tensor, strides, batch_index, x, y);
 }
 
 // preprocessed_elements() of each of `values`, 8-bit values into RGB or
@@ -126,7 +139,8 @@ __device__ __forceinline__ void preprocessed_run_elements(const Rgba (&values)[N
 #pragma unroll
   for (int k = 0; k < N; ++k) {
     Out pixel[kMaxChannels] = {};
-    preprocessed_elements<Out, Source>(values[k], mapping, order, norm, pixel);
+    preprocessed_elements<Out, is_high_bit_depth_source<Source>::value>(values[k], mapping, order,
+                                                                        norm, pixel);
 #pragma unroll
     for (int c = 0; c < kMaxChannels; ++c) elements[c][k] = pixel[c];
   }

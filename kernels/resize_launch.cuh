@@ -312,11 +312,15 @@ std::string reader_name() {
   return ReaderName<Source>::get();
 }
 
+// A method as a kernel's name expression spells a template argument.
+inline std::string interpolation_argument(Interpolation method) {
+  return "(cudaprep::Interpolation)" + std::to_string(static_cast<int>(method));
+}
+
 // A sampler's template arguments (method, antialiased) as a kernel's name
 // expression spells them.
 inline std::string sampler_arguments(Interpolation method, bool antialiased) {
-  return "(cudaprep::Interpolation)" + std::to_string(static_cast<int>(method)) +
-         (antialiased ? ", true" : ", false");
+  return interpolation_argument(method) + (antialiased ? ", true" : ", false");
 }
 
 // with_resize_source() for a resample with `params`: the reader of `src`,

@@ -108,9 +108,10 @@ TEST(KernelVariants, EveryFamilyAndReaderIsListedOnce) {
     EXPECT_TRUE(names.insert(request.name_expression).second) << request.name_expression;
     headers.insert(request.header);
   }
-  EXPECT_EQ(headers, (std::set<std::string>{"resize_kernel.cuh", "preprocess_kernel.cuh",
-                                            "preprocess_batch_kernel.cuh", "normalize_kernel.cuh",
-                                            "tensorize_kernel.cuh"}));
+  EXPECT_EQ(headers,
+            (std::set<std::string>{"resize_kernel.cuh", "preprocess_kernel.cuh",
+                                   "preprocess_batch_kernel.cuh", "normalize_kernel.cuh",
+                                   "tensorize_kernel.cuh", "antialias_two_pass_kernel.cuh"}));
   // 14 readers (7 formats' readers, straight and turned) x 6 samplers.
   size_t resize = 0;
   for (const KernelRequest &request : every)

@@ -1,0 +1,68 @@
+// preprocess()'s antialiased shrinks in two kernels, compiled at run time
+// (runtime/runtime_kernels.h): antialias_row_sums_kernel fills the row sums
+// (device::compute_row_sums, a block per kWalkWarps x 32 source rows and a
+// segment of output columns) and preprocess_two_pass_kernel
+// sums their columns and stores the tensor pixel as preprocess_kernel does
+// (device::two_pass_value, then store_preprocessed_as() into each of
+// `copies` tensors). antialias_two_pass_ops.cuh states why the bits are the
+// per-pixel sampler's.
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include "antialias_two_pass_ops.cuh"
+#include "preprocess_kernel.cuh"
+#include "preprocess_ops.cuh"
+
+namespace cudaprep {
+
+template <class Source>
+struct RowSumsArgs {
+  Source src;
+  device::ResampleAxes axes;
+  device::RowSums sums;
+  device::RowWalkCapacity capacity;
+  bool vector_loads;  // device::row_walk_vector_loads(src)
+};
+
+template <Interpolation kMethod, class Source>
+__global__ void __launch_bounds__(device::kWalkThreads)
+    antialias_row_sums_kernel(const __grid_constant__ RowSumsArgs<Source> args) {
+  extern __shared__ float4 row_sums_shared[];
+  device::compute_row_sums<kMethod>(args.src, args.axes, args.sums, args.capacity,
+                                    args.vector_loads, reinterpret_cast<float *>(row_sums_shared));
+}
+
+struct PreprocessTwoPassArgs {
+  device::RowSums sums;
+  device::ResizeMapping mapping;
+  int taps;  // vertical weights tabled per row
+  int width;
+  int height;
+  ChannelOrder order;
+  device::ChannelNormalization norm;
+  void *tensors[kMaxPreprocessCopies];
+  int copies;  // 1..kMaxPreprocessCopies
+  device::TensorStrides strides;
+  int batch_index;
+};
+
+// kHighBitDepth: the row sums came from a source deeper than 8 bits
+// (device::is_high_bit_depth_source), which the store keeps unrounded.
+template <Interpolation kMethod, bool kHighBitDepth, typename Out>
+__global__ void preprocess_two_pass_kernel(const __grid_constant__ PreprocessTwoPassArgs args) {
+  extern __shared__ float4 column_taps_shared[];
+  const device::Rgba value =
+      device::two_pass_value<kMethod>(args.sums, args.mapping, args.width, args.height, args.taps,
+                                      reinterpret_cast<float *>(column_taps_shared));
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= args.width || y >= args.height) return;
+  for (int copy = 0; copy < args.copies; ++copy) {
+    device::store_preprocessed_as<Out, kHighBitDepth>(value, args.mapping, args.order, args.norm,
+                                                      args.tensors[copy], args.strides,
+                                                      args.batch_index, x, y);
+  }
+}
+
+}  // namespace cudaprep

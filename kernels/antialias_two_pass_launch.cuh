@@ -1,0 +1,143 @@
+// Host side of the two-pass antialiased shrink (antialias_two_pass_ops.cuh):
+// whether a preprocess() frame runs it, and the shape of its intermediate
+// and its launches.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "antialias_two_pass.h"
+#include "antialias_two_pass_ops.cuh"
+#include "launch.cuh"
+#include "resize_launch.cuh"
+
+namespace cudaprep {
+
+// What the chosen path weighs of the frame's reader: whether pass 1 reads
+// it with 16-byte loads (device::row_walk_vector_loads()), without which
+// it walks pixel by pixel and is not chosen, and whether it converts each
+// pixel it loads (YUV: device::converts_on_load), which the single pass
+// does again for every tap.
+struct TwoPassReader {
+  bool vector_loads;
+  bool converts_on_load;
+};
+
+template <class Source>
+TwoPassReader two_pass_reader(const Source &src) {
+  return {device::row_walk_vector_loads(src), device::converts_on_load<Source>::value};
+}
+
+// The fewest horizontal taps per output column (tile_footprint_bound() of
+// one column) at which the chosen path is the two passes, for readers that
+// convert each pixel and for those that do not: measured on the W5 rows
+// (bench/RESULTS.md), 4K NV12 -> 455x256 (19 taps bilinear, 36 bicubic)
+// runs faster in two passes, 1080p RGBA -> 455x256 (11 and 19 taps) in one.
+constexpr int kTwoPassTapsAtLeastConverting = 16;
+constexpr int kTwoPassTapsAtLeast = 32;
+
+// What a device offers pass 1: its SMs, which the segments fill.
+struct RowSumsDevice {
+  int sms;
+};
+
+// The current device's RowSumsDevice.
+inline cudaError_t row_sums_device(RowSumsDevice *device_limits) {
+  int device = 0, sms = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess) device_limits->sms = sms;
+  return err;
+}
+
+// Output columns per pass-1 block (a segment): the widest that still
+// gives every SM kWalkWarpsPerSmAtLeast warps, down to the narrowest. A
+// segment's blocks read its first column's taps again where the segment
+// before ended (about 26 pixels of a 4K -> 455 bicubic row), so wider is
+// better where the frame has rows enough to fill the device.
+constexpr int kWalkSegmentColumnsMost = 64;
+constexpr int kWalkSegmentColumnsLeast = 16;
+constexpr int kWalkWarpsPerSmAtLeast = 12;
+
+// The segment width for `columns` output columns over `rows` source rows
+// on `sms` SMs (walk_segment_columns()).
+inline int walk_segment_columns(int columns, int rows, int sms) {
+  const long long row_groups = (rows + device::kWalkRows - 1) / device::kWalkRows;
+  int segment = kWalkSegmentColumnsMost;
+  while (segment > kWalkSegmentColumnsLeast &&
+         row_groups * ((columns + segment - 1) / segment) <
+             static_cast<long long>(kWalkWarpsPerSmAtLeast) * sms) {
+    segment /= 2;
+  }
+  return segment;
+}
+
+// A frame's two passes, or runs == false: the single-pass kernel.
+struct TwoPassPlan {
+  bool runs = false;
+  device::RowSums sums = {};  // all but data
+  device::RowWalkCapacity capacity = {};
+  size_t row_sums_shared_bytes = 0;
+  LaunchShape row_sums_launch = {};
+  int taps = 0;  // vertical weights tabled per output row
+  size_t column_taps_shared_bytes = 0;
+  LaunchShape output_launch = {};
+};
+
+// The plan for `mapping` into a width x height destination from `reader`
+// under `path` on a device that offers `device_limits` (row_sums_device());
+// both passes' blocks within the default shared memory. No CUDA call: the
+// device's pools are checked at launch.
+inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width, int height,
+                                 const TwoPassReader &reader, AntialiasPath path,
+                                 const RowSumsDevice &device_limits) {
+  TwoPassPlan plan;
+  const device::ResampleAxes &axes = mapping.axes;
+  if (!axes.antialias || path == AntialiasPath::kSinglePass) return plan;
+  if (path == AntialiasPath::kChosen) {
+    const int taps_at_least =
+        reader.converts_on_load ? kTwoPassTapsAtLeastConverting : kTwoPassTapsAtLeast;
+    if (!reader.vector_loads || tile_footprint_bound(axes.antialias_x, 1) < taps_at_least) {
+      return plan;
+    }
+  }
+  // The rectangle's columns and rows some destination pixel lies in.
+  const PixelRect &rect = mapping.rect;
+  const int column_begin = std::max(0, -rect.x);
+  const int column_end =
+      static_cast<int>(std::min<long long>(rect.width, static_cast<long long>(width) - rect.x));
+  const int row_begin = std::max(0, -rect.y);
+  const int row_end =
+      static_cast<int>(std::min<long long>(rect.height, static_cast<long long>(height) - rect.y));
+  if (column_begin >= column_end || row_begin >= row_end) return plan;
+
+  plan.taps = tile_footprint_bound(axes.antialias_y, 1);
+  plan.column_taps_shared_bytes =
+      device::column_taps_layout(plan.taps, static_cast<int>(kBlockHeight)).bytes;
+  if (plan.column_taps_shared_bytes > kTileSharedBytes) return plan;
+
+  plan.sums.column_begin = column_begin;
+  plan.sums.columns = column_end - column_begin;
+  plan.sums.pitch = (plan.sums.columns + 31) / 32 * 32;
+  plan.sums.rect_row_begin = row_begin;
+  plan.sums.rect_row_end = row_end;
+  plan.sums.rows =
+      std::min(tile_footprint_bound(axes.antialias_y, row_end - row_begin), axes.src_height);
+  const int segment = walk_segment_columns(plan.sums.columns, plan.sums.rows, device_limits.sms);
+  // The segment's taps widened to whole chunks at both ends.
+  plan.capacity = {segment,
+                   tile_footprint_bound(axes.antialias_x, segment) + 2 * device::kWalkChunk};
+  plan.row_sums_shared_bytes = device::row_walk_shared_layout(plan.capacity).bytes;
+  if (plan.row_sums_shared_bytes > kTileSharedBytes) return plan;
+  const int row_groups = (plan.sums.rows + device::kWalkRows - 1) / device::kWalkRows;
+  plan.row_sums_launch = {dim3((plan.sums.columns + segment - 1) / segment,
+                               (row_groups + device::kWalkWarps - 1) / device::kWalkWarps),
+                          dim3(device::kWalkRows, device::kWalkWarps)};
+  plan.output_launch = launch_shape_2d(width, height, 1);
+  plan.runs = true;
+  return plan;
+}
+
+}  // namespace cudaprep
