@@ -566,7 +566,8 @@ int main(int argc, char **argv) {
   // OpenCV's sampling beside the antialiased one.
   for (const auto &[format, w, h] :
        {std::tuple{PixelFormat::kRGBA, 1920, 1080}, std::tuple{PixelFormat::kNV12, 3840, 2160},
-        std::tuple{PixelFormat::kNV12, 1920, 1080}, std::tuple{PixelFormat::kRGBA, 3840, 2160}}) {
+        std::tuple{PixelFormat::kNV12, 1920, 1080}, std::tuple{PixelFormat::kRGBA, 3840, 2160},
+        std::tuple{PixelFormat::kP010, 3840, 2160}, std::tuple{PixelFormat::kI420, 3840, 2160}}) {
     for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
       for (const bool antialias : {false, true}) {
         Workload wl =

@@ -12,9 +12,9 @@
 // shrinks: every pass-1 block walks its rows, counted), with no table
 // (every pass-1 block sums from the source), with one tabled vertical tap
 // (pass 2 computes its weights) and with the narrowest segments; turned
-// sources; 4K NV12 to 455x256. Then preprocess() itself, the two passes
-// forced against the single pass: the same tensor bytes for every dtype,
-// channel order, copy count and intermediate.
+// sources; 4K NV12, I420 and P010 to 455x256. Then preprocess() itself,
+// the two passes forced against the single pass: the same tensor bytes
+// for every dtype, channel order, copy count and intermediate.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -297,17 +297,20 @@ TEST_F(AntialiasTwoPassGpu, TwoPassEqualsPerPixelBitForBit) {
       }
     }
   }
-  DeviceAllocations allocations;
-  Image frame;
-  make_random_frame(PixelFormat::kNV12, 3840, 2160, 0, seed, &allocations, &frame);
-  if (HasFatalFailure()) return;
-  for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
-    for (const AntialiasIntermediate intermediate : kIntermediates) {
-      bool planned = false;
-      run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}, true}, method, intermediate,
-               Capacity::kPlan, &planned);
-      if (HasFailure()) return;
-      EXPECT_TRUE(planned);
+  // 4K YUV, its views aligned: pass 1 reads them with 16-byte loads.
+  for (const PixelFormat format : {PixelFormat::kNV12, PixelFormat::kI420, PixelFormat::kP010}) {
+    DeviceAllocations allocations;
+    Image frame;
+    make_random_frame(format, 3840, 2160, 0, seed++, &allocations, &frame);
+    if (HasFatalFailure()) return;
+    for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+      for (const AntialiasIntermediate intermediate : kIntermediates) {
+        bool planned = false;
+        run_case(frame, Geometry{3840, 2160, 0, 0, 455, 256, {}, true}, method, intermediate,
+                 Capacity::kPlan, &planned);
+        if (HasFailure()) return;
+        EXPECT_TRUE(planned);
+      }
     }
   }
   std::printf("[ two-pass == per pixel ] %d cases, %d pass-1 blocks walked their rows\n", cases_,
