@@ -31,9 +31,10 @@ TwoPassReader two_pass_reader(const Source &src) {
 
 // The fewest horizontal taps per output column (tile_footprint_bound() of
 // one column) at which the chosen path is the two passes, for readers that
-// convert each pixel and for those that do not: measured on the W5 rows
-// (bench/RESULTS.md), 4K NV12 -> 455x256 (19 taps bilinear, 36 bicubic)
-// runs faster in two passes, 1080p RGBA -> 455x256 (11 and 19 taps) in one.
+// convert each pixel and for those that do not. Measured on the W5 rows
+// (bench/RESULTS.md, eighteenth session), -> 455x256: from 4K (19 taps
+// bilinear, 36 bicubic) YUV runs faster in two passes, RGBA only bicubic;
+// from 1080p (11 and 19 taps) YUV bicubic in two, bilinear and RGBA in one.
 constexpr int kTwoPassTapsAtLeastConverting = 16;
 constexpr int kTwoPassTapsAtLeast = 32;
 
@@ -62,7 +63,7 @@ constexpr int kWalkSegmentColumnsLeast = 16;
 constexpr int kWalkWarpsPerSmAtLeast = 12;
 
 // The segment width for `columns` output columns over `rows` source rows
-// on `sms` SMs (walk_segment_columns()).
+// on `sms` SMs.
 inline int walk_segment_columns(int columns, int rows, int sms) {
   const long long row_groups = (rows + device::kWalkRows - 1) / device::kWalkRows;
   int segment = kWalkSegmentColumnsMost;
