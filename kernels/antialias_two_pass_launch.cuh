@@ -75,6 +75,19 @@ inline int walk_segment_columns(int columns, int rows, int sms) {
   return segment;
 }
 
+// Whether `path` may take a frame of `axes` from `reader` in two passes:
+// an antialiased sampler, and on the chosen path a reader with 16-byte
+// loads and enough horizontal taps. two_pass_plan() decides the rest (the
+// fit); a caller asks the device for its limits only where this holds.
+inline bool two_passes_considered(const device::ResampleAxes &axes, const TwoPassReader &reader,
+                                  AntialiasPath path) {
+  if (!axes.antialias || path == AntialiasPath::kSinglePass) return false;
+  if (path == AntialiasPath::kTwoPass) return true;
+  const int taps_at_least =
+      reader.converts_on_load ? kTwoPassTapsAtLeastConverting : kTwoPassTapsAtLeast;
+  return reader.vector_loads && tile_footprint_bound(axes.antialias_x, 1) >= taps_at_least;
+}
+
 // A frame's two passes, or runs == false: the single-pass kernel.
 struct TwoPassPlan {
   bool runs = false;
@@ -96,14 +109,7 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
                                  const RowSumsDevice &device_limits) {
   TwoPassPlan plan;
   const device::ResampleAxes &axes = mapping.axes;
-  if (!axes.antialias || path == AntialiasPath::kSinglePass) return plan;
-  if (path == AntialiasPath::kChosen) {
-    const int taps_at_least =
-        reader.converts_on_load ? kTwoPassTapsAtLeastConverting : kTwoPassTapsAtLeast;
-    if (!reader.vector_loads || tile_footprint_bound(axes.antialias_x, 1) < taps_at_least) {
-      return plan;
-    }
-  }
+  if (!two_passes_considered(axes, reader, path)) return plan;
   // The rectangle's columns and rows some destination pixel lies in.
   const PixelRect &rect = mapping.rect;
   const int column_begin = std::max(0, -rect.x);

@@ -53,11 +53,21 @@ const runtime::KernelRequest &two_pass_output_request() {
   return request;
 }
 
-// The current device's limits for the two passes where they may run
-// (antialiased samplers), else none and no CUDA call.
-cudaError_t two_pass_device(const ResizeParams &resize_params, RowSumsDevice *device_limits) {
-  *device_limits = {0};
-  return resize_params.antialias ? row_sums_device(device_limits) : cudaSuccess;
+// `path`'s plan for `mapping` from `source` into a width x height tensor;
+// the device is asked for its limits only where the two passes are
+// considered (no CUDA call for the other frames).
+template <class Source>
+cudaError_t plan_two_passes(const Source &source, const device::ResizeMapping &mapping, int width,
+                            int height, AntialiasPath path, TwoPassPlan *plan) {
+  *plan = {};
+  const TwoPassReader reader = two_pass_reader(source);
+  if (!two_passes_considered(mapping.axes, reader, path)) return cudaSuccess;
+  RowSumsDevice device_limits;
+  const cudaError_t queried = row_sums_device(&device_limits);
+  if (queried == cudaSuccess) {
+    *plan = two_pass_plan(mapping, width, height, reader, path, device_limits);
+  }
+  return queried;
 }
 
 // Both passes (antialias_two_pass_ops.cuh) for the `count` tensors, the row
@@ -118,11 +128,9 @@ cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_p
   args.strides = logical_strides(desc);
   args.batch_index = batch_index;
   const AntialiasPath path = antialias_path();
-  RowSumsDevice device_limits;
-  const cudaError_t queried = two_pass_device(resize_params, &device_limits);
-  if (queried != cudaSuccess) return queried;
-  const TwoPassPlan plan =
-      two_pass_plan(args.mapping, width, height, two_pass_reader(source), path, device_limits);
+  TwoPassPlan plan;
+  const cudaError_t planned = plan_two_passes(source, args.mapping, width, height, path, &plan);
+  if (planned != cudaSuccess) return planned;
   if (plan.runs) {
     float *row_sums = nullptr;
     const cudaError_t allocated = allocate_row_sums(plan.sums.bytes(), stream, &row_sums);
@@ -220,17 +228,13 @@ cudaError_t preprocess_into_each(const Image &src, const ResizeParams &resize_pa
 cudaError_t preprocess_chooses_two_passes(const Image &src, const ResizeParams &resize_params,
                                           int width, int height, bool *two_passes) {
   *two_passes = false;
-  if (!resize_params.antialias) return cudaSuccess;
-  RowSumsDevice device_limits;
-  const cudaError_t queried = row_sums_device(&device_limits);
-  if (queried != cudaSuccess) return queried;
   return with_oriented_source(src, resize_params, [&](const auto &source) {
-    const device::ResizeMapping mapping =
-        resize_mapping(source.width, source.height, width, height, resize_params);
-    *two_passes = two_pass_plan(mapping, width, height, two_pass_reader(source),
-                                AntialiasPath::kChosen, device_limits)
-                      .runs;
-    return cudaSuccess;
+    TwoPassPlan plan;
+    const cudaError_t planned = plan_two_passes(
+        source, resize_mapping(source.width, source.height, width, height, resize_params), width,
+        height, AntialiasPath::kChosen, &plan);
+    *two_passes = plan.runs;
+    return planned;
   });
 }
 

@@ -105,6 +105,22 @@ TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) 
   EXPECT_TRUE(chosen(3840, 640, 256, 640, Interpolation::kBicubic, kYuvReader));
 }
 
+// The frames for which preprocess() asks the device for its limits.
+TEST(AntialiasTwoPassPlan, TwoPassesAreConsideredWhereThePathMayTakeThem) {
+  const device::ResampleAxes plain =
+      mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, false).axes;
+  const device::ResampleAxes shrink =
+      mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, true).axes;
+  const device::ResampleAxes mild =
+      mapping_of(640, 480, 400, 300, Interpolation::kBicubic, true).axes;
+  EXPECT_FALSE(two_passes_considered(plain, kYuvReader, AntialiasPath::kTwoPass));
+  EXPECT_FALSE(two_passes_considered(shrink, kYuvReader, AntialiasPath::kSinglePass));
+  EXPECT_TRUE(two_passes_considered(shrink, kYuvReader, AntialiasPath::kChosen));
+  EXPECT_FALSE(two_passes_considered(shrink, kPixelByPixel, AntialiasPath::kChosen));
+  EXPECT_FALSE(two_passes_considered(mild, kYuvReader, AntialiasPath::kChosen));
+  EXPECT_TRUE(two_passes_considered(mild, kPixelByPixel, AntialiasPath::kTwoPass));
+}
+
 TEST(AntialiasTwoPassPlan, OnlyAntialiasedSamplersThatFit) {
   EXPECT_FALSE(two_pass_plan(mapping_of(3840, 2160, 455, 256, Interpolation::kBicubic, false), 455,
                              256, kYuvReader, AntialiasPath::kTwoPass, kDefaultDevice)
