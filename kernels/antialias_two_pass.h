@@ -1,6 +1,6 @@
 // Host side of the two-pass antialiased shrink (antialias_two_pass_ops.cuh)
-// that needs no device code: which path preprocess() takes, and the memory
-// of its intermediate.
+// that needs no device code: which path preprocess() and resize() take, and
+// the memory of their intermediate.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -12,10 +12,11 @@
 
 namespace cudaprep {
 
-// Which sampler preprocess() runs for antialiased bilinear and bicubic:
-// kChosen, the two passes where antialias_two_pass_launch.cuh's
+// Which sampler preprocess() and resize() run for antialiased bilinear and
+// bicubic: kChosen, the two passes where antialias_two_pass_launch.cuh's
 // two_pass_plan() chooses them; kSinglePass, never (the tiled kernel of
-// resize_tile.cuh); kTwoPass, wherever they fit. Process-wide, for tests and
+// resize_tile.cuh); kTwoPass, wherever they fit (for resize(), not where
+// the destination keeps a source's alpha). Process-wide, for tests and
 // benchmarks that compare the paths; the outputs are the same bits.
 enum class AntialiasPath { kChosen, kSinglePass, kTwoPass };
 

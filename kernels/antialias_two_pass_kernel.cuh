@@ -1,18 +1,24 @@
-// preprocess()'s antialiased shrinks in two kernels, compiled at run time
-// (runtime/runtime_kernels.h): antialias_row_sums_kernel fills the row sums
-// (device::compute_row_sums, a block per kWalkWarps x 32 source rows and a
-// segment of output columns) and preprocess_two_pass_kernel
-// sums their columns and stores the tensor pixel as preprocess_kernel does
-// (device::two_pass_value, then store_preprocessed_as() into each of
-// `copies` tensors). antialias_two_pass_ops.cuh states why the bits are the
-// per-pixel sampler's.
+// The antialiased shrinks of preprocess() and resize() in two kernels,
+// compiled at run time (runtime/runtime_kernels.h): antialias_row_sums_kernel
+// fills the row sums (device::compute_row_sums, a block per kWalkWarps x 32
+// source rows and a segment of output columns), then pass 2 sums their
+// columns (device::two_pass_value) and stores the pixel:
+// preprocess_two_pass_kernel as preprocess_kernel does
+// (store_preprocessed_as() into each of `copies` tensors),
+// resize_two_pass_kernel as resize_kernel does (store_pixel()).
+// antialias_two_pass_ops.cuh states why the bits are the per-pixel
+// sampler's.
 #pragma once
 
 #include <cuda_fp16.h>
 
+#include <cstddef>
+#include <cstdint>
+
 #include "antialias_two_pass_ops.cuh"
 #include "preprocess_kernel.cuh"
 #include "preprocess_ops.cuh"
+#include "store_ops.cuh"
 
 namespace cudaprep {
 
@@ -63,6 +69,30 @@ __global__ void preprocess_two_pass_kernel(const __grid_constant__ PreprocessTwo
                                                       args.tensors[copy], args.strides,
                                                       args.batch_index, x, y);
   }
+}
+
+struct ResizeTwoPassArgs {
+  device::RowSums sums;
+  device::ResizeMapping mapping;
+  int taps;  // vertical weights tabled per row
+  uint8_t *dst;
+  size_t dst_pitch_bytes;
+  int dst_width;
+  int dst_height;
+  device::DestinationLayout layout;
+};
+
+template <Interpolation kMethod>
+__global__ void resize_two_pass_kernel(const __grid_constant__ ResizeTwoPassArgs args) {
+  extern __shared__ float4 column_taps_shared[];
+  const device::Rgba value =
+      device::two_pass_value<kMethod>(args.sums, args.mapping, args.dst_width, args.dst_height,
+                                      args.taps, reinterpret_cast<float *>(column_taps_shared));
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= args.dst_width || y >= args.dst_height) return;
+  device::store_pixel(args.dst + y * args.dst_pitch_bytes, x, value, args.layout,
+                      args.mapping.round_half_up);
 }
 
 }  // namespace cudaprep

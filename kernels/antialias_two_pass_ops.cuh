@@ -43,7 +43,9 @@ __host__ __device__ inline ColumnTapsLayout column_taps_layout(int taps, int row
 // Pass 2: the value of this thread's destination pixel (blockIdx, threadIdx
 // as launch_shape_2d() lays out one thread per pixel) of a width x height
 // destination from `sums` (pass 1's), the pad outside the rectangle. Every
-// thread of the block calls it. Alpha is not carried (0). `taps`: the
+// thread of the block calls it. Alpha is not carried: inside the
+// rectangle it is 255, what an opaque source's taps sum to (resize() runs
+// the passes only where that is what it stores). `taps`: the
 // vertical weights the block tables per row; a row with more adds its
 // weights as computed.
 template <Interpolation kMethod>
@@ -121,8 +123,10 @@ __device__ __forceinline__ Rgba two_pass_value(const RowSums &sums, const Resize
       return make_float4(__ldg(at), __ldg(at + plane), __ldg(at + 2 * plane), 0.0f);
     });
   }
-  return antialias_result_of_totals(sum, __ldg(sums.totals_x() + column), totals[local_y],
-                                    axes.uint8_intermediate);
+  Rgba value = antialias_result_of_totals(sum, __ldg(sums.totals_x() + column), totals[local_y],
+                                          axes.uint8_intermediate);
+  value.w = 255.0f;
+  return value;
 }
 
 }  // namespace cudaprep::device

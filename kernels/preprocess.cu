@@ -12,8 +12,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "antialias_two_pass_kernel.cuh"
-#include "antialias_two_pass_launch.cuh"
+#include "antialias_two_pass_run.cuh"
 #include "preprocess_kernel.cuh"
 #include "resize_launch.cuh"
 #include "runtime/kernel_variants.h"
@@ -32,17 +31,8 @@ const runtime::KernelRequest &preprocess_request() {
   return request;
 }
 
-// The two passes' kernels (antialias_two_pass_kernel.cuh); kMethod
-// antialiased bilinear or bicubic.
-template <Interpolation kMethod, class Source>
-const runtime::KernelRequest &row_sums_request() {
-  static const runtime::KernelRequest request{"antialias_two_pass_kernel.cuh",
-                                              "cudaprep::antialias_row_sums_kernel<" +
-                                                  interpolation_argument(kMethod) + ", " +
-                                                  reader_name<Source>() + ">"};
-  return request;
-}
-
+// Pass 2 of the two passes (antialias_two_pass_kernel.cuh) into tensors;
+// kMethod antialiased bilinear or bicubic.
 template <Interpolation kMethod, class Source, typename Out>
 const runtime::KernelRequest &two_pass_output_request() {
   static const runtime::KernelRequest request{
@@ -53,41 +43,17 @@ const runtime::KernelRequest &two_pass_output_request() {
   return request;
 }
 
-// `path`'s plan for `mapping` from `source` into a width x height tensor;
-// the device is asked for its limits only where the two passes are
-// considered (no CUDA call for the other frames).
-template <class Source>
-cudaError_t plan_two_passes(const Source &source, const device::ResizeMapping &mapping, int width,
-                            int height, AntialiasPath path, TwoPassPlan *plan) {
-  *plan = {};
-  const TwoPassReader reader = two_pass_reader(source);
-  if (!two_passes_considered(mapping.axes, reader, path)) return cudaSuccess;
-  RowSumsDevice device_limits;
-  const cudaError_t queried = row_sums_device(&device_limits);
-  if (queried == cudaSuccess) {
-    *plan = two_pass_plan(mapping, width, height, reader, path, device_limits);
-  }
-  return queried;
-}
-
-// Both passes (antialias_two_pass_ops.cuh) for the `count` tensors, the row
-// sums in memory of the stream's own for the while: one launch of pass 1,
-// one of pass 2 per kMaxPreprocessCopies tensors.
+// Both passes (antialias_two_pass_ops.cuh) for the `count` tensors into
+// `sums`: one launch of pass 1, one of pass 2 per kMaxPreprocessCopies
+// tensors.
 template <Interpolation kMethod, typename Out, class Source>
 cudaError_t launch_two_pass(const PreprocessArgs<Source> &single, const TwoPassPlan &plan,
-                            float *row_sums, void *const *tensors, int count, cudaStream_t stream) {
-  RowSumsArgs<Source> sums_args;
-  sums_args.src = single.src;
-  sums_args.axes = single.mapping.axes;
-  sums_args.sums = plan.sums;
-  sums_args.sums.data = row_sums;
-  sums_args.capacity = plan.capacity;
-  sums_args.vector_loads = device::row_walk_vector_loads(single.src);
+                            const device::RowSums &sums, void *const *tensors, int count,
+                            cudaStream_t stream) {
   cudaError_t launched =
-      runtime::launch_kernel(row_sums_request<kMethod, Source>(), plan.row_sums_launch,
-                             plan.row_sums_shared_bytes, stream, sums_args);
+      launch_row_sums<kMethod>(single.src, single.mapping.axes, plan, sums, stream);
   PreprocessTwoPassArgs args;
-  args.sums = sums_args.sums;
+  args.sums = sums;
   args.mapping = single.mapping;
   args.taps = plan.taps;
   args.width = single.width;
@@ -132,21 +98,21 @@ cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_p
   const cudaError_t planned = plan_two_passes(source, args.mapping, width, height, path, &plan);
   if (planned != cudaSuccess) return planned;
   if (plan.runs) {
-    float *row_sums = nullptr;
-    const cudaError_t allocated = allocate_row_sums(plan.sums.bytes(), stream, &row_sums);
-    if (allocated == cudaSuccess) {
-      const cudaError_t launched = with_sampler(
-          resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
-            if constexpr (decltype(antialiased)::value) {
-              return launch_two_pass<decltype(method)::value, Out>(args, plan, row_sums, tensors,
-                                                                   count, stream);
-            }
-            return cudaErrorInvalidValue;  // a plan runs for antialiased samplers only
-          });
-      const cudaError_t freed = free_row_sums(row_sums, stream);
-      return launched != cudaSuccess ? launched : freed;
-    }
-    if (allocated != cudaErrorNotSupported || path == AntialiasPath::kTwoPass) return allocated;
+    bool no_pools = false;
+    const cudaError_t launched = with_sampler(
+        resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
+          if constexpr (decltype(antialiased)::value) {
+            return with_row_sums(
+                plan, stream,
+                [&](const device::RowSums &sums) {
+                  return launch_two_pass<decltype(method)::value, Out>(args, plan, sums, tensors,
+                                                                       count, stream);
+                },
+                &no_pools);
+          }
+          return cudaErrorInvalidValue;  // a plan runs for antialiased samplers only
+        });
+    if (!no_pools || path == AntialiasPath::kTwoPass) return launched;
   }
   const LaunchShape launch = launch_shape_2d(width, height, 1);
   cudaError_t launched = cudaSuccess;

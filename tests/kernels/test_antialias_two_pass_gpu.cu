@@ -14,11 +14,16 @@
 // (pass 2 computes its weights) and with the narrowest segments; turned
 // sources; 4K NV12, I420 and P010 to 455x256. Then preprocess() itself,
 // the two passes forced against the single pass: the same tensor bytes
-// for every dtype, channel order, copy count and intermediate.
+// for every dtype, channel order, copy count and intermediate. And resize()
+// likewise: the same destination bytes for every destination format, both
+// roundings, letterbox pads, the alpha rule (an RGBA or BGRA source into a
+// destination that keeps alpha: the single pass), its launches counted in
+// a captured graph, prepare_resize() having compiled them all.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -28,7 +33,9 @@
 #include "antialias_two_pass_launch.cuh"
 #include "common/cuda_test.h"
 #include "common/kernel_helpers.h"
+#include "cudaprep/kernel_runtime.h"
 #include "cudaprep/preprocess.h"
+#include "cudaprep/resize.h"
 #include "resize_launch.cuh"
 
 namespace cudaprep {
@@ -409,6 +416,147 @@ TEST_F(AntialiasTwoPassGpu, PreprocessWritesTheSinglePassBytes) {
     }
   }
   std::printf("[ two-pass preprocess == single pass ] %d cases\n", compared);
+}
+
+// The kernels `enqueue` launches on `stream`, captured into a graph, which
+// then runs (and is waited for).
+int captured_kernels(cudaStream_t stream, const std::function<cudaError_t()> &enqueue) {
+  int kernels = -1;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  EXPECT_EQ(cudaSuccess, cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const cudaError_t enqueued = enqueue();
+  EXPECT_EQ(cudaSuccess, cudaStreamEndCapture(stream, &graph));
+  EXPECT_EQ(cudaSuccess, enqueued);
+  if (enqueued != cudaSuccess || graph == nullptr) return kernels;
+  size_t count = 0;
+  EXPECT_EQ(cudaSuccess, cudaGraphGetNodes(graph, nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  EXPECT_EQ(cudaSuccess, cudaGraphGetNodes(graph, nodes.data(), &count));
+  kernels = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+    EXPECT_EQ(cudaSuccess, cudaGraphNodeGetType(node, &type));
+    kernels += type == cudaGraphNodeTypeKernel;
+  }
+  EXPECT_EQ(cudaSuccess, cudaGraphInstantiate(&exec, graph, 0));
+  EXPECT_EQ(cudaSuccess, cudaGraphLaunch(exec, stream));
+  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
+  EXPECT_EQ(cudaSuccess, cudaGraphExecDestroy(exec));
+  EXPECT_EQ(cudaSuccess, cudaGraphDestroy(graph));
+  return kernels;
+}
+
+// resize() through the library's compiled kernels: the pixels the two
+// passes write are the single pass's, byte for byte, alpha and pads
+// included; a destination that keeps an RGBA or BGRA source's alpha takes
+// the single pass even when the two passes are forced.
+TEST_F(AntialiasTwoPassGpu, ResizeWritesTheSinglePassBytes) {
+  PathGuard guard;
+  struct Case {
+    PixelFormat format;
+    size_t extra_pitch;
+    int src_width, src_height;
+    PixelFormat dst_format;
+    int width, height;
+    PixelRect rect;
+    Orientation orientation;
+  };
+  const Case cases[] = {
+      {PixelFormat::kNV12, 0, 1920, 1080, PixelFormat::kRGB, 455, 256, {}, Orientation::kIdentity},
+      {PixelFormat::kNV12,
+       0,
+       1280,
+       720,
+       PixelFormat::kRGBA,
+       224,
+       224,
+       {0, 49, 224, 126},
+       Orientation::kIdentity},
+      {PixelFormat::kRGBA, 0, 1280, 720, PixelFormat::kRGBA, 160, 90, {}, Orientation::kIdentity},
+      {PixelFormat::kBGRA, 0, 999, 601, PixelFormat::kBGRx, 100, 61, {}, Orientation::kIdentity},
+      {PixelFormat::kRGBA, 4, 640, 480, PixelFormat::kGRAY8, 61, 47, {}, Orientation::kIdentity},
+      {PixelFormat::kP010, 0, 960, 540, PixelFormat::kBGR, 101, 57, {}, Orientation::kIdentity},
+      {PixelFormat::kI420, 0, 640, 480, PixelFormat::kBGRA, 90, 120, {}, Orientation::kRotate90},
+      {PixelFormat::kRGB,
+       3,
+       333,
+       211,
+       PixelFormat::kRGBA,
+       41,
+       29,
+       {-5, -3, 50, 33},
+       Orientation::kIdentity},
+  };
+  unsigned seed = 41;
+  int compared = 0, two_pass_runs = 0;
+  for (const Case &c : cases) {
+    DeviceAllocations allocations;
+    Image frame;
+    make_random_frame(c.format, c.src_width, c.src_height, c.extra_pitch, seed++, &allocations,
+                      &frame);
+    if (HasFatalFailure()) return;
+    // Five bytes of padding per row, which neither path writes.
+    const size_t row_bytes = plane_row_bytes(c.dst_format, 0, c.width);
+    const size_t pitch = row_bytes + 5;
+    const size_t bytes = pitch * c.height;
+    uint8_t *two_pass_data = nullptr, *single_data = nullptr;
+    CUDA_ASSERT_OK(allocations.allocate(bytes, &two_pass_data));
+    CUDA_ASSERT_OK(allocations.allocate(bytes, &single_data));
+    Image two_pass{c.dst_format, c.width, c.height, {{two_pass_data, pitch}}};
+    Image single{c.dst_format, c.width, c.height, {{single_data, pitch}}};
+    const bool keeps_source_alpha =
+        (c.format == PixelFormat::kRGBA || c.format == PixelFormat::kBGRA) &&
+        (c.dst_format == PixelFormat::kRGBA || c.dst_format == PixelFormat::kBGRA);
+    for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+      for (const AntialiasIntermediate intermediate : kIntermediates) {
+        for (const bool round_half_up : {false, true}) {
+          ResizeParams params;
+          params.interpolation = method;
+          params.antialias = true;
+          params.antialias_intermediate = intermediate;
+          params.round_half_up = round_half_up;
+          params.orientation = c.orientation;
+          params.dst_rect = c.rect;
+          params.pad_value[1] = 114;
+          params.pad_value[3] = 200;
+          params.source_colorimetry = Colorimetry{ColorMatrix::kBT709, ColorRange::kLimited};
+          ASSERT_EQ("", resize_params_error(frame, two_pass, params));
+          CUDA_ASSERT_OK(prepare_resize(c.format, params));
+          const KernelRuntimeStats prepared = kernel_runtime_stats();
+          CUDA_ASSERT_OK(cudaMemsetAsync(two_pass_data, 0xab, bytes, stream_));
+          CUDA_ASSERT_OK(cudaMemsetAsync(single_data, 0xcd, bytes, stream_));
+          set_antialias_path(AntialiasPath::kTwoPass);
+          const int kernels =
+              captured_kernels(stream_, [&] { return resize(frame, two_pass, params, stream_); });
+          EXPECT_EQ(kernels, keeps_source_alpha ? 1 : 2);
+          // prepare_resize() compiled what the frame launched.
+          EXPECT_EQ(kernel_runtime_stats().compiled, prepared.compiled);
+          EXPECT_EQ(kernel_runtime_stats().loaded_from_disk, prepared.loaded_from_disk);
+          set_antialias_path(AntialiasPath::kSinglePass);
+          CUDA_ASSERT_OK(resize(frame, single, params, stream_));
+          std::vector<uint8_t> expected(bytes), actual(bytes);
+          CUDA_ASSERT_OK(cudaMemcpyAsync(expected.data(), single_data, bytes,
+                                         cudaMemcpyDeviceToHost, stream_));
+          CUDA_ASSERT_OK(cudaMemcpyAsync(actual.data(), two_pass_data, bytes,
+                                         cudaMemcpyDeviceToHost, stream_));
+          CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
+          for (int y = 0; y < c.height; ++y) {
+            const size_t row = y * pitch;
+            ASSERT_EQ(0, std::memcmp(expected.data() + row, actual.data() + row, row_bytes))
+                << pixel_format_name(c.format) << " -> " << pixel_format_name(c.dst_format) << " "
+                << c.width << "x" << c.height << " " << interpolation_name(method) << " "
+                << antialias_intermediate_name(intermediate) << " round half up " << round_half_up
+                << ", row " << y;
+          }
+          ++compared;
+          two_pass_runs += kernels == 2;
+        }
+      }
+    }
+  }
+  std::printf("[ two-pass resize == single pass ] %d cases, %d in two passes\n", compared,
+              two_pass_runs);
 }
 
 // The chosen path on torchvision's Resize(256) of 4K NV12 is the two passes

@@ -181,16 +181,21 @@ std::string resize_params_error(const Image &src, const Image &dst, const Resize
 
 // Enqueues the resize on `stream` and returns without waiting. Returns
 // cudaErrorInvalidValue (and launches nothing) when resize_params_error() is
-// not empty, otherwise the launch's error. Allocates nothing; `src` and
-// `dst` must not overlap.
+// not empty, otherwise the launch's error. `src` and `dst` must not overlap.
+// Antialiased shrinks run in two kernels where preprocess() does (same
+// bytes), unless the destination keeps the alpha of an RGBA or BGRA source:
+// their row sums take memory ordered on `stream` from the pool that
+// preprocess() uses, which keeps what they free. Otherwise it allocates
+// nothing.
 cudaError_t resize(const Image &src, const Image &dst, const ResizeParams &params,
                    cudaStream_t stream);
 
 // Compiles (or loads from the kernel cache, kernel_runtime.h) on the current
 // device what resize() launches for `src_format` frames with `params`'s
 // interpolation, antialias and orientation, whatever the views' alignment,
-// so that the first frame does not wait for it. cudaErrorInvalidValue for a
-// format resize() cannot read.
+// so that the first frame does not wait for it; antialiased, also the two
+// passes' kernels and memory pool. cudaErrorInvalidValue for a format
+// resize() cannot read.
 cudaError_t prepare_resize(PixelFormat src_format, const ResizeParams &params);
 
 }  // namespace cudaprep
