@@ -2,7 +2,8 @@
 // compiled at run time (runtime/runtime_kernels.h): antialias_row_sums_kernel
 // fills the row sums (device::compute_row_sums, a block per kWalkWarps x 32
 // source rows and a segment of output columns), then pass 2 sums their
-// columns (device::two_pass_value) and stores the pixel:
+// columns (device::sum_band_columns, a block per band of output rows and 32
+// columns) and stores each pixel:
 // preprocess_two_pass_kernel as preprocess_kernel does
 // (store_preprocessed_as() into each of `copies` tensors),
 // resize_two_pass_kernel as resize_kernel does (store_pixel()).
@@ -42,7 +43,7 @@ __global__ void __launch_bounds__(device::kWalkThreads)
 struct PreprocessTwoPassArgs {
   device::RowSums sums;
   device::ResizeMapping mapping;
-  int taps;  // vertical weights tabled per row
+  device::BandCapacity capacity;
   int width;
   int height;
   ChannelOrder order;
@@ -56,25 +57,24 @@ struct PreprocessTwoPassArgs {
 // kHighBitDepth: the row sums came from a source deeper than 8 bits
 // (device::is_high_bit_depth_source), which the store keeps unrounded.
 template <Interpolation kMethod, bool kHighBitDepth, typename Out>
-__global__ void preprocess_two_pass_kernel(const __grid_constant__ PreprocessTwoPassArgs args) {
-  extern __shared__ float4 column_taps_shared[];
-  const device::Rgba value =
-      device::two_pass_value<kMethod>(args.sums, args.mapping, args.width, args.height, args.taps,
-                                      reinterpret_cast<float *>(column_taps_shared));
-  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (x >= args.width || y >= args.height) return;
-  for (int copy = 0; copy < args.copies; ++copy) {
-    device::store_preprocessed_as<Out, kHighBitDepth>(value, args.mapping, args.order, args.norm,
-                                                      args.tensors[copy], args.strides,
-                                                      args.batch_index, x, y);
-  }
+__global__ void __launch_bounds__(device::kBandThreads)
+    preprocess_two_pass_kernel(const __grid_constant__ PreprocessTwoPassArgs args) {
+  extern __shared__ float4 band_shared[];
+  device::sum_band_columns<kMethod>(
+      args.sums, args.mapping, args.width, args.height, args.capacity,
+      reinterpret_cast<float *>(band_shared), [&](int x, int y, const device::Rgba &value) {
+        for (int copy = 0; copy < args.copies; ++copy) {
+          device::store_preprocessed_as<Out, kHighBitDepth>(value, args.mapping, args.order,
+                                                            args.norm, args.tensors[copy],
+                                                            args.strides, args.batch_index, x, y);
+        }
+      });
 }
 
 struct ResizeTwoPassArgs {
   device::RowSums sums;
   device::ResizeMapping mapping;
-  int taps;  // vertical weights tabled per row
+  device::BandCapacity capacity;
   uint8_t *dst;
   size_t dst_pitch_bytes;
   int dst_width;
@@ -83,16 +83,15 @@ struct ResizeTwoPassArgs {
 };
 
 template <Interpolation kMethod>
-__global__ void resize_two_pass_kernel(const __grid_constant__ ResizeTwoPassArgs args) {
-  extern __shared__ float4 column_taps_shared[];
-  const device::Rgba value =
-      device::two_pass_value<kMethod>(args.sums, args.mapping, args.dst_width, args.dst_height,
-                                      args.taps, reinterpret_cast<float *>(column_taps_shared));
-  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (x >= args.dst_width || y >= args.dst_height) return;
-  device::store_pixel(args.dst + y * args.dst_pitch_bytes, x, value, args.layout,
-                      args.mapping.round_half_up);
+__global__ void __launch_bounds__(device::kBandThreads)
+    resize_two_pass_kernel(const __grid_constant__ ResizeTwoPassArgs args) {
+  extern __shared__ float4 band_shared[];
+  device::sum_band_columns<kMethod>(
+      args.sums, args.mapping, args.dst_width, args.dst_height, args.capacity,
+      reinterpret_cast<float *>(band_shared), [&](int x, int y, const device::Rgba &value) {
+        device::store_pixel(args.dst + y * args.dst_pitch_bytes, x, value, args.layout,
+                            args.mapping.round_half_up);
+      });
 }
 
 }  // namespace cudaprep

@@ -95,8 +95,8 @@ struct TwoPassPlan {
   device::RowWalkCapacity capacity = {};
   size_t row_sums_shared_bytes = 0;
   LaunchShape row_sums_launch = {};
-  int taps = 0;  // vertical weights tabled per output row
-  size_t column_taps_shared_bytes = 0;
+  device::BandCapacity band = {};
+  size_t band_shared_bytes = 0;
   LaunchShape output_launch = {};
 };
 
@@ -120,10 +120,11 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
       static_cast<int>(std::min<long long>(rect.height, static_cast<long long>(height) - rect.y));
   if (column_begin >= column_end || row_begin >= row_end) return plan;
 
-  plan.taps = tile_footprint_bound(axes.antialias_y, 1);
-  plan.column_taps_shared_bytes =
-      device::column_taps_layout(plan.taps, static_cast<int>(kBlockHeight)).bytes;
-  if (plan.column_taps_shared_bytes > kTileSharedBytes) return plan;
+  // Pass 2 stages a band's row sums where they fit the default shared
+  // memory; elsewhere its blocks read them from memory.
+  plan.band = {tile_footprint_bound(axes.antialias_y, device::kBandRows)};
+  if (device::band_layout(plan.band).bytes > kTileSharedBytes) plan.band = {0};
+  plan.band_shared_bytes = device::band_layout(plan.band).bytes;
 
   plan.sums.column_begin = column_begin;
   plan.sums.columns = column_end - column_begin;
@@ -142,7 +143,9 @@ inline TwoPassPlan two_pass_plan(const device::ResizeMapping &mapping, int width
   plan.row_sums_launch = {dim3((plan.sums.columns + segment - 1) / segment,
                                (row_groups + device::kWalkWarps - 1) / device::kWalkWarps),
                           dim3(device::kWalkRows, device::kWalkWarps)};
-  plan.output_launch = launch_shape_2d(width, height, 1);
+  plan.output_launch = {dim3((width + device::kBandColumns - 1) / device::kBandColumns,
+                             (height + device::kBandRows - 1) / device::kBandRows),
+                        dim3(32, device::kBandWarps)};
   plan.runs = true;
   return plan;
 }

@@ -55,7 +55,7 @@ cudaError_t launch_two_pass(const PreprocessArgs<Source> &single, const TwoPassP
   PreprocessTwoPassArgs args;
   args.sums = sums;
   args.mapping = single.mapping;
-  args.taps = plan.taps;
+  args.capacity = plan.band;
   args.width = single.width;
   args.height = single.height;
   args.order = single.order;
@@ -67,7 +67,7 @@ cudaError_t launch_two_pass(const PreprocessArgs<Source> &single, const TwoPassP
     for (int copy = 0; copy < args.copies; ++copy) args.tensors[copy] = tensors[first + copy];
     launched =
         runtime::launch_kernel(two_pass_output_request<kMethod, Source, Out>(), plan.output_launch,
-                               plan.column_taps_shared_bytes, stream, args);
+                               plan.band_shared_bytes, stream, args);
   }
   return launched;
 }

@@ -58,14 +58,14 @@ cudaError_t launch_two_pass(const ResizeArgs<Source> &single, const TwoPassPlan 
   if (launched != cudaSuccess) return launched;
   const ResizeTwoPassArgs args{sums,
                                single.mapping,
-                               plan.taps,
+                               plan.band,
                                single.dst,
                                single.dst_pitch_bytes,
                                single.dst_width,
                                single.dst_height,
                                single.layout};
   return runtime::launch_kernel(resize_two_pass_request<kMethod>(), plan.output_launch,
-                                plan.column_taps_shared_bytes, stream, args);
+                                plan.band_shared_bytes, stream, args);
 }
 
 // The two passes where two_pass_plan() says so, the destination allows

@@ -1,7 +1,7 @@
 // The two-pass antialiased shrink (kernels/antialias_two_pass_ops.cuh) against
 // the per-pixel sampler of antialias_ops.cuh it replaces: pass 1 is the
 // library's own kernel, launched here as compiled by nvcc; a kernel of this
-// suite runs pass 2's value and the per-pixel sampler for every destination
+// suite runs pass 2 and the per-pixel sampler for every destination
 // pixel, and R, G and B must be equal bit for bit (alpha is not carried).
 // Cases: every reader (32-bit and byte interleaved, gray, NV12, I420, YUY2,
 // P010; aligned views, which pass 1 reads with 16-byte loads where the
@@ -10,8 +10,8 @@
 // letterbox rectangles and a rectangle reaching past the destination, each
 // with either intermediate, with the plan's capacity (the Resize(256)
 // shrinks: every pass-1 block walks its rows, counted), with no table
-// (every pass-1 block sums from the source), with one tabled vertical tap
-// (pass 2 computes its weights) and with the narrowest segments; turned
+// (every pass-1 block sums from the source), with no pass-2 staging (every
+// band reads its row sums from memory) and with the narrowest segments; turned
 // sources; 4K NV12, I420 and P010 to 455x256. Then preprocess() itself,
 // the two passes forced against the single pass: the same tensor bytes
 // for every dtype, channel order, copy count and intermediate. And resize()
@@ -78,21 +78,23 @@ __global__ void count_walked_blocks(device::ResampleAxes axes, device::RowSums s
   if (walks) atomicAdd(&counts[1], 1);
 }
 
+// Pass 2 as the library's kernels run it, its values unrounded, and the
+// per-pixel sampler at the same pixels.
 template <Interpolation kMethod, class Source>
-__global__ void two_pass_and_per_pixel(Source src, device::ResizeMapping mapping,
-                                       device::RowSums sums, int taps, int width, int height,
-                                       Rgba *two_pass, Rgba *per_pixel) {
-  extern __shared__ float4 column_taps_shared[];
-  const Rgba value = device::two_pass_value<kMethod>(sums, mapping, width, height, taps,
-                                                     reinterpret_cast<float *>(column_taps_shared));
-  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (x >= width || y >= height) return;
-  two_pass[y * width + x] = value;
-  per_pixel[y * width + x] = device::resized_value<kMethod>(src, x, y, mapping);
+__global__ void __launch_bounds__(device::kBandThreads)
+    two_pass_and_per_pixel(Source src, device::ResizeMapping mapping, device::RowSums sums,
+                           device::BandCapacity capacity, int width, int height, Rgba *two_pass,
+                           Rgba *per_pixel) {
+  extern __shared__ float4 band_shared[];
+  device::sum_band_columns<kMethod>(
+      sums, mapping, width, height, capacity, reinterpret_cast<float *>(band_shared),
+      [&](int x, int y, const Rgba &value) {
+        two_pass[y * width + x] = value;
+        per_pixel[y * width + x] = device::resized_value<kMethod>(src, x, y, mapping);
+      });
 }
 
-enum class Capacity { kPlan, kNoTable, kOneTap, kNarrowSegments };
+enum class Capacity { kPlan, kNoTable, kNoBandStaging, kNarrowSegments };
 
 const char *capacity_name(Capacity capacity) {
   switch (capacity) {
@@ -100,8 +102,8 @@ const char *capacity_name(Capacity capacity) {
       return "plan's";
     case Capacity::kNoTable:
       return "no table";
-    case Capacity::kOneTap:
-      return "one tap";
+    case Capacity::kNoBandStaging:
+      return "no pass-2 staging";
     case Capacity::kNarrowSegments:
       return "narrowest segments";
   }
@@ -165,7 +167,7 @@ class AntialiasTwoPassGpu : public test::GpuStreamTest {
       if (!plan.runs) return cudaSuccess;
       *planned = true;
       if (capacity_mode == Capacity::kNoTable) plan.capacity.table_pixels = 1;
-      if (capacity_mode == Capacity::kOneTap) plan.taps = 1;
+      if (capacity_mode == Capacity::kNoBandStaging) plan.band = {0};
       if (capacity_mode == Capacity::kNarrowSegments) {
         plan.capacity = {kWalkSegmentColumnsLeast,
                          tile_footprint_bound(mapping.axes.antialias_x, kWalkSegmentColumnsLeast) +
@@ -174,8 +176,7 @@ class AntialiasTwoPassGpu : public test::GpuStreamTest {
             (plan.sums.columns + kWalkSegmentColumnsLeast - 1) / kWalkSegmentColumnsLeast);
       }
       const size_t row_sums_shared = device::row_walk_shared_layout(plan.capacity).bytes;
-      const size_t column_taps_shared =
-          device::column_taps_layout(plan.taps, static_cast<int>(kBlockHeight)).bytes;
+      const size_t band_shared = device::band_layout(plan.band).bytes;
       err = allocations.allocate(pixels * sizeof(Rgba), &two_pass);
       if (err == cudaSuccess) err = allocations.allocate(pixels * sizeof(Rgba), &per_pixel);
       if (err == cudaSuccess) err = allocations.allocate(2 * sizeof(int), &counts);
@@ -200,8 +201,8 @@ class AntialiasTwoPassGpu : public test::GpuStreamTest {
           count_walked_blocks<kMethod><<<(blocks_x + 63) / 64, 64, 0, stream_>>>(
               mapping.axes, plan.sums, plan.capacity, blocks_x, reinterpret_cast<int *>(counts));
           two_pass_and_per_pixel<kMethod>
-              <<<plan.output_launch.grid, plan.output_launch.block, column_taps_shared, stream_>>>(
-                  source, mapping, plan.sums, plan.taps, width, height,
+              <<<plan.output_launch.grid, plan.output_launch.block, band_shared, stream_>>>(
+                  source, mapping, plan.sums, plan.band, width, height,
                   reinterpret_cast<Rgba *>(two_pass), reinterpret_cast<Rgba *>(per_pixel));
           return cudaGetLastError();
         }
@@ -273,8 +274,8 @@ TEST_F(AntialiasTwoPassGpu, TwoPassEqualsPerPixelBitForBit) {
                                    geometry.src_height);
       for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
         for (const AntialiasIntermediate intermediate : kIntermediates) {
-          for (const Capacity capacity : {Capacity::kPlan, Capacity::kNoTable, Capacity::kOneTap,
-                                          Capacity::kNarrowSegments}) {
+          for (const Capacity capacity : {Capacity::kPlan, Capacity::kNoTable,
+                                          Capacity::kNoBandStaging, Capacity::kNarrowSegments}) {
             bool planned = false;
             run_case(view, geometry, method, intermediate, capacity, &planned);
             if (HasFailure()) return;

@@ -51,11 +51,16 @@ TEST(AntialiasTwoPassPlan, Resize256Of4kRunsInTwoPasses) {
             tile_footprint_bound(mapping.axes.antialias_x, 16) + 2 * device::kWalkChunk);
   EXPECT_LE(plan.row_sums_shared_bytes, kTileSharedBytes);
   EXPECT_EQ(plan.row_sums_shared_bytes, device::row_walk_shared_layout(plan.capacity).bytes);
-  EXPECT_GE(plan.taps, 35);
+  // A band of 8 rows reads at most ceil(7 x 8.44 + 2 x 16.88) + 2 = 95 row sums.
+  EXPECT_EQ(plan.band.rows, 95);
+  EXPECT_LE(plan.band_shared_bytes, kTileSharedBytes);
+  EXPECT_EQ(plan.band_shared_bytes, device::band_layout(plan.band).bytes);
   EXPECT_EQ(plan.row_sums_launch.block.x, 32u);
   EXPECT_EQ(plan.row_sums_launch.block.y, static_cast<unsigned>(device::kWalkWarps));
   EXPECT_EQ(plan.row_sums_launch.grid.x, (455u + 15) / 16);
   EXPECT_EQ(plan.row_sums_launch.grid.y, (68u + device::kWalkWarps - 1) / device::kWalkWarps);
+  EXPECT_EQ(plan.output_launch.block.x, 32u);
+  EXPECT_EQ(plan.output_launch.block.y, static_cast<unsigned>(device::kBandWarps));
   EXPECT_EQ(plan.output_launch.grid.x, (455u + 31) / 32);
   EXPECT_EQ(plan.output_launch.grid.y, 256u / 8);
 }
