@@ -7,8 +7,10 @@
 // shared memory (asynchronous copies where the GPU has them, sm_80 on) and
 // table each band row's vertical weights and total while the copies fly;
 // then each thread sums kBandRows / kBandWarps pixels of its column from
-// shared memory. The band's row sums cross from L2 once and all at once,
-// where a thread per pixel read its taps from L2 in dependent rounds.
+// shared memory. The pass is issue-bound: a tap costs three shared loads,
+// a broadcast weight and three FMAs, where a thread per pixel reading its
+// taps from L2 spent about 17 instructions on each, mostly 64-bit
+// addresses (bench/NOTES-kernels.md).
 //
 // Bit for bit column_sum() and antialias_result_of_totals(): a pixel's sum
 // starts at +0 and adds its taps' products in the taps' order with

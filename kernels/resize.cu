@@ -43,7 +43,7 @@ const runtime::KernelRequest &resize_two_pass_request() {
 // Whether the two passes store what the single pass stores into `layout`
 // from a `src_format` frame: they carry no alpha (255 inside the
 // rectangle), so not where the destination keeps an alpha the source has.
-bool two_passes_store_alpha(PixelFormat src_format, const device::DestinationLayout &layout) {
+bool two_passes_match_alpha(PixelFormat src_format, const device::DestinationLayout &layout) {
   const bool keeps_alpha = layout.alpha_index >= 0 && !layout.alpha_filler;
   const bool source_alpha = src_format == PixelFormat::kRGBA || src_format == PixelFormat::kBGRA;
   return !(keeps_alpha && source_alpha);
@@ -69,7 +69,7 @@ cudaError_t launch_two_pass(const ResizeArgs<Source> &single, const TwoPassPlan 
 }
 
 // The two passes where two_pass_plan() says so, the destination allows
-// (two_passes_store_alpha()) and the device has memory pools (else, unless
+// (two_passes_match_alpha()) and the device has memory pools (else, unless
 // they are forced, the single pass): one thread per destination pixel.
 template <class Source>
 cudaError_t launch(const Source &source, PixelFormat src_format, const Image &dst,
@@ -89,7 +89,7 @@ cudaError_t launch(const Source &source, PixelFormat src_format, const Image &ds
                                 capacity};
   const AntialiasPath path = antialias_path();
   TwoPassPlan plan;
-  if (two_passes_store_alpha(src_format, layout)) {
+  if (two_passes_match_alpha(src_format, layout)) {
     const cudaError_t planned =
         plan_two_passes(source, mapping, dst.width, dst.height, path, &plan);
     if (planned != cudaSuccess) return planned;
