@@ -30,12 +30,14 @@ TwoPassReader two_pass_reader(const Source &src) {
 }
 
 // The fewest horizontal taps per output column (tile_footprint_bound() of
-// one column) at which the chosen path is the two passes, for readers that
-// convert each pixel and for those that do not. Measured on the W5 rows
-// (bench/RESULTS.md, eighteenth session), -> 455x256: from 4K (19 taps
-// bilinear, 36 bicubic) YUV runs faster in two passes, RGBA only bicubic;
-// from 1080p (11 and 19 taps) YUV bicubic in two, bilinear and RGBA in one.
+// one column) at which the chosen path is the two passes: for readers that
+// convert each pixel (YUV), and for those that do not (RGB), bicubic and
+// bilinear apart. Measured on the W5 rows -> 455x256 (bench/RESULTS.md,
+// eighteenth and nineteenth sessions): from 4K (19 taps bilinear, 36
+// bicubic) YUV and RGBA bicubic run faster in two passes, RGBA bilinear in
+// one; from 1080p (11 and 19 taps) bicubic in two, bilinear in one.
 constexpr int kTwoPassTapsAtLeastConverting = 16;
+constexpr int kTwoPassTapsAtLeastBicubic = 19;
 constexpr int kTwoPassTapsAtLeast = 32;
 
 // What a device offers pass 1: its SMs, which the segments fill.
@@ -83,8 +85,11 @@ inline bool two_passes_considered(const device::ResampleAxes &axes, const TwoPas
                                   AntialiasPath path) {
   if (!axes.antialias || path == AntialiasPath::kSinglePass) return false;
   if (path == AntialiasPath::kTwoPass) return true;
-  const int taps_at_least =
-      reader.converts_on_load ? kTwoPassTapsAtLeastConverting : kTwoPassTapsAtLeast;
+  // The filter's support in its own units: 2 bicubic, 1 bilinear.
+  const bool bicubic = axes.antialias_x.support * axes.antialias_x.inverse_filter_scale > 1.5f;
+  const int taps_at_least = reader.converts_on_load ? kTwoPassTapsAtLeastConverting
+                            : bicubic               ? kTwoPassTapsAtLeastBicubic
+                                                    : kTwoPassTapsAtLeast;
   return reader.vector_loads && tile_footprint_bound(axes.antialias_x, 1) >= taps_at_least;
 }
 
