@@ -182,11 +182,12 @@ __device__ __forceinline__ void sum_band_columns(const RowSums &sums, const Resi
   const auto span_of = [&](int i) {
     return antialias_span<kMethod>(y_first + i - mapping.rect.y, axes.antialias_y);
   };
-  const bool staged_band = rows > 0 && span_of(rows - 1).end - span_of(0).first <= capacity.rows;
+  const int band_first = rows > 0 ? span_of(0).first : 0;
+  const int band_sum_rows = rows > 0 ? span_of(rows - 1).end - band_first : 0;
+  const bool staged_band = rows > 0 && band_sum_rows <= capacity.rows;
   if (staged_band) {
-    const int band_first = span_of(0).first;
-    stage_band_sums(sums, band_first - first_row, span_of(rows - 1).end - band_first, block_column,
-                    staged, capacity.rows);
+    stage_band_sums(sums, band_first - first_row, band_sum_rows, block_column, staged,
+                    capacity.rows);
     for (int i = warp; i < rows; i += kBandWarps) {
       const AntialiasSpan<kMethod> span = span_of(i);
       for (int k = lane; k < span.count(); k += 32) weights[i * capacity.rows + k] = span.weight(k);

@@ -60,8 +60,7 @@ cudaError_t launch_row_sums(const Source &source, const device::ResampleAxes &ax
 
 // Runs `launch(sums)` (cudaError_t, both passes' launches) with plan.sums
 // in memory of the stream's own for the while (allocate_row_sums()).
-// *no_pools: the device has no memory pools, so nothing ran, which a
-// caller on the chosen path answers with the single pass.
+// *no_pools: the device has no memory pools, so nothing ran.
 template <class Launch>
 cudaError_t with_row_sums(const TwoPassPlan &plan, cudaStream_t stream, Launch &&launch,
                           bool *no_pools) {
@@ -72,6 +71,29 @@ cudaError_t with_row_sums(const TwoPassPlan &plan, cudaStream_t stream, Launch &
   const cudaError_t launched = launch(static_cast<const device::RowSums &>(sums));
   const cudaError_t freed = free_row_sums(sums.data, stream);
   return launched != cudaSuccess ? launched : freed;
+}
+
+// Runs the two passes of `plan` (plan.runs) for `params`' antialiased
+// sampler: launch_passes(method, sums) launches both, `method` a
+// std::integral_constant of the Interpolation. *done: whether the caller
+// is done with the frame; false where the device has no memory pools and
+// `path` leaves the caller the single pass (the chosen path does; the
+// forced two passes answer the error).
+template <class LaunchPasses>
+cudaError_t run_two_passes(const TwoPassPlan &plan, const ResizeParams &params, AntialiasPath path,
+                           cudaStream_t stream, LaunchPasses &&launch_passes, bool *done) {
+  bool no_pools = false;
+  const cudaError_t launched =
+      with_sampler(params.interpolation, params.antialias, [&](auto method, auto antialiased) {
+        if constexpr (decltype(antialiased)::value) {
+          return with_row_sums(
+              plan, stream,
+              [&](const device::RowSums &sums) { return launch_passes(method, sums); }, &no_pools);
+        }
+        return cudaErrorInvalidValue;  // a plan runs for antialiased samplers only
+      });
+  *done = !no_pools || path == AntialiasPath::kTwoPass;
+  return launched;
 }
 
 }  // namespace cudaprep

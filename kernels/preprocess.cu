@@ -65,9 +65,8 @@ cudaError_t launch_two_pass(const PreprocessArgs<Source> &single, const TwoPassP
   for (int first = 0; first < count && launched == cudaSuccess; first += kMaxPreprocessCopies) {
     args.copies = std::min(count - first, kMaxPreprocessCopies);
     for (int copy = 0; copy < args.copies; ++copy) args.tensors[copy] = tensors[first + copy];
-    launched =
-        runtime::launch_kernel(two_pass_output_request<kMethod, Source, Out>(), plan.output_launch,
-                               plan.band_shared_bytes, stream, args);
+    launched = runtime::launch_kernel(two_pass_output_request<kMethod, Source, Out>(),
+                                      plan.output_launch, plan.band_shared_bytes, stream, args);
   }
   return launched;
 }
@@ -98,21 +97,15 @@ cudaError_t launch_preprocess(const Source &source, const ResizeParams &resize_p
   const cudaError_t planned = plan_two_passes(source, args.mapping, width, height, path, &plan);
   if (planned != cudaSuccess) return planned;
   if (plan.runs) {
-    bool no_pools = false;
-    const cudaError_t launched = with_sampler(
-        resize_params.interpolation, resize_params.antialias, [&](auto method, auto antialiased) {
-          if constexpr (decltype(antialiased)::value) {
-            return with_row_sums(
-                plan, stream,
-                [&](const device::RowSums &sums) {
-                  return launch_two_pass<decltype(method)::value, Out>(args, plan, sums, tensors,
-                                                                       count, stream);
-                },
-                &no_pools);
-          }
-          return cudaErrorInvalidValue;  // a plan runs for antialiased samplers only
-        });
-    if (!no_pools || path == AntialiasPath::kTwoPass) return launched;
+    bool done = false;
+    const cudaError_t launched = run_two_passes(
+        plan, resize_params, path, stream,
+        [&](auto method, const device::RowSums &sums) {
+          return launch_two_pass<decltype(method)::value, Out>(args, plan, sums, tensors, count,
+                                                               stream);
+        },
+        &done);
+    if (done) return launched;
   }
   const LaunchShape launch = launch_shape_2d(width, height, 1);
   cudaError_t launched = cudaSuccess;

@@ -95,20 +95,14 @@ cudaError_t launch(const Source &source, PixelFormat src_format, const Image &ds
     if (planned != cudaSuccess) return planned;
   }
   if (plan.runs) {
-    bool no_pools = false;
-    const cudaError_t launched =
-        with_sampler(params.interpolation, params.antialias, [&](auto method, auto antialiased) {
-          if constexpr (decltype(antialiased)::value) {
-            return with_row_sums(
-                plan, stream,
-                [&](const device::RowSums &sums) {
-                  return launch_two_pass<decltype(method)::value>(args, plan, sums, stream);
-                },
-                &no_pools);
-          }
-          return cudaErrorInvalidValue;  // a plan runs for antialiased samplers only
-        });
-    if (!no_pools || path == AntialiasPath::kTwoPass) return launched;
+    bool done = false;
+    const cudaError_t launched = run_two_passes(
+        plan, params, path, stream,
+        [&](auto method, const device::RowSums &sums) {
+          return launch_two_pass<decltype(method)::value>(args, plan, sums, stream);
+        },
+        &done);
+    if (done) return launched;
   }
   return with_sampler(params.interpolation, params.antialias, [&](auto method, auto antialiased) {
     return runtime::launch_kernel(
