@@ -581,6 +581,21 @@ int main(int argc, char **argv) {
       }
     }
   }
+  // W6: RGB bicubic shrinks around the two passes' threshold for RGB
+  // bicubic (antialias_two_pass_launch.cuh), 16 to 33 taps, each path timed.
+  for (const auto &[w, h, short_side] :
+       {std::tuple{3840, 2160, 640}, std::tuple{3840, 2160, 608}, std::tuple{3840, 2160, 576},
+        std::tuple{3840, 2160, 512}, std::tuple{3840, 2160, 400}, std::tuple{3840, 2160, 320},
+        std::tuple{1920, 1080, 200}, std::tuple{1920, 1080, 144}}) {
+    Workload wl =
+        workload(std::string("W6 RGBA ") + std::to_string(h) + "p to " +
+                     std::to_string(short_side) + " bicubic aa",
+                 PixelFormat::kRGBA, w, h, {}, 0, 0, short_side, false, Interpolation::kBicubic,
+                 imagenet_mean, imagenet_std, DataType::kFloat32);
+    wl.multiple_of = 1;
+    wl.antialias = true;
+    run_selected(wl);
+  }
   for (PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kNV12})
     if (selected("64 regions")) run_regions(format, stream, iterations, bandwidth);
   CHECK(cudaStreamDestroy(stream));
