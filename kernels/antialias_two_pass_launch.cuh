@@ -30,15 +30,17 @@ TwoPassReader two_pass_reader(const Source &src) {
 }
 
 // The fewest horizontal taps per output column (tile_footprint_bound() of
-// one column) at which the chosen path is the two passes: for readers that
-// convert each pixel (YUV), and for those that do not (RGB), bicubic and
-// bilinear apart. Measured on the W5 rows -> 455x256 (bench/RESULTS.md,
-// eighteenth and nineteenth sessions): from 4K (19 taps bilinear, 36
-// bicubic) YUV and RGBA bicubic run faster in two passes, RGBA bilinear in
-// one; from 1080p (11 and 19 taps) bicubic in two, bilinear in one.
-constexpr int kTwoPassTapsAtLeastConverting = 16;
-constexpr int kTwoPassTapsAtLeastBicubic = 19;
-constexpr int kTwoPassTapsAtLeast = 32;
+// one column) at which the chosen path is the two passes: bicubic from any
+// reader, and bilinear from readers that convert each pixel (YUV), from 16;
+// bilinear from those that do not (RGB), from 32. Measured on the W5 rows
+// -> 455x256 (bench/RESULTS.md, eighteenth and nineteenth sessions): from
+// 4K (19 taps bilinear, 36 bicubic) YUV and RGBA bicubic run faster in two
+// passes, RGBA bilinear in one; from 1080p (11 and 19 taps) bicubic in two,
+// bilinear in one. RGBA bicubic on the W6 rows (twentieth session, an
+// H100): two passes faster from 16 taps (4K -> 1138x640: GPU only 89.0 ->
+// 77.7 us).
+constexpr int kTwoPassTapsAtLeast = 16;
+constexpr int kTwoPassTapsAtLeastRgbBilinear = 32;
 
 // What a device offers pass 1: its SMs, which the segments fill.
 struct RowSumsDevice {
@@ -87,9 +89,8 @@ inline bool two_passes_considered(const device::ResampleAxes &axes, const TwoPas
   if (path == AntialiasPath::kTwoPass) return true;
   // The filter's support in its own units: 2 bicubic, 1 bilinear.
   const bool bicubic = axes.antialias_x.support * axes.antialias_x.inverse_filter_scale > 1.5f;
-  const int taps_at_least = reader.converts_on_load ? kTwoPassTapsAtLeastConverting
-                            : bicubic               ? kTwoPassTapsAtLeastBicubic
-                                                    : kTwoPassTapsAtLeast;
+  const int taps_at_least =
+      reader.converts_on_load || bicubic ? kTwoPassTapsAtLeast : kTwoPassTapsAtLeastRgbBilinear;
   return reader.vector_loads && tile_footprint_bound(axes.antialias_x, 1) >= taps_at_least;
 }
 

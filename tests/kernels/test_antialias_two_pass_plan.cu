@@ -93,7 +93,7 @@ TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) 
         .runs;
   };
   // 4K -> 455 columns: 36 taps bicubic, 19 bilinear; 1080p -> 455: 19 and
-  // 11. A YUV reader from 16 taps; others bicubic from 19, bilinear from 32.
+  // 11. Bicubic and YUV bilinear from 16 taps; RGB bilinear from 32.
   for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
     EXPECT_TRUE(chosen(3840, 2160, 455, 256, method, kYuvReader));
     // Pixel by pixel, pass 1 is not chosen.
@@ -105,9 +105,12 @@ TEST(AntialiasTwoPassPlan, TheChosenPathIsTheSinglePassBelowManyHorizontalTaps) 
   EXPECT_FALSE(chosen(3840, 2160, 455, 256, Interpolation::kBilinear, kRgbaReader));
   EXPECT_TRUE(chosen(1920, 1080, 455, 256, Interpolation::kBicubic, kRgbaReader));
   EXPECT_FALSE(chosen(1920, 1080, 455, 256, Interpolation::kBilinear, kRgbaReader));
-  // 1920 -> 530 columns bicubic: 17 taps, one pass from RGBA, two from YUV.
-  EXPECT_FALSE(chosen(1920, 1080, 530, 298, Interpolation::kBicubic, kRgbaReader));
-  EXPECT_TRUE(chosen(1920, 1080, 530, 298, Interpolation::kBicubic, kYuvReader));
+  // 1920 -> 530 columns bicubic: 17 taps, two passes from RGBA and YUV;
+  // 1920 -> 640: 15 taps, one pass from both.
+  for (const TwoPassReader &reader : {kRgbaReader, kYuvReader}) {
+    EXPECT_TRUE(chosen(1920, 1080, 530, 298, Interpolation::kBicubic, reader));
+    EXPECT_FALSE(chosen(1920, 1080, 640, 360, Interpolation::kBicubic, reader));
+  }
   // Only the columns count: a tall shrink of few taps per column stays on
   // the single pass.
   EXPECT_FALSE(chosen(640, 3840, 640, 256, Interpolation::kBicubic, kYuvReader));
