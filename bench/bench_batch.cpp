@@ -6,7 +6,8 @@
 // from a ring of pinned frames, the sources' phases spread over the frame
 // period (cameras are not in step). For each batch size, after a warm-up:
 // sustained frames/s, latency from a frame's push to its batch's tensor
-// being ready (p50, p99), host CPU per frame (the whole process), GPU busy
+// being ready (p50, p99), host CPU per frame (the whole process, and by kind
+// of thread: pushers, streaming threads, the batch, the consumer), GPU busy
 // share (NVML's utilisation: time with a kernel running, sampled every
 // 100 ms; "n/a" where NVML is missing), device memory per source (in use
 // while playing minus before the pipeline, divided by N) and the mean items
@@ -18,6 +19,7 @@
 //               [batch sizes...=8 32]
 // (the plugin from GST_PLUGIN_PATH or CUDAPREP_PLUGIN_DIR)
 #include <dlfcn.h>
+#include <pthread.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -128,6 +130,7 @@ struct Run {
       device_mb_per_source, mean_filled;
   long long frames;
   std::map<int, Latency> by_rate;  // frames/s -> those sources' frames
+  std::map<std::string, double> cpu_seconds_by_thread_kind;
 };
 
 // One measurement: the live sources batched by `batch_size` for warm-up +
@@ -172,8 +175,10 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
   std::atomic<bool> stop{false};
   const Clock::time_point start = Clock::now() + std::chrono::milliseconds(200);
   std::vector<std::thread> pushers;
+  pthread_setname_np(pthread_self(), "consumer");
   for (int s = 0; s < sources; ++s) {
     pushers.emplace_back([&, s] {
+      pthread_setname_np(pthread_self(), "pusher");
       GstElement *src = gst_bin_get_by_name(GST_BIN(pipeline), ("src" + std::to_string(s)).c_str());
       const int rate = rate_of(s, options);
       const auto period = std::chrono::nanoseconds(1000000000 / rate);
@@ -201,6 +206,7 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
   std::map<int, Latency> by_rate;
   long long frames = 0, batches = 0;
   double cpu_start = -1, device_mb = 0;
+  std::map<std::string, std::pair<std::string, double>> threads_at_start;
   std::vector<int> busy;
   Clock::time_point next_sample = window_start;
   bool failed = false;
@@ -217,7 +223,10 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
     cudaEventSynchronize(static_cast<cudaEvent_t>(tensor->ready_event));
     const Clock::time_point ready = Clock::now();
     if (ready >= window_start) {
-      if (cpu_start < 0) cpu_start = process_cpu_seconds();
+      if (cpu_start < 0) {
+        cpu_start = process_cpu_seconds();
+        threads_at_start = thread_cpu_seconds();
+      }
       std::lock_guard<std::mutex> guard(lock);
       ++batches;
       for (gsize i = 0; i < tensor->batch_filled; ++i) {
@@ -239,6 +248,7 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
     }
   }
   const double cpu_used = process_cpu_seconds() - cpu_start;
+  const auto cpu_by_kind = cpu_seconds_by_thread_kind(threads_at_start, thread_cpu_seconds());
   stop = true;
   gst_element_set_state(pipeline, GST_STATE_NULL);  // unblocks the pushers
   for (std::thread &pusher : pushers) pusher.join();
@@ -264,7 +274,8 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
              (device_mb - memory_before.device_mb) / sources,
              static_cast<double>(frames) / batches,
              frames,
-             by_rate};
+             by_rate,
+             cpu_by_kind};
   return true;
 }
 
@@ -415,6 +426,11 @@ int main(int argc, char **argv) {
         r.cpu_us_per_frame,
         r.gpu_busy_percent < 0 ? "n/a" : (std::to_string(r.gpu_busy_percent) + "%").c_str(),
         r.device_mb_per_source, r.mean_filled, r.frames, options.seconds);
+    // Where the host CPU goes: each kind of thread's share, per frame.
+    std::printf("  host CPU by thread, us/frame:");
+    for (const auto &[kind, cpu_seconds] : r.cpu_seconds_by_thread_kind)
+      if (cpu_seconds > 0) std::printf(" %s %.1f", kind.c_str(), 1e6 * cpu_seconds / r.frames);
+    std::printf("\n");
     if (options.slow_sources > 0) {
       for (auto &[rate, latency] : r.by_rate) {
         const int count =

@@ -227,32 +227,6 @@ bool device_frames(const GstVideoInfo &info, GstCaps *device_caps, std::vector<G
   return true;
 }
 
-// CPU seconds of each thread of this process, by thread id: name, seconds.
-std::map<std::string, std::pair<std::string, double>> thread_cpu_seconds() {
-  std::map<std::string, std::pair<std::string, double>> threads;
-  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
-  GDir *dir = g_dir_open("/proc/self/task", 0, nullptr);
-  if (dir == nullptr) return threads;
-  while (const gchar *tid = g_dir_read_name(dir)) {
-    gchar *stat_path = g_strdup_printf("/proc/self/task/%s/stat", tid);
-    gchar *stat = nullptr;
-    if (g_file_get_contents(stat_path, &stat, nullptr, nullptr)) {
-      // "tid (name) state ..." : utime and stime are fields 14 and 15.
-      const gchar *open = strchr(stat, '(');
-      const gchar *close = strrchr(stat, ')');
-      unsigned long utime = 0, stime = 0;
-      if (open != nullptr && close != nullptr &&
-          std::sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
-                      &stime) == 2)
-        threads[tid] = {std::string(open + 1, close), (utime + stime) / ticks};
-      g_free(stat);
-    }
-    g_free(stat_path);
-  }
-  g_dir_close(dir);
-  return threads;
-}
-
 // The normalisation the CPU peer adds after videoscale: float NCHW, as one
 // multiply-add per value ((x / 255 - mean) / std folded into scale, bias).
 void normalize_on_cpu(const guint8 *rgb, int stride, const Workload &w, std::vector<float> &out) {

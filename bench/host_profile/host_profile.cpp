@@ -1,11 +1,13 @@
 // A sampling profiler of host CPU time, for the GPU machine (no perf there):
 // LD_PRELOAD it into a benchmark and every HOST_PROFILE_US microseconds of
 // the process's CPU time (ITIMER_PROF, any thread) one call stack is kept;
-// at exit the stacks and /proc/self/maps go to $HOST_PROFILE_OUT.PID, which
-// bench/host_profile/report.py symbolises against the unstripped build.
+// at exit the stacks, each with its thread's name, and /proc/self/maps go to
+// $HOST_PROFILE_OUT.PID, which bench/host_profile/report.py symbolises
+// against the unstripped build.
 //   HOST_PROFILE_OUT=/tmp/p.txt LD_PRELOAD=libhost_profile.so bench_pipeline ...
 #include <execinfo.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -21,11 +23,14 @@ constexpr int kSlots = 200000;
 
 void *stacks[kSlots][kDepth];
 int depths[kSlots];
+char thread_names[kSlots][16];  // PR_GET_NAME's at most 16 bytes
 std::atomic<int> next_slot{0};  // lock-free: safe in the handler
 
 void on_prof(int) {
   const int slot = next_slot.fetch_add(1);
-  if (slot < kSlots) depths[slot] = backtrace(stacks[slot], kDepth);
+  if (slot >= kSlots) return;
+  depths[slot] = backtrace(stacks[slot], kDepth);
+  prctl(PR_GET_NAME, thread_names[slot]);  // a system call: safe in the handler
 }
 
 void write_profile() {
@@ -45,6 +50,10 @@ void write_profile() {
   }
   fprintf(out, "samples %d interval_us %s\n", count, getenv("HOST_PROFILE_US"));
   for (int i = 0; i < count; ++i) {
+    // The name first, its spaces made '_', then the addresses.
+    for (char *c = thread_names[i]; *c != '\0'; ++c)
+      if (*c == ' ') *c = '_';
+    fprintf(out, "%s ", thread_names[i][0] != '\0' ? thread_names[i] : "?");
     for (int d = 0; d < depths[i]; ++d)
       fprintf(out, "%s%lx", d ? " " : "", reinterpret_cast<unsigned long>(stacks[i][d]));
     fputc('\n', out);

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Symbolises host_profile.c's stacks: self and inclusive shares per function.
+"""Symbolises host_profile.cpp's stacks: self and inclusive shares per function,
+each kind of thread's share (names with their digits as N) and, with
+--thread KIND, that kind's functions alone.
 
     bench/host_profile/report.py PROFILE [--root REMOTE=LOCAL ...] [--top N]
+                                 [--thread KIND]
 
 REMOTE=LOCAL maps the GPU machine's paths to this machine's copies of the
 same (unstripped or --strip-debug'ed) files; libraries without a local copy
 are named by file only."""
-import argparse, bisect, collections, os, subprocess
+import argparse, bisect, collections, os, re, subprocess
 
 
 def load(path):
@@ -16,7 +19,8 @@ def load(path):
         for line in f:
             if line.startswith('maps'):
                 break
-            stacks.append([int(a, 16) for a in line.split()])
+            name, *addresses = line.split()
+            stacks.append((re.sub(r'[0-9]+', 'N', name), [int(a, 16) for a in addresses]))
         for line in f:
             parts = line.split()
             if len(parts) >= 6 and parts[5].startswith('/'):
@@ -28,11 +32,16 @@ def load(path):
 class Symbols:
     def __init__(self, path):
         self.addrs, self.names = [], []
-        try:
-            out = subprocess.run(['nm', '-C', '--defined-only', '-n', path], capture_output=True,
-                                 text=True).stdout
-        except OSError:
-            return
+        # A stripped library (the distribution's) keeps its dynamic symbols.
+        out = ''
+        for dynamic in ([], ['-D']):
+            try:
+                out = subprocess.run(['nm', '-C', '--defined-only', '-n', *dynamic, path],
+                                     capture_output=True, text=True).stdout
+            except OSError:
+                return
+            if out.strip():
+                break
         for line in out.splitlines():
             parts = line.split(' ', 2)
             if len(parts) == 3 and parts[1] in 'tTwW':
@@ -49,6 +58,7 @@ def main():
     parser.add_argument('profile')
     parser.add_argument('--root', action='append', default=[])
     parser.add_argument('--top', type=int, default=40)
+    parser.add_argument('--thread', help='only the samples of this kind of thread')
     args = parser.parse_args()
     roots = [r.split('=', 1) for r in args.root]
     stacks, maps = load(args.profile)
@@ -78,9 +88,12 @@ def main():
         names[addr] = name
         return name
 
-    own, inclusive = collections.Counter(), collections.Counter()
+    own, inclusive, by_thread = collections.Counter(), collections.Counter(), collections.Counter()
     total = 0
-    for stack in stacks:
+    for thread, stack in stacks:
+        by_thread[thread] += 1
+        if args.thread is not None and thread != args.thread:
+            continue
         frames = stack[2:]  # the handler and the signal trampoline
         if not frames:
             continue
@@ -90,7 +103,10 @@ def main():
         own[named[0]] += 1
         for name in set(named):
             inclusive[name] += 1
-    print(f'{total} samples')
+    print(f'{len(stacks)} samples; by kind of thread:')
+    for thread, count in by_thread.most_common():
+        print(f'{100.0 * count / len(stacks):6.1f}%  {thread}')
+    print(f'{total} samples' + (f' of {args.thread}' if args.thread else ''))
     print('-- self')
     for name, count in own.most_common(args.top):
         print(f'{100.0 * count / total:6.1f}%  {name[:160]}')
