@@ -4,17 +4,37 @@
 
 namespace cudaprep {
 
+// Whether plane `plane` of `image` starts where the plane before it ends,
+// at the same pitch.
+static bool follows_previous_plane(const Image &image, int plane) {
+  const ImagePlane &previous = image.planes[plane - 1];
+  return image.planes[plane].pitch_bytes == previous.pitch_bytes &&
+         image.planes[plane].data ==
+             previous.data +
+                 previous.pitch_bytes * plane_height(image.format, plane - 1, image.height);
+}
+
 cudaError_t copy_image(const Image &src, const Image &dst, cudaStream_t stream) {
   if (src.format != dst.format || src.width != dst.width || src.height != dst.height) {
     return cudaErrorInvalidValue;
   }
+  // Planes that lie back to back at one pitch on both sides, with rows of
+  // the same length (NV12's and P010's two), go in one copy: a copy is a
+  // driver call of several microseconds on a thread that slept.
   const int num_planes = format_info(src.format).num_planes;
-  for (int plane = 0; plane < num_planes; ++plane) {
-    const cudaError_t err = cudaMemcpy2DAsync(
-        dst.planes[plane].data, dst.planes[plane].pitch_bytes, src.planes[plane].data,
-        src.planes[plane].pitch_bytes, plane_row_bytes(src.format, plane, src.width),
-        plane_height(src.format, plane, src.height), cudaMemcpyDefault, stream);
+  for (int first = 0; first < num_planes;) {
+    const size_t row_bytes = plane_row_bytes(src.format, first, src.width);
+    size_t rows = plane_height(src.format, first, src.height);
+    int next = first + 1;
+    for (; next < num_planes && plane_row_bytes(src.format, next, src.width) == row_bytes &&
+           follows_previous_plane(src, next) && follows_previous_plane(dst, next);
+         ++next)
+      rows += plane_height(src.format, next, src.height);
+    const cudaError_t err = cudaMemcpy2DAsync(dst.planes[first].data, dst.planes[first].pitch_bytes,
+                                              src.planes[first].data, src.planes[first].pitch_bytes,
+                                              row_bytes, rows, cudaMemcpyDefault, stream);
     if (err != cudaSuccess) return err;
+    first = next;
   }
   return cudaSuccess;
 }

@@ -44,3 +44,19 @@ class GstCudaPrepScopedDevice {
   gint previous_ = -1;
   cudaError_t result_ = cudaSuccess;
 };
+
+// Pinned host memory of gst_cuda_prep_host_allocator_get() carries this
+// mark (qdata), so that cudaframeupload knows a frame from the pool it
+// offers is pinned without asking the driver each frame.
+inline GQuark gst_cuda_prep_pinned_host_quark(void) {
+  return g_quark_from_static_string("GstCudaPrepPinnedHost");
+}
+
+// Whether `memory` (or the memory it shares) is marked pinned.
+inline gboolean gst_cuda_prep_memory_is_marked_pinned(GstMemory *memory) {
+  for (; memory != nullptr; memory = memory->parent)
+    if (gst_mini_object_get_qdata(GST_MINI_OBJECT_CAST(memory),
+                                  gst_cuda_prep_pinned_host_quark()) != nullptr)
+      return TRUE;
+  return FALSE;
+}

@@ -3,8 +3,9 @@
  *
  * Copies video frames from system memory into pitched CUDA device memory
  * (`video/x-raw(memory:CUDAPitched)`) with an asynchronous 2D copy per plane
- * on the element's CUDA stream; the next element's stream waits on the
- * frame's ready event, so the host never waits for the GPU here.
+ * (one for planes that lie back to back at one pitch, as NV12's) on the
+ * element's CUDA stream; the next element's stream waits on the frame's
+ * ready event, so the host never waits for the GPU here.
  *
  * Upstream is offered a pool of pinned (page-locked) frames: a source that
  * takes it (videotestsrc, appsrc users allocating from it, decoders) is
@@ -148,7 +149,14 @@ static GstCudaPrepOutputPlan gst_cuda_prep_frame_upload_plan_output(GstCudaPrepB
                                                              : GST_CUDA_PREP_OUTPUT_RUN;
 }
 
-static gboolean is_pinned(const void *host) {
+// Whether the frame's pixels lie in pinned memory: marked by the pinned pool
+// this element offers upstream, else as the driver tells.
+static gboolean is_pinned(GstBuffer *buffer, const void *host) {
+  const guint n_memory = gst_buffer_n_memory(buffer);
+  gboolean marked = n_memory > 0;
+  for (guint i = 0; i < n_memory && marked; ++i)
+    marked = gst_cuda_prep_memory_is_marked_pinned(gst_buffer_peek_memory(buffer, i));
+  if (marked) return TRUE;
   cudaPointerAttributes attributes;
   if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
     cudaGetLastError();  // plain pageable memory may report an error on old drivers
@@ -183,6 +191,34 @@ static gboolean stage_frame(GstCudaPrepFrameUpload *self, StagingSlot &slot,
   return TRUE;
 }
 
+static void release_slot(StagingSlot &slot) {
+  slot.pending = false;
+  gst_clear_buffer(&slot.held_input);
+}
+
+// Frees the next slot, whose copy was recorded kStagingSlots frames ago.
+// The copies run in order on one stream, so when the latest has completed
+// every slot is free: one query frees them all (a live source's slots are
+// long done; a driver call per frame would cost more than the frame's own
+// calls). Else this waits for the next slot's copy alone.
+static gboolean reclaim_slots(GstCudaPrepFrameUpload *self) {
+  GstCudaPrepFrameUploadPrivate *priv = self->priv;
+  // (Only a pending slot's event was recorded for its copy.)
+  const StagingSlot &latest = priv->slots[(priv->next_slot + kStagingSlots - 1) % kStagingSlots];
+  const cudaError_t latest_done = latest.pending
+                                      ? gst_cuda_prep_consume_error(cudaEventQuery(latest.copied))
+                                      : cudaErrorNotReady;
+  if (latest_done == cudaSuccess) {
+    for (StagingSlot &slot : priv->slots) release_slot(slot);
+    return TRUE;
+  }
+  if (latest_done != cudaErrorNotReady && !CUDAPREP_CHECK(self, latest_done)) return FALSE;
+  StagingSlot &slot = priv->slots[priv->next_slot];
+  if (!CUDAPREP_CHECK(self, cudaEventSynchronize(slot.copied))) return FALSE;
+  release_slot(slot);
+  return TRUE;
+}
+
 static GstFlowReturn gst_cuda_prep_frame_upload_process(GstCudaPrepBaseTransform *base,
                                                         GstBuffer *inbuf, GstBuffer *outbuf) {
   auto *self = GST_CUDA_PREP_FRAME_UPLOAD(base);
@@ -191,11 +227,8 @@ static GstFlowReturn gst_cuda_prep_frame_upload_process(GstCudaPrepBaseTransform
   if (!gst_cuda_prep_base_transform_output_image(base, outbuf, &device_frame))
     return GST_FLOW_ERROR;
   StagingSlot &slot = priv->slots[priv->next_slot];
+  if (slot.pending && !reclaim_slots(self)) return GST_FLOW_ERROR;
   priv->next_slot = (priv->next_slot + 1) % kStagingSlots;
-  if (slot.pending && !CUDAPREP_CHECK(self, cudaEventSynchronize(slot.copied)))
-    return GST_FLOW_ERROR;
-  slot.pending = false;
-  gst_clear_buffer(&slot.held_input);
 
   GstVideoFrame host_frame;
   if (!gst_video_frame_map(&host_frame, gst_cuda_prep_base_transform_get_in_info(base), inbuf,
@@ -205,7 +238,7 @@ static GstFlowReturn gst_cuda_prep_frame_upload_process(GstCudaPrepBaseTransform
   }
   cudaprep::Image source = device_frame;
   gboolean ok = TRUE;
-  if (is_pinned(GST_VIDEO_FRAME_PLANE_DATA(&host_frame, 0))) {
+  if (is_pinned(inbuf, GST_VIDEO_FRAME_PLANE_DATA(&host_frame, 0))) {
     for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES(&host_frame); ++plane) {
       source.planes[plane].data =
           static_cast<guint8 *>(GST_VIDEO_FRAME_PLANE_DATA(&host_frame, plane));
