@@ -96,13 +96,19 @@ using namespace cudaprep::cudaresize;
 #define OUTPUT_FORMATS "{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, GRAY8 }"
 
 struct GstCudaPrepResizePrivate {
-  ResizeSettings settings;  // object lock
+  ResizeSettings settings;     // object lock
+  guint settings_version = 0;  // object lock: counts the changes of `settings`
   // Streaming thread.
   cudaprep::Colorimetry colorimetry;  // of the input, from its caps
   cudaprep::ResizeParams params;      // of the frame being processed
-  // The settings the frame being processed uses: one snapshot per frame.
+  // The settings the frame being processed uses: a snapshot, taken again
+  // when settings_version moves.
   ResizeSettings frame_settings;
+  guint frame_settings_version = 0;
   bool has_frame_settings = false;
+  // Whether `params` are frame_settings' for the negotiated caps: computed
+  // once, not per frame.
+  bool params_current = false;
   // The input rows `params` read, as announced upstream (period 0: all),
   // and what it was computed for.
   cudaprep::RowPattern rows_read;
@@ -135,11 +141,26 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_CUDA_PREP_VIDEO_CAPS(OUTPUT_FORMATS)));
 
-static ResizeSettings get_settings(GstCudaPrepResize *self) {
+static ResizeSettings get_settings(GstCudaPrepResize *self, guint *version = nullptr) {
   GST_OBJECT_LOCK(self);
   const ResizeSettings settings = self->priv->settings;
+  if (version != nullptr) *version = self->priv->settings_version;
   GST_OBJECT_UNLOCK(self);
   return settings;
+}
+
+static guint get_settings_version(GstCudaPrepResize *self) {
+  GST_OBJECT_LOCK(self);
+  const guint version = self->priv->settings_version;
+  GST_OBJECT_UNLOCK(self);
+  return version;
+}
+
+static cudaprep::Orientation get_orientation(GstCudaPrepResize *self) {
+  GST_OBJECT_LOCK(self);
+  const cudaprep::Orientation orientation = self->priv->settings.orientation();
+  GST_OBJECT_UNLOCK(self);
+  return orientation;
 }
 
 static gchar *gst_cuda_prep_resize_settings_error(GstCudaPrepBaseTransform *base) {
@@ -237,6 +258,8 @@ static gboolean gst_cuda_prep_resize_set_info(GstCudaPrepBaseTransform *base, Gs
         (nullptr));
     return FALSE;
   }
+  // The next frame computes its params again, from its settings and these caps.
+  priv->params_current = false;
   // Equal caps are no reason to pass frames through that must be turned.
   if (settings.orientation() != cudaprep::Orientation::kIdentity)
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), FALSE);
@@ -314,14 +337,19 @@ static bool shape_differs(const ResizeSettings &a, const ResizeSettings &b) {
 // settings it was negotiated with.
 static void take_frame_settings(GstCudaPrepResize *self) {
   GstCudaPrepResizePrivate *priv = self->priv;
-  const ResizeSettings settings = get_settings(self);
+  if (priv->has_frame_settings && get_settings_version(self) == priv->frame_settings_version)
+    return;
+  guint version = 0;
+  const ResizeSettings settings = get_settings(self, &version);
   if (priv->has_frame_settings && shape_differs(settings, priv->frame_settings) &&
       gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(self))) {
     GST_DEBUG_OBJECT(self, "new output shape: from the next frame, after renegotiation");
     return;
   }
   priv->frame_settings = settings;
+  priv->frame_settings_version = version;
   priv->has_frame_settings = true;
+  priv->params_current = false;
 }
 
 // Settings that keep the caps (method, borders, pad value) apply from the
@@ -333,13 +361,15 @@ static GstCudaPrepOutputPlan gst_cuda_prep_resize_plan_output(GstCudaPrepBaseTra
   const GstVideoInfo *in_info = gst_cuda_prep_base_transform_get_in_info(base);
   take_frame_settings(self);
   std::string reason;
-  if (!resize_params(self->priv->frame_settings, in_info,
+  if (!self->priv->params_current &&
+      !resize_params(self->priv->frame_settings, in_info,
                      gst_cuda_prep_base_transform_get_out_info(base), self->priv->colorimetry,
                      &self->priv->params, &reason)) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Impossible cudaresize: %s", reason.c_str()),
                       (nullptr));
     return GST_CUDA_PREP_OUTPUT_ERROR;
   }
+  self->priv->params_current = true;
   if (!frame_holds_rows_read(self, inbuf, GST_VIDEO_INFO_HEIGHT(in_info))) {
     GST_INFO_OBJECT(self, "dropping a frame uploaded for the rows of earlier settings");
     return GST_CUDA_PREP_OUTPUT_DROP;
@@ -440,7 +470,7 @@ static void direction_changed(GstCudaPrepResize *self) {
 // thread: there, between that check and the frame's output buffer, it left
 // a frame without passthrough and without a pool (not-negotiated).
 static void gst_cuda_prep_resize_before_transform(GstBaseTransform *trans, GstBuffer *) {
-  if (get_settings(GST_CUDA_PREP_RESIZE(trans)).orientation() == cudaprep::Orientation::kIdentity ||
+  if (get_orientation(GST_CUDA_PREP_RESIZE(trans)) == cudaprep::Orientation::kIdentity ||
       !gst_base_transform_is_passthrough(trans))
     return;
   gst_base_transform_set_passthrough(trans, FALSE);
@@ -468,6 +498,7 @@ static gboolean gst_cuda_prep_resize_sink_event(GstBaseTransform *trans, GstEven
       priv->settings.global_tag_direction =
           has_orientation ? tagged : GST_VIDEO_ORIENTATION_IDENTITY;
     tags_changed = priv->settings.direction == GST_VIDEO_ORIENTATION_AUTO;
+    ++priv->settings_version;
     GST_OBJECT_UNLOCK(self);
   } else if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START) {
     const gchar *stream_id = nullptr;
@@ -478,6 +509,7 @@ static gboolean gst_cuda_prep_resize_sink_event(GstBaseTransform *trans, GstEven
       priv->settings.stream_tag_direction = GST_VIDEO_ORIENTATION_AUTO;
       priv->settings.global_tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
       tags_changed = priv->settings.direction == GST_VIDEO_ORIENTATION_AUTO;
+      ++priv->settings_version;
       GST_OBJECT_UNLOCK(self);
     }
   }
@@ -536,6 +568,7 @@ static void gst_cuda_prep_resize_set_property(GObject *object, guint prop_id, co
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
   }
+  ++self->priv->settings_version;
   GST_OBJECT_UNLOCK(self);
   if (prop_id == PROP_VIDEO_DIRECTION) {
     direction_changed(self);
