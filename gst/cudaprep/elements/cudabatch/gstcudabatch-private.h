@@ -80,6 +80,12 @@ struct GstCudaPrepBatchPrivate {
   // The aggregator's latency (upstream's and latency-budget) as aggregate()
   // last read it: get_next_time() runs under the lock that reading takes.
   GstClockTime total_latency = GST_CLOCK_TIME_NONE;
+  // The sink pads (references) as aggregate() and get_next_time() scan them
+  // for every frame, taken again when the element's pads change (its pads
+  // cookie): one list, not a new one with 32 references per call.
+  std::vector<GstCudaPrepBatchPad *> streaming_pads;
+  guint32 streaming_pads_cookie = 0;
+  gboolean has_streaming_pads = FALSE;
   guint next_pad = 0;   // where the next turn starts, so no source is always first
   guint64 batches = 0;  // batches pushed (object lock)
   GstClockTime next_stats = GST_CLOCK_TIME_NONE;  // when the next stats message is due
@@ -100,6 +106,12 @@ BatchSettings get_settings(GstCudaPrepBatch *self);
 std::vector<GstCudaPrepBatchPad *> sink_pads(GstCudaPrepBatch *self);
 // Drops the references sink_pads() gave and empties `pads`.
 void unref_pads(std::vector<GstCudaPrepBatchPad *> *pads);
+// The sink pads for the aggregate thread (aggregate(), get_next_time()):
+// priv->streaming_pads, taken again when the pads changed. Valid until the
+// next call; no reference to drop.
+const std::vector<GstCudaPrepBatchPad *> &streaming_sink_pads(GstCudaPrepBatch *self);
+// Drops streaming_pads (the element stops or goes).
+void clear_streaming_sink_pads(GstCudaPrepBatch *self);
 
 // --- Properties (gstcudabatchproperties.cpp) ---------------------------------
 

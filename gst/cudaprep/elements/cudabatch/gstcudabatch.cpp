@@ -181,6 +181,28 @@ void unref_pads(std::vector<GstCudaPrepBatchPad *> *pads) {
   pads->clear();
 }
 
+const std::vector<GstCudaPrepBatchPad *> &streaming_sink_pads(GstCudaPrepBatch *self) {
+  GstCudaPrepBatchPrivate *priv = self->priv;
+  GST_OBJECT_LOCK(self);
+  const guint32 cookie = GST_ELEMENT(self)->pads_cookie;
+  GST_OBJECT_UNLOCK(self);
+  if (!priv->has_streaming_pads || cookie != priv->streaming_pads_cookie) {
+    clear_streaming_sink_pads(self);
+    GST_OBJECT_LOCK(self);
+    for (GList *l = GST_ELEMENT(self)->sinkpads; l != nullptr; l = l->next)
+      priv->streaming_pads.push_back(GST_CUDA_PREP_BATCH_PAD(gst_object_ref(l->data)));
+    priv->streaming_pads_cookie = GST_ELEMENT(self)->pads_cookie;
+    GST_OBJECT_UNLOCK(self);
+    priv->has_streaming_pads = TRUE;
+  }
+  return priv->streaming_pads;
+}
+
+void clear_streaming_sink_pads(GstCudaPrepBatch *self) {
+  unref_pads(&self->priv->streaming_pads);
+  self->priv->has_streaming_pads = FALSE;
+}
+
 }  // namespace cudaprep::batch
 
 static GstPad *gst_cuda_prep_batch_request_new_pad(GstElement *element, GstPadTemplate *templ,
@@ -453,6 +475,7 @@ static gboolean gst_cuda_prep_batch_stop(GstAggregator *agg) {
   std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
   for (GstCudaPrepBatchPad *pad : pads) pad->stats->clear_queue(FALSE);
   unref_pads(&pads);
+  clear_streaming_sink_pads(self);
   const gint device_id = gst_cuda_prep_core_get_device_id(self->priv->core);
   const gboolean stopped = gst_cuda_prep_core_stop(self->priv->core);  // (synchronises the stream)
   self->priv->writer.finish_gpu_time(device_id);
@@ -468,6 +491,7 @@ static void gst_cuda_prep_batch_set_context(GstElement *element, GstContext *con
 static void gst_cuda_prep_batch_finalize(GObject *object) {
   auto *self = GST_CUDA_PREP_BATCH(object);
   drop_items(self);
+  clear_streaming_sink_pads(self);
   delete self->priv;
   G_OBJECT_CLASS(gst_cuda_prep_batch_parent_class)->finalize(object);
 }

@@ -144,14 +144,13 @@ GstFlowReturn gst_cuda_prep_batch_aggregate(GstAggregator *agg, gboolean timeout
   auto *self = GST_CUDA_PREP_BATCH(agg);
   GstCudaPrepBatchPrivate *priv = self->priv;
   const BatchSettings settings = get_settings(self);
-  std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
+  const std::vector<GstCudaPrepBatchPad *> &pads = streaming_sink_pads(self);
   priv->total_latency = gst_aggregator_get_latency(agg);
   const gboolean live = GST_CLOCK_TIME_IS_VALID(priv->total_latency);
   gboolean all_eos = FALSE;
   GstFlowReturn ret = priv->writes_clips ? aggregate_clips(self, pads, settings, live, &all_eos)
                       : live             ? aggregate_live(self, pads, settings, &all_eos)
                              : aggregate_in_turn(self, pads, settings, timeout, &all_eos);
-  unref_pads(&pads);
   if (ret != GST_FLOW_OK) return ret;
   if (all_eos) {
     GST_DEBUG_OBJECT(self, "all sources at EOS: pushing %zu items", priv->items.size());
@@ -175,9 +174,8 @@ GstClockTime gst_cuda_prep_batch_get_next_time(GstAggregator *agg) {
   GstCudaPrepBatchPrivate *priv = self->priv;
   drop_flushed_items(self);
   const BatchSettings settings = get_settings(self);
-  std::vector<GstCudaPrepBatchPad *> pads = sink_pads(self);
-  const gboolean frame_to_add = priv->has_info && earliest_pad(self, pads, settings) != nullptr;
-  unref_pads(&pads);
+  const gboolean frame_to_add =
+      priv->has_info && earliest_pad(self, streaming_sink_pads(self), settings) != nullptr;
   if (frame_to_add) return 0;
   GstClockTimeDiff left = 0;
   if (priv->writes_clips) {
