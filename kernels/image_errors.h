@@ -18,18 +18,21 @@ inline std::string size_error(const char *role, int width, int height) {
 
 inline std::string plane_error(const char *role, const Image &image, int plane) {
   const ImagePlane &view = image.planes[plane];
-  const std::string where = std::string(role) + " plane " + std::to_string(plane) + " (" +
-                            pixel_format_name(image.format) + ")";
-  if (view.data == nullptr) return where + " has no data pointer";
+  // Built for a refusal only: the checks run for every frame.
+  const auto where = [&] {
+    return std::string(role) + " plane " + std::to_string(plane) + " (" +
+           pixel_format_name(image.format) + ")";
+  };
+  if (view.data == nullptr) return where() + " has no data pointer";
   const size_t row_bytes = plane_row_bytes(image.format, plane, image.width);
   if (view.pitch_bytes < row_bytes) {
-    return where + " pitch " + std::to_string(view.pitch_bytes) + " is shorter than its row of " +
+    return where() + " pitch " + std::to_string(view.pitch_bytes) + " is shorter than its row of " +
            std::to_string(row_bytes) + " bytes";
   }
   // 16-bit samples are read with 16-bit loads.
   if (bits_per_sample(image.format) > 8 &&
       (reinterpret_cast<uintptr_t>(view.data) % 2 != 0 || view.pitch_bytes % 2 != 0)) {
-    return where + " must start on an even address and have an even pitch (16-bit samples)";
+    return where() + " must start on an even address and have an even pitch (16-bit samples)";
   }
   return {};
 }

@@ -14,7 +14,6 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
-#include <unordered_set>
 #include <vector>
 
 #include "cudaprep/preprocess.h"
@@ -241,30 +240,34 @@ cudaError_t launch_items(const PreprocessItem *items, int count, void *tensor_da
 
 std::string preprocess_batch_error(const PreprocessItem *items, int count, const void *tensor_data,
                                    const TensorDesc &desc) {
-  const std::string prefix = "preprocess_batch: ";
-  if (count < 0) return prefix + "negative item count " + std::to_string(count);
-  if (count > 0 && items == nullptr) return prefix + "no item list";
-  std::unordered_set<int> slots;
+  const char *prefix = "preprocess_batch: ";
+  if (count < 0) return prefix + ("negative item count " + std::to_string(count));
+  if (count > 0 && items == nullptr) return std::string(prefix) + "no item list";
+  // Checked for every batch: no string is built unless an item is refused.
+  std::vector<bool> filled;  // by slot, once the first item's slot is known valid
   for (int i = 0; i < count; ++i) {
     const PreprocessItem &item = items[i];
-    const std::string which = "item " + std::to_string(i) + ": ";
+    const auto which = [&] { return prefix + ("item " + std::to_string(i) + ": "); };
     const std::string error = preprocess_params_error(
         item.src, item.resize_params, item.normalize_params, tensor_data, desc, item.batch_index);
-    if (!error.empty()) return prefix + which + error;
+    if (!error.empty()) return which() + error;
     if (item.resize_params.interpolation != items[0].resize_params.interpolation) {
-      return prefix + which + "interpolation " +
-             interpolation_name(item.resize_params.interpolation) + " differs from item 0's " +
-             interpolation_name(items[0].resize_params.interpolation) + " (one method per batch)";
+      return which() + "interpolation " + interpolation_name(item.resize_params.interpolation) +
+             " differs from item 0's " + interpolation_name(items[0].resize_params.interpolation) +
+             " (one method per batch)";
     }
     if (item.normalize_params.channel_order != items[0].normalize_params.channel_order) {
-      return prefix + which + "channel order " +
-             channel_order_name(item.normalize_params.channel_order) + " differs from item 0's " +
+      return which() + "channel order " + channel_order_name(item.normalize_params.channel_order) +
+             " differs from item 0's " +
              channel_order_name(items[0].normalize_params.channel_order);
     }
-    if (!slots.insert(item.batch_index).second) {
-      return prefix + which + "slot " + std::to_string(item.batch_index) +
+    // (preprocess_params_error() checked the slot lies in the tensor's batch.)
+    if (filled.empty()) filled.resize(tensor_shape(desc).batch);
+    if (filled[item.batch_index]) {
+      return which() + "slot " + std::to_string(item.batch_index) +
              " is already filled by an earlier item";
     }
+    filled[item.batch_index] = true;
   }
   return {};
 }
