@@ -55,7 +55,8 @@ case "$tool_name" in
     # (box and the other CPU-only suites make no CUDA call to check.)
     for suite in memory upload_download crop resize resize_pixels resize_live region tensor_elements \
                  tensorsink flush_eos full_chain batch batch_regions nvcodec normalize_gpu resize_gpu \
-                 preprocess_gpu preprocess_batch_gpu resize_tile_gpu; do
+                 resize_exact_gpu preprocess_gpu preprocess_crop_gpu preprocess_batch_gpu \
+                 resize_tile_gpu; do
       run memcheck "$suite" leak
     done
     # The thousand start/stop cycles take too long under memcheck; the rest runs.
@@ -71,11 +72,14 @@ case "$tool_name" in
     ;;
   kernels)
     for tool in racecheck synccheck; do
-      for suite in normalize_gpu resize_gpu preprocess_gpu preprocess_batch_gpu resize_tile_gpu; do
+      for suite in normalize_gpu resize_gpu resize_exact_gpu preprocess_gpu preprocess_crop_gpu \
+                   preprocess_batch_gpu resize_tile_gpu; do
         run "$tool" "$suite"
       done
     done
-    for suite in tensor_elements preprocess_gpu normalize_gpu; do run initcheck "$suite"; done
+    for suite in tensor_elements preprocess_gpu preprocess_crop_gpu normalize_gpu; do
+      run initcheck "$suite"
+    done
     ;;
   *)
     echo "usage: $0 memcheck|kernels" >&2

@@ -2,22 +2,20 @@
 // within +-1 per 8-bit value: every source format x destination format x
 // interpolation, sizes up/down/odd/1-pixel, sources that are crops of a
 // larger oddly-pitched allocation, letterbox padding, and no write outside
-// the destination view (poisoned before each run); flips and rotations bit
-// for bit the resize of the source turned on the CPU. Failures name the
-// formats, method, sizes and the first bad pixel.
+// the destination view (poisoned before each run). Failures name the
+// formats, method, sizes and the first bad pixel. (Identities held bit for
+// bit, flips and rotations among them: test_resize_exact_gpu.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <random>
-#include <sstream>
 #include <string>
-#include <vector>
+#include <tuple>
+#include <utility>
 
 #include "common/cuda_test.h"
 #include "common/kernel_helpers.h"
+#include "common/resize_gpu_rig.h"
 #include "cudaprep/resize.h"
 #include "cudaprep/resize_geometry.h"
 #include "reference/color_ref.h"
@@ -29,6 +27,7 @@ namespace {
 using ref::HostFrame;
 using test::DeviceAllocations;
 using test::fake_image;
+using namespace test::resize_gpu_rig;
 
 const PixelFormat kSourceFormats[] = {
     PixelFormat::kRGBA, PixelFormat::kBGRA, PixelFormat::kRGBx,  PixelFormat::kBGRx,
@@ -39,186 +38,6 @@ const PixelFormat kDestinationFormats[] = {
     PixelFormat::kRGB,  PixelFormat::kBGR,  PixelFormat::kRGBA,  PixelFormat::kBGRA,
     PixelFormat::kRGBx, PixelFormat::kBGRx, PixelFormat::kGRAY8,
 };
-const Interpolation kMethods[] = {Interpolation::kNearest, Interpolation::kBilinear,
-                                  Interpolation::kBicubic, Interpolation::kArea};
-
-constexpr uint8_t kPoison = 0xA5;
-
-// Where a view starts inside a larger frame, in pixels.
-struct ViewOffset {
-  int left = 0;
-  int top = 0;
-};
-
-size_t plane_byte_offset(PixelFormat format, int plane, const ViewOffset &offset) {
-  const PlaneLayout layout = format_info(format).planes[plane];
-  return static_cast<size_t>(offset.left / layout.pixels_per_unit) * layout.unit_bytes;
-}
-
-int plane_row_offset(PixelFormat format, int plane, const ViewOffset &offset) {
-  return offset.top / format_info(format).planes[plane].height_divisor;
-}
-
-// The width x height window of `frame` at `offset`, as a compact frame.
-HostFrame window(const HostFrame &frame, const ViewOffset &offset, int width, int height) {
-  HostFrame out(frame.format, width, height);
-  for (int plane = 0; plane < format_info(frame.format).num_planes; ++plane) {
-    const size_t column = plane_byte_offset(frame.format, plane, offset);
-    const int first_row = plane_row_offset(frame.format, plane, offset);
-    for (int y = 0; y < plane_height(frame.format, plane, height); ++y) {
-      std::memcpy(out.row(plane, y), frame.row(plane, first_row + y) + column,
-                  plane_row_bytes(frame.format, plane, width));
-    }
-  }
-  return out;
-}
-
-// A device copy of `parent` (same pitches) and the view of it at `offset`.
-void upload_view(const HostFrame &parent, const ViewOffset &offset, int width, int height,
-                 DeviceAllocations *allocations, Image *view) {
-  view->format = parent.format;
-  view->width = width;
-  view->height = height;
-  for (int plane = 0; plane < format_info(parent.format).num_planes; ++plane) {
-    uint8_t *base = nullptr;
-    CUDA_ASSERT_OK(allocations->allocate(parent.planes[plane].size(), &base));
-    CUDA_ASSERT_OK(cudaMemcpy(base, parent.planes[plane].data(), parent.planes[plane].size(),
-                              cudaMemcpyHostToDevice));
-    view->planes[plane].data =
-        base + plane_row_offset(parent.format, plane, offset) * parent.pitch_bytes[plane] +
-        plane_byte_offset(parent.format, plane, offset);
-    view->planes[plane].pitch_bytes = parent.pitch_bytes[plane];
-  }
-  // Pageable cudaMemcpy and cudaMemset may return before the device holds
-  // the bytes, and kernels on non-blocking streams do not wait for them.
-  CUDA_ASSERT_OK(cudaDeviceSynchronize());
-}
-
-void fill_random(HostFrame *frame, unsigned seed) {
-  std::mt19937 generator(seed);
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (auto &plane : frame->planes) {
-    for (uint8_t &value : plane) value = static_cast<uint8_t>(byte(generator));
-  }
-}
-
-// A source view: a crop at an offset (even for subsampled chroma) of a
-// larger frame whose pitch is row bytes + 13, so rows start unaligned
-// (+ 14 for 16-bit samples, which must stay 2-byte aligned).
-struct SourceView {
-  HostFrame visible;  // what the view shows, for the reference
-  Image device;
-};
-
-void make_source_view(PixelFormat format, int width, int height, unsigned seed,
-                      DeviceAllocations *allocations, SourceView *source) {
-  const ViewOffset offset{is_chroma_subsampled(format) ? 4 : 3, 2};
-  const bool sixteen_bit = bits_per_sample(format) > 8;
-  HostFrame parent(format, width + offset.left + 5, height + offset.top + 3,
-                   /*extra_pitch_bytes=*/sixteen_bit ? 14 : 13);
-  fill_random(&parent, seed);
-  source->visible = window(parent, offset, width, height);
-  upload_view(parent, offset, width, height, allocations, &source->device);
-}
-
-// A destination view inside a poisoned frame with a border of
-// kGuardPixels on every side and 7 spare bytes per row.
-constexpr int kGuardPixels = 2;
-
-struct DestinationView {
-  HostFrame parent;  // downloaded after the run
-  uint8_t *device_base = nullptr;
-  Image device;
-};
-
-void make_destination_view(PixelFormat format, int width, int height,
-                           DeviceAllocations *allocations, DestinationView *destination) {
-  destination->parent = HostFrame(format, width + 2 * kGuardPixels, height + 2 * kGuardPixels, 7);
-  const size_t bytes = destination->parent.planes[0].size();
-  CUDA_ASSERT_OK(allocations->allocate(bytes, &destination->device_base));
-  CUDA_ASSERT_OK(cudaMemset(destination->device_base, kPoison, bytes));
-  // Pageable cudaMemcpy and cudaMemset may return before the device holds
-  // the bytes, and kernels on non-blocking streams do not wait for them.
-  CUDA_ASSERT_OK(cudaDeviceSynchronize());
-  destination->device.format = format;
-  destination->device.width = width;
-  destination->device.height = height;
-  destination->device.planes[0].pitch_bytes = destination->parent.pitch_bytes[0];
-  destination->device.planes[0].data = destination->device_base +
-                                       kGuardPixels * destination->parent.pitch_bytes[0] +
-                                       plane_row_bytes(format, 0, kGuardPixels);
-}
-
-struct Comparison {
-  long long values = 0;
-  long long off_by_one = 0;
-};
-
-// The view must match `expected` within `tolerance`; every byte of the
-// parent outside the view must still be poison.
-::testing::AssertionResult check_destination(const DestinationView &destination,
-                                             const HostFrame &expected, int tolerance,
-                                             const std::string &what, Comparison *stats) {
-  const HostFrame &parent = destination.parent;
-  const int bytes_per_pixel = static_cast<int>(plane_row_bytes(parent.format, 0, 1));
-  const size_t view_start = plane_row_bytes(parent.format, 0, kGuardPixels);
-  const size_t view_bytes = plane_row_bytes(parent.format, 0, expected.width);
-  for (int y = 0; y < parent.height; ++y) {
-    const uint8_t *row = parent.row(0, y);
-    const int view_y = y - kGuardPixels;
-    const bool row_in_view = view_y >= 0 && view_y < expected.height;
-    for (size_t i = 0; i < parent.pitch_bytes[0]; ++i) {
-      const bool in_view = row_in_view && i >= view_start && i < view_start + view_bytes;
-      if (!in_view) {
-        if (row[i] != kPoison) {
-          return ::testing::AssertionFailure()
-                 << what << ": wrote outside the destination view at parent row " << y << ", byte "
-                 << i << " (value " << int(row[i]) << ")";
-        }
-        continue;
-      }
-      const size_t view_i = i - view_start;
-      const int expected_value = expected.row(0, view_y)[view_i];
-      const int diff = std::abs(int(row[i]) - expected_value);
-      ++stats->values;
-      if (diff == 1) ++stats->off_by_one;
-      if (diff > tolerance) {
-        return ::testing::AssertionFailure()
-               << what << ": first mismatch at pixel (x " << view_i / bytes_per_pixel << ", y "
-               << view_y << "), byte " << view_i % bytes_per_pixel << " of the pixel: GPU "
-               << int(row[i]) << ", reference " << expected_value << " (tolerance " << tolerance
-               << ")";
-      }
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
-struct Case {
-  PixelFormat src_format;
-  int src_width, src_height;
-  PixelFormat dst_format;
-  int dst_width, dst_height;
-  ResizeParams params;
-};
-
-std::string describe(const Case &c) {
-  std::ostringstream out;
-  out << pixel_format_name(c.src_format) << " " << c.src_width << "x" << c.src_height << " -> "
-      << pixel_format_name(c.dst_format) << " " << c.dst_width << "x" << c.dst_height << ", "
-      << interpolation_name(c.params.interpolation);
-  if (c.params.antialias) {
-    out << ", antialiased, " << antialias_intermediate_name(c.params.antialias_intermediate)
-        << " intermediate";
-  }
-  const PixelRect &rect = c.params.dst_rect;
-  if (rect.width != 0 || rect.height != 0) {
-    out << ", into " << rect.width << "x" << rect.height << " at (" << rect.x << ", " << rect.y
-        << ") padded with {" << int(c.params.pad_value[0]) << ", " << int(c.params.pad_value[1])
-        << ", " << int(c.params.pad_value[2]) << ", " << int(c.params.pad_value[3]) << "}";
-  }
-  return out.str();
-}
 
 // Runs one case on the GPU (source view, poisoned destination view) and
 // compares with the reference.
@@ -244,12 +63,6 @@ void run_case(const Case &c, cudaStream_t stream, Comparison *stats, int toleran
       ref::resize_reference(source.visible, c.dst_format, c.dst_width, c.dst_height, c.params);
   ASSERT_TRUE(check_destination(destination, expected, tolerance, what, stats));
 }
-
-class ResizeGpu : public test::GpuStreamTest {};
-
-struct SizePair {
-  int src_width, src_height, dst_width, dst_height;
-};
 
 // Odd sizes, up and down, non-integer ratios, same size, 1-pixel sides.
 const SizePair kMatrixSizes[] = {
@@ -361,160 +174,6 @@ TEST_F(ResizeGpu, CameraSizedFrames) {
   std::printf("[ camera sizes ] %lld values, %lld off by one\n", stats.values, stats.off_by_one);
 }
 
-// Same size, same format: every method returns the input unchanged.
-TEST_F(ResizeGpu, OneToOneIsExact) {
-  for (const PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kBGRA, PixelFormat::kRGB,
-                                   PixelFormat::kBGR, PixelFormat::kGRAY8}) {
-    for (const Interpolation method : kMethods) {
-      DeviceAllocations allocations;
-      SourceView source;
-      make_source_view(format, 45, 27, 5, &allocations, &source);
-      ASSERT_FALSE(HasFatalFailure());
-      DestinationView destination;
-      make_destination_view(format, 45, 27, &allocations, &destination);
-      ASSERT_FALSE(HasFatalFailure());
-      ResizeParams params;
-      params.interpolation = method;
-      CUDA_ASSERT_OK(resize(source.device, destination.device, params, stream_));
-      CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
-      CUDA_ASSERT_OK(cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
-                                destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
-      Comparison stats;
-      ASSERT_TRUE(check_destination(
-          destination, source.visible, 0,
-          std::string("1:1 ") + pixel_format_name(format) + " " + interpolation_name(method),
-          &stats));
-    }
-  }
-}
-
-const Orientation kOrientations[] = {
-    Orientation::kIdentity,  Orientation::kRotate90,       Orientation::kRotate180,
-    Orientation::kRotate270, Orientation::kFlipHorizontal, Orientation::kFlipVertical,
-    Orientation::kTranspose, Orientation::kAntiTranspose,
-};
-
-// resize(src, params) into a fresh width x height destination of
-// `dst_format`, copied back (the whole view).
-HostFrame resized_on_gpu(const Image &src, PixelFormat dst_format, int width, int height,
-                         const ResizeParams &params, cudaStream_t stream) {
-  DeviceAllocations allocations;
-  DestinationView destination;
-  make_destination_view(dst_format, width, height, &allocations, &destination);
-  EXPECT_EQ("", resize_params_error(src, destination.device, params));
-  EXPECT_EQ(cudaSuccess, resize(src, destination.device, params, stream));
-  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
-  EXPECT_EQ(cudaSuccess, cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
-                                    destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
-  return window(destination.parent, ViewOffset{kGuardPixels, kGuardPixels}, width, height);
-}
-
-struct MethodCase {
-  Interpolation method;
-  bool antialias;
-};
-const MethodCase kAllSamplers[] = {
-    {Interpolation::kNearest, false}, {Interpolation::kBilinear, false},
-    {Interpolation::kBicubic, false}, {Interpolation::kArea, false},
-    {Interpolation::kBilinear, true}, {Interpolation::kBicubic, true},
-};
-
-// A flip or rotation is the resize of the source oriented on the CPU
-// (ref::orient, checked against cv::rotate/cv::flip), bit for bit: every
-// orientation x every sampler (antialiased too) x RGB, RGBA (32-bit loads),
-// GRAY8, NV12 and P010 views (odd pitch, offset), down and up, into a
-// letterbox rectangle of the oriented aspect ratio; and within 1 of the
-// CPU reference of the whole (decode, orient, resample, pad).
-TEST_F(ResizeGpu, OrientedIsTheResizeOfTheOrientedSourceBitForBit) {
-  const SizePair sizes[] = {{38, 26, 41, 41}, {38, 26, 90, 70}};
-  Comparison stats;
-  int cases = 0;
-  for (const PixelFormat format : {PixelFormat::kRGB, PixelFormat::kRGBA, PixelFormat::kGRAY8,
-                                   PixelFormat::kNV12, PixelFormat::kP010}) {
-    for (const SizePair &size : sizes) {
-      DeviceAllocations allocations;
-      SourceView source;
-      make_source_view(format, size.src_width, size.src_height, 77u + static_cast<unsigned>(format),
-                       &allocations, &source);
-      ASSERT_FALSE(HasFatalFailure());
-      for (const Orientation orientation : kOrientations) {
-        const HostFrame turned = ref::orient(source.visible, orientation);
-        ASSERT_FALSE(HasFatalFailure());
-        Image turned_view;
-        upload_view(turned, ViewOffset{}, turned.width, turned.height, &allocations, &turned_view);
-        ASSERT_FALSE(HasFatalFailure());
-        for (const MethodCase &sampler : kAllSamplers) {
-          ResizeParams params;
-          params.interpolation = sampler.method;
-          params.antialias = sampler.antialias;
-          params.pad_value[0] = 114;
-          std::string error;
-          ASSERT_TRUE(letterbox_rect(turned.width, turned.height, size.dst_width, size.dst_height,
-                                     LetterboxOptions{}, &params.dst_rect, &error))
-              << error;
-          std::ostringstream what;
-          what << pixel_format_name(format) << " " << size.src_width << "x" << size.src_height
-               << " " << orientation_name(orientation) << " -> " << size.dst_width << "x"
-               << size.dst_height << " " << interpolation_name(sampler.method)
-               << (sampler.antialias ? " antialiased" : "");
-          SCOPED_TRACE(what.str());
-          ResizeParams oriented_params = params;
-          oriented_params.orientation = orientation;
-          const HostFrame oriented =
-              resized_on_gpu(source.device, PixelFormat::kRGB, size.dst_width, size.dst_height,
-                             oriented_params, stream_);
-          const HostFrame expected = resized_on_gpu(turned_view, PixelFormat::kRGB, size.dst_width,
-                                                    size.dst_height, params, stream_);
-          ASSERT_FALSE(HasFatalFailure());
-          ASSERT_EQ(expected.planes[0], oriented.planes[0]);
-          ++cases;
-          if (format == PixelFormat::kP010) continue;  // 8-bit references only
-          const HostFrame reference = ref::resize_reference(
-              source.visible, PixelFormat::kRGB, size.dst_width, size.dst_height, oriented_params);
-          for (size_t i = 0; i < reference.planes[0].size(); ++i) {
-            const int diff = std::abs(int(reference.planes[0][i]) - int(oriented.planes[0][i]));
-            ASSERT_LE(diff, 1) << "byte " << i << ": GPU " << int(oriented.planes[0][i])
-                               << ", reference " << int(reference.planes[0][i]);
-            ++stats.values;
-            if (diff == 1) ++stats.off_by_one;
-          }
-        }
-      }
-    }
-  }
-  std::printf(
-      "[ orientations ] %d cases bit for bit; %lld values against the reference, %lld off "
-      "by one\n",
-      cases, stats.values, stats.off_by_one);
-}
-
-// Turned at its own size (no resampling), every method gives the oriented
-// source itself: the CPU definition, byte for byte.
-TEST_F(ResizeGpu, OrientationAloneEqualsTheDefinition) {
-  for (const PixelFormat format : {PixelFormat::kRGB, PixelFormat::kBGRA, PixelFormat::kGRAY8}) {
-    DeviceAllocations allocations;
-    SourceView source;
-    make_source_view(format, 45, 27, 9, &allocations, &source);
-    ASSERT_FALSE(HasFatalFailure());
-    for (const Orientation orientation : kOrientations) {
-      const HostFrame expected = ref::orient(source.visible, orientation);
-      for (const Interpolation method : kMethods) {
-        ResizeParams params;
-        params.interpolation = method;
-        params.orientation = orientation;
-        const HostFrame actual =
-            resized_on_gpu(source.device, format, expected.width, expected.height, params, stream_);
-        ASSERT_FALSE(HasFatalFailure());
-        ASSERT_EQ(expected.planes[0], actual.planes[0])
-            << pixel_format_name(format) << " " << orientation_name(orientation) << " "
-            << interpolation_name(method);
-      }
-    }
-  }
-}
-
-// --- Validation: no GPU needed, nothing is launched ------------------------
-
 // Antialiased bilinear and bicubic (the torchvision/PIL definition) against
 // the reference, with either intermediate between the passes: every source
 // format through an odd view, the downscales it is for (1080p and 4K to
@@ -557,96 +216,6 @@ TEST_F(ResizeGpu, AntialiasedMatchesTheReference) {
   }
   // Float against double: a byte off by one only where the value sits at .5.
   EXPECT_LT(stats.off_by_one * 100, stats.values) << stats.off_by_one << " of " << stats.values;
-}
-
-// A crop (x, y, w, h) of a resize into rectangle R is the resize into R
-// moved by (-x, -y), in a w x h destination, bit for bit: what lets a crop
-// after a pending resize fold into the fused kernel. Every sampler, both
-// antialias intermediates, stretched and letterboxed (crops of the padding
-// too), and the torchvision classifier's geometry (1080p to the short side
-// 232, centre crop 224). Nothing outside the crop's destination is written.
-TEST_F(ResizeGpu, ACropOfTheResizeIsTheMovedResizeBitForBit) {
-  struct Sampler {
-    Interpolation method;
-    bool antialias;
-    AntialiasIntermediate intermediate;
-  };
-  const Sampler samplers[] = {
-      {Interpolation::kNearest, false, AntialiasIntermediate::kFloat},
-      {Interpolation::kBilinear, false, AntialiasIntermediate::kFloat},
-      {Interpolation::kBicubic, false, AntialiasIntermediate::kFloat},
-      {Interpolation::kArea, false, AntialiasIntermediate::kFloat},
-      {Interpolation::kBilinear, true, AntialiasIntermediate::kFloat},
-      {Interpolation::kBicubic, true, AntialiasIntermediate::kFloat},
-      {Interpolation::kBilinear, true, AntialiasIntermediate::kUint8},
-      {Interpolation::kBicubic, true, AntialiasIntermediate::kUint8},
-  };
-  struct Geometry {
-    int src_width, src_height, width, height;
-    PixelRect rect;  // of the whole resize; 0x0: the whole frame
-    std::vector<PixelRect> crops;
-  };
-  const Geometry geometries[] = {
-      {96, 54, 64, 48, PixelRect{}, {{10, 7, 20, 13}, {0, 0, 64, 48}, {49, 40, 15, 8}}},
-      {96, 54, 64, 48, PixelRect{0, 6, 64, 36}, {{3, 0, 30, 10}, {0, 0, 64, 5}, {20, 20, 44, 28}}},
-      {1920, 1080, 412, 232, PixelRect{}, {{94, 4, 224, 224}}},
-  };
-  int compared = 0;
-  for (const Sampler &sampler : samplers) {
-    for (const PixelFormat src_format : {PixelFormat::kNV12, PixelFormat::kRGBA}) {
-      for (const Geometry &geometry : geometries) {
-        DeviceAllocations allocations;
-        SourceView source;
-        make_source_view(src_format, geometry.src_width, geometry.src_height,
-                         31u * geometry.src_width + static_cast<unsigned>(src_format), &allocations,
-                         &source);
-        ASSERT_FALSE(HasFatalFailure());
-        Case whole{src_format,     geometry.src_width, geometry.src_height, PixelFormat::kRGB,
-                   geometry.width, geometry.height,    ResizeParams{}};
-        whole.params.interpolation = sampler.method;
-        whole.params.antialias = sampler.antialias;
-        whole.params.antialias_intermediate = sampler.intermediate;
-        whole.params.dst_rect = geometry.rect;
-        const uint8_t pad[4] = {114, 20, 250, 77};
-        std::copy(pad, pad + 4, whole.params.pad_value);
-        SCOPED_TRACE(describe(whole));
-        DestinationView full;
-        make_destination_view(PixelFormat::kRGB, geometry.width, geometry.height, &allocations,
-                              &full);
-        ASSERT_FALSE(HasFatalFailure());
-        CUDA_ASSERT_OK(resize(source.device, full.device, whole.params, stream_));
-        CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
-        CUDA_ASSERT_OK(cudaMemcpy(full.parent.planes[0].data(), full.device_base,
-                                  full.parent.planes[0].size(), cudaMemcpyDeviceToHost));
-        const PixelRect rect = geometry.rect.width > 0
-                                   ? geometry.rect
-                                   : PixelRect{0, 0, geometry.width, geometry.height};
-        for (const PixelRect &crop : geometry.crops) {
-          ResizeParams moved = whole.params;
-          moved.dst_rect = PixelRect{rect.x - crop.x, rect.y - crop.y, rect.width, rect.height};
-          DestinationView cropped;
-          make_destination_view(PixelFormat::kRGB, crop.width, crop.height, &allocations, &cropped);
-          ASSERT_FALSE(HasFatalFailure());
-          ASSERT_EQ("", resize_params_error(source.device, cropped.device, moved));
-          CUDA_ASSERT_OK(resize(source.device, cropped.device, moved, stream_));
-          CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
-          CUDA_ASSERT_OK(cudaMemcpy(cropped.parent.planes[0].data(), cropped.device_base,
-                                    cropped.parent.planes[0].size(), cudaMemcpyDeviceToHost));
-          const HostFrame expected =
-              window(full.parent, ViewOffset{kGuardPixels + crop.x, kGuardPixels + crop.y},
-                     crop.width, crop.height);
-          Comparison stats;
-          ASSERT_TRUE(check_destination(
-              cropped, expected, 0,
-              "crop " + std::to_string(crop.width) + "x" + std::to_string(crop.height) + " at (" +
-                  std::to_string(crop.x) + ", " + std::to_string(crop.y) + ")",
-              &stats));
-          ++compared;
-        }
-      }
-    }
-  }
-  EXPECT_EQ(8 * 2 * 7, compared);
 }
 
 // A moved rectangle against the CPU reference (which places it the same
@@ -704,6 +273,8 @@ TEST_F(ResizeGpu, RoundHalfUpRoundsTiesUpAndNothingElse) {
     if (HasFatalFailure()) return;
   }
 }
+
+// --- Validation: no GPU needed, nothing is launched ------------------------
 
 void expect_rejected(const Image &src, const Image &dst, const ResizeParams &params,
                      const char *expected_words) {

@@ -1,0 +1,274 @@
+// cudaprep::resize()'s identities on the GPU, bit for bit: same size and
+// format returns the input with every method; a flip or rotation is the
+// resize of the source turned on the CPU (and within +-1 of the CPU
+// reference of the whole), and turned at its own size the turned source
+// itself; a crop of a resize is the resize into the moved rectangle, with
+// nothing written outside the crop's destination view.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/cuda_test.h"
+#include "common/kernel_helpers.h"
+#include "common/resize_gpu_rig.h"
+#include "cudaprep/resize.h"
+#include "cudaprep/resize_geometry.h"
+#include "reference/color_ref.h"
+#include "reference/resize_ref.h"
+
+namespace cudaprep {
+namespace {
+
+using ref::HostFrame;
+using test::DeviceAllocations;
+using namespace test::resize_gpu_rig;
+
+// Same size, same format: every method returns the input unchanged.
+TEST_F(ResizeGpu, OneToOneIsExact) {
+  for (const PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kBGRA, PixelFormat::kRGB,
+                                   PixelFormat::kBGR, PixelFormat::kGRAY8}) {
+    for (const Interpolation method : kMethods) {
+      DeviceAllocations allocations;
+      SourceView source;
+      make_source_view(format, 45, 27, 5, &allocations, &source);
+      ASSERT_FALSE(HasFatalFailure());
+      DestinationView destination;
+      make_destination_view(format, 45, 27, &allocations, &destination);
+      ASSERT_FALSE(HasFatalFailure());
+      ResizeParams params;
+      params.interpolation = method;
+      CUDA_ASSERT_OK(resize(source.device, destination.device, params, stream_));
+      CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
+      CUDA_ASSERT_OK(cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
+                                destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+      Comparison stats;
+      ASSERT_TRUE(check_destination(
+          destination, source.visible, 0,
+          std::string("1:1 ") + pixel_format_name(format) + " " + interpolation_name(method),
+          &stats));
+    }
+  }
+}
+
+const Orientation kOrientations[] = {
+    Orientation::kIdentity,  Orientation::kRotate90,       Orientation::kRotate180,
+    Orientation::kRotate270, Orientation::kFlipHorizontal, Orientation::kFlipVertical,
+    Orientation::kTranspose, Orientation::kAntiTranspose,
+};
+
+// resize(src, params) into a fresh width x height destination of
+// `dst_format`, copied back (the whole view).
+HostFrame resized_on_gpu(const Image &src, PixelFormat dst_format, int width, int height,
+                         const ResizeParams &params, cudaStream_t stream) {
+  DeviceAllocations allocations;
+  DestinationView destination;
+  make_destination_view(dst_format, width, height, &allocations, &destination);
+  EXPECT_EQ("", resize_params_error(src, destination.device, params));
+  EXPECT_EQ(cudaSuccess, resize(src, destination.device, params, stream));
+  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
+  EXPECT_EQ(cudaSuccess, cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
+                                    destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+  return window(destination.parent, ViewOffset{kGuardPixels, kGuardPixels}, width, height);
+}
+
+struct MethodCase {
+  Interpolation method;
+  bool antialias;
+};
+const MethodCase kAllSamplers[] = {
+    {Interpolation::kNearest, false}, {Interpolation::kBilinear, false},
+    {Interpolation::kBicubic, false}, {Interpolation::kArea, false},
+    {Interpolation::kBilinear, true}, {Interpolation::kBicubic, true},
+};
+
+// A flip or rotation is the resize of the source oriented on the CPU
+// (ref::orient, checked against cv::rotate/cv::flip), bit for bit: every
+// orientation x every sampler (antialiased too) x RGB, RGBA (32-bit loads),
+// GRAY8, NV12 and P010 views (odd pitch, offset), down and up, into a
+// letterbox rectangle of the oriented aspect ratio; and within 1 of the
+// CPU reference of the whole (decode, orient, resample, pad).
+TEST_F(ResizeGpu, OrientedIsTheResizeOfTheOrientedSourceBitForBit) {
+  const SizePair sizes[] = {{38, 26, 41, 41}, {38, 26, 90, 70}};
+  Comparison stats;
+  int cases = 0;
+  for (const PixelFormat format : {PixelFormat::kRGB, PixelFormat::kRGBA, PixelFormat::kGRAY8,
+                                   PixelFormat::kNV12, PixelFormat::kP010}) {
+    for (const SizePair &size : sizes) {
+      DeviceAllocations allocations;
+      SourceView source;
+      make_source_view(format, size.src_width, size.src_height, 77u + static_cast<unsigned>(format),
+                       &allocations, &source);
+      ASSERT_FALSE(HasFatalFailure());
+      for (const Orientation orientation : kOrientations) {
+        const HostFrame turned = ref::orient(source.visible, orientation);
+        ASSERT_FALSE(HasFatalFailure());
+        Image turned_view;
+        upload_view(turned, ViewOffset{}, turned.width, turned.height, &allocations, &turned_view);
+        ASSERT_FALSE(HasFatalFailure());
+        for (const MethodCase &sampler : kAllSamplers) {
+          ResizeParams params;
+          params.interpolation = sampler.method;
+          params.antialias = sampler.antialias;
+          params.pad_value[0] = 114;
+          std::string error;
+          ASSERT_TRUE(letterbox_rect(turned.width, turned.height, size.dst_width, size.dst_height,
+                                     LetterboxOptions{}, &params.dst_rect, &error))
+              << error;
+          std::ostringstream what;
+          what << pixel_format_name(format) << " " << size.src_width << "x" << size.src_height
+               << " " << orientation_name(orientation) << " -> " << size.dst_width << "x"
+               << size.dst_height << " " << interpolation_name(sampler.method)
+               << (sampler.antialias ? " antialiased" : "");
+          SCOPED_TRACE(what.str());
+          ResizeParams oriented_params = params;
+          oriented_params.orientation = orientation;
+          const HostFrame oriented =
+              resized_on_gpu(source.device, PixelFormat::kRGB, size.dst_width, size.dst_height,
+                             oriented_params, stream_);
+          const HostFrame expected = resized_on_gpu(turned_view, PixelFormat::kRGB, size.dst_width,
+                                                    size.dst_height, params, stream_);
+          ASSERT_FALSE(HasFatalFailure());
+          ASSERT_EQ(expected.planes[0], oriented.planes[0]);
+          ++cases;
+          if (format == PixelFormat::kP010) continue;  // 8-bit references only
+          const HostFrame reference = ref::resize_reference(
+              source.visible, PixelFormat::kRGB, size.dst_width, size.dst_height, oriented_params);
+          for (size_t i = 0; i < reference.planes[0].size(); ++i) {
+            const int diff = std::abs(int(reference.planes[0][i]) - int(oriented.planes[0][i]));
+            ASSERT_LE(diff, 1) << "byte " << i << ": GPU " << int(oriented.planes[0][i])
+                               << ", reference " << int(reference.planes[0][i]);
+            ++stats.values;
+            if (diff == 1) ++stats.off_by_one;
+          }
+        }
+      }
+    }
+  }
+  std::printf(
+      "[ orientations ] %d cases bit for bit; %lld values against the reference, %lld off "
+      "by one\n",
+      cases, stats.values, stats.off_by_one);
+}
+
+// Turned at its own size (no resampling), every method gives the oriented
+// source itself: the CPU definition, byte for byte.
+TEST_F(ResizeGpu, OrientationAloneEqualsTheDefinition) {
+  for (const PixelFormat format : {PixelFormat::kRGB, PixelFormat::kBGRA, PixelFormat::kGRAY8}) {
+    DeviceAllocations allocations;
+    SourceView source;
+    make_source_view(format, 45, 27, 9, &allocations, &source);
+    ASSERT_FALSE(HasFatalFailure());
+    for (const Orientation orientation : kOrientations) {
+      const HostFrame expected = ref::orient(source.visible, orientation);
+      for (const Interpolation method : kMethods) {
+        ResizeParams params;
+        params.interpolation = method;
+        params.orientation = orientation;
+        const HostFrame actual =
+            resized_on_gpu(source.device, format, expected.width, expected.height, params, stream_);
+        ASSERT_FALSE(HasFatalFailure());
+        ASSERT_EQ(expected.planes[0], actual.planes[0])
+            << pixel_format_name(format) << " " << orientation_name(orientation) << " "
+            << interpolation_name(method);
+      }
+    }
+  }
+}
+
+// A crop (x, y, w, h) of a resize into rectangle R is the resize into R
+// moved by (-x, -y), in a w x h destination, bit for bit: what lets a crop
+// after a pending resize fold into the fused kernel. Every sampler, both
+// antialias intermediates, stretched and letterboxed (crops of the padding
+// too), and the torchvision classifier's geometry (1080p to the short side
+// 232, centre crop 224). Nothing outside the crop's destination is written.
+TEST_F(ResizeGpu, ACropOfTheResizeIsTheMovedResizeBitForBit) {
+  struct Sampler {
+    Interpolation method;
+    bool antialias;
+    AntialiasIntermediate intermediate;
+  };
+  const Sampler samplers[] = {
+      {Interpolation::kNearest, false, AntialiasIntermediate::kFloat},
+      {Interpolation::kBilinear, false, AntialiasIntermediate::kFloat},
+      {Interpolation::kBicubic, false, AntialiasIntermediate::kFloat},
+      {Interpolation::kArea, false, AntialiasIntermediate::kFloat},
+      {Interpolation::kBilinear, true, AntialiasIntermediate::kFloat},
+      {Interpolation::kBicubic, true, AntialiasIntermediate::kFloat},
+      {Interpolation::kBilinear, true, AntialiasIntermediate::kUint8},
+      {Interpolation::kBicubic, true, AntialiasIntermediate::kUint8},
+  };
+  struct Geometry {
+    int src_width, src_height, width, height;
+    PixelRect rect;  // of the whole resize; 0x0: the whole frame
+    std::vector<PixelRect> crops;
+  };
+  const Geometry geometries[] = {
+      {96, 54, 64, 48, PixelRect{}, {{10, 7, 20, 13}, {0, 0, 64, 48}, {49, 40, 15, 8}}},
+      {96, 54, 64, 48, PixelRect{0, 6, 64, 36}, {{3, 0, 30, 10}, {0, 0, 64, 5}, {20, 20, 44, 28}}},
+      {1920, 1080, 412, 232, PixelRect{}, {{94, 4, 224, 224}}},
+  };
+  int compared = 0;
+  for (const Sampler &sampler : samplers) {
+    for (const PixelFormat src_format : {PixelFormat::kNV12, PixelFormat::kRGBA}) {
+      for (const Geometry &geometry : geometries) {
+        DeviceAllocations allocations;
+        SourceView source;
+        make_source_view(src_format, geometry.src_width, geometry.src_height,
+                         31u * geometry.src_width + static_cast<unsigned>(src_format), &allocations,
+                         &source);
+        ASSERT_FALSE(HasFatalFailure());
+        Case whole{src_format,     geometry.src_width, geometry.src_height, PixelFormat::kRGB,
+                   geometry.width, geometry.height,    ResizeParams{}};
+        whole.params.interpolation = sampler.method;
+        whole.params.antialias = sampler.antialias;
+        whole.params.antialias_intermediate = sampler.intermediate;
+        whole.params.dst_rect = geometry.rect;
+        const uint8_t pad[4] = {114, 20, 250, 77};
+        std::copy(pad, pad + 4, whole.params.pad_value);
+        SCOPED_TRACE(describe(whole));
+        DestinationView full;
+        make_destination_view(PixelFormat::kRGB, geometry.width, geometry.height, &allocations,
+                              &full);
+        ASSERT_FALSE(HasFatalFailure());
+        CUDA_ASSERT_OK(resize(source.device, full.device, whole.params, stream_));
+        CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
+        CUDA_ASSERT_OK(cudaMemcpy(full.parent.planes[0].data(), full.device_base,
+                                  full.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+        const PixelRect rect = geometry.rect.width > 0
+                                   ? geometry.rect
+                                   : PixelRect{0, 0, geometry.width, geometry.height};
+        for (const PixelRect &crop : geometry.crops) {
+          ResizeParams moved = whole.params;
+          moved.dst_rect = PixelRect{rect.x - crop.x, rect.y - crop.y, rect.width, rect.height};
+          DestinationView cropped;
+          make_destination_view(PixelFormat::kRGB, crop.width, crop.height, &allocations, &cropped);
+          ASSERT_FALSE(HasFatalFailure());
+          ASSERT_EQ("", resize_params_error(source.device, cropped.device, moved));
+          CUDA_ASSERT_OK(resize(source.device, cropped.device, moved, stream_));
+          CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
+          CUDA_ASSERT_OK(cudaMemcpy(cropped.parent.planes[0].data(), cropped.device_base,
+                                    cropped.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+          const HostFrame expected =
+              window(full.parent, ViewOffset{kGuardPixels + crop.x, kGuardPixels + crop.y},
+                     crop.width, crop.height);
+          Comparison stats;
+          ASSERT_TRUE(check_destination(
+              cropped, expected, 0,
+              "crop " + std::to_string(crop.width) + "x" + std::to_string(crop.height) + " at (" +
+                  std::to_string(crop.x) + ", " + std::to_string(crop.y) + ")",
+              &stats));
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(8 * 2 * 7, compared);
+}
+
+}  // namespace
+}  // namespace cudaprep
