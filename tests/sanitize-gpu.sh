@@ -54,9 +54,9 @@ case "$tool_name" in
   memcheck)
     # (box and the other CPU-only suites make no CUDA call to check.)
     for suite in memory upload_download crop resize resize_pixels resize_live region tensor_elements \
-                 tensorsink flush_eos full_chain batch batch_regions nvcodec normalize_gpu resize_gpu \
-                 resize_exact_gpu preprocess_gpu preprocess_crop_gpu preprocess_batch_gpu \
-                 resize_tile_gpu; do
+                 tensorsink tensorsink_gpu flush_eos full_chain batch batch_regions nvcodec \
+                 normalize_gpu resize_gpu resize_exact_gpu preprocess_gpu preprocess_crop_gpu \
+                 preprocess_batch_gpu resize_tile_gpu; do
       run memcheck "$suite" leak
     done
     # The thousand start/stop cycles take too long under memcheck; the rest runs.
