@@ -14,12 +14,17 @@
 // per batch (cudabatch's latency-budget, 40 ms by default, lets a partial
 // batch leave). With --slow=K, K of the sources (spread among the others)
 // send 15 frames/s instead of 30, and the frames/s and latency of each rate
-// are reported too.
-//   bench_batch [--slow=K] [--budget-ms=MS] [sources=32] [seconds=10]
+// are reported too. With --floor, the same cameras, pushers and consumer
+// through GStreamer alone: `appsrc ! identity ! identity ! identity !
+// floorbatch` (floor_batch.h) into an appsink, the hops of the chain with
+// no CUDA call, so the host CPU per frame that the threads and hops cost
+// by themselves is measured beside ours.
+//   bench_batch [--slow=K] [--budget-ms=MS] [--floor] [sources=32] [seconds=10]
 //               [batch sizes...=8 32]
 // (the plugin from GST_PLUGIN_PATH or CUDAPREP_PLUGIN_DIR)
 #include <dlfcn.h>
 #include <pthread.h>
+#include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -41,6 +46,7 @@
 #include <gst/cudaprep/gstcudaprepmemory.h>
 #include <gst/cudaprep/gstcudatensorsink.h>
 #include "cpu_time.h"
+#include "floor_batch.h"
 #include "memory_use.h"
 
 namespace {
@@ -86,14 +92,17 @@ class GpuUtilisation {
   Get get_ = nullptr;
 };
 
-std::string source_chain(int index, const std::string &caps) {
+// One camera's chain into the batch `b`: ours, or with --floor as many
+// hops through GStreamer alone.
+std::string source_chain(int index, const std::string &caps, bool floor) {
+  const std::string chain =
+      floor ? "identity silent=true ! identity silent=true ! identity silent=true"
+            : "cudaframeupload ! cudaresize method=bilinear add-borders=true "
+              "pad-value=\"<114,114,114>\" ! "
+              "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! cudanormalize";
   return "appsrc name=src" + std::to_string(index) +
          " format=time is-live=true min-latency=0 max-buffers=2 block=true caps=\"" + caps +
-         "\" ! cudaframeupload ! cudaresize method=bilinear add-borders=true "
-         "pad-value=\"<114,114,114>\" ! "
-         "video/x-raw(memory:CUDAPitched),width=640,height=640,format=RGB ! cudanormalize ! "
-         "b.sink_" +
-         std::to_string(index);
+         "\" ! " + chain + " ! b.sink_" + std::to_string(index);
 }
 
 struct Options {
@@ -101,6 +110,7 @@ struct Options {
   int slow_sources = 0;  // at kSlowFramesPerSecond
   double seconds = 10.0;
   double budget_ms = -1;  // < 0: cudabatch's default
+  bool floor = false;     // GStreamer alone (--floor)
   std::vector<int> batch_sizes;
 };
 
@@ -139,16 +149,18 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
          const GpuUtilisation &gpu, Run *result) {
   const int sources = options.sources;
   const double seconds = options.seconds;
-  std::string description = "cudabatch name=b batch-size=" + std::to_string(batch_size);
-  if (options.budget_ms >= 0)
+  std::string description = (options.floor ? "floorbatch" : "cudabatch") +
+                            std::string(" name=b batch-size=") + std::to_string(batch_size);
+  if (options.budget_ms >= 0 && !options.floor)
     description +=
         " latency-budget=" + std::to_string(static_cast<guint64>(options.budget_ms * GST_MSECOND));
-  description += " ! cudatensorsink name=sink max-buffers=8 sync=false";
+  description += options.floor ? " ! appsink name=sink max-buffers=8 sync=false"
+                               : " ! cudatensorsink name=sink max-buffers=8 sync=false";
   for (int i = 0; i < sources; ++i) {
     const std::string caps = "video/x-raw,format=NV12,width=" + std::to_string(kWidth) +
                              ",height=" + std::to_string(kHeight) +
                              ",framerate=" + std::to_string(rate_of(i, options)) + "/1";
-    description += " " + source_chain(i, caps);
+    description += " " + source_chain(i, caps, options.floor);
   }
   GError *error = nullptr;
   GstElement *pipeline = gst_parse_launch(description.c_str(), &error);
@@ -213,11 +225,25 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
   while (Clock::now() < window_end) {
     // A pipeline that stalls (an error, a source that never starts) ends
     // the run instead of hanging it.
-    GstSample *sample =
-        gst_cuda_prep_tensor_sink_try_pull_tensor(GST_CUDA_PREP_TENSOR_SINK(sink), 5 * GST_SECOND);
+    GstSample *sample = options.floor
+                            ? gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 5 * GST_SECOND)
+                            : gst_cuda_prep_tensor_sink_try_pull_tensor(
+                                  GST_CUDA_PREP_TENSOR_SINK(sink), 5 * GST_SECOND);
     if (sample == nullptr) {
       failed = true;
       break;
+    }
+    if (options.floor) {  // no tensor, no latency: the batch's item count
+      if (Clock::now() >= window_start) {
+        if (cpu_start < 0) {
+          cpu_start = process_cpu_seconds();
+          threads_at_start = thread_cpu_seconds();
+        }
+        ++batches;
+        frames += static_cast<long long>(GST_BUFFER_OFFSET(gst_sample_get_buffer(sample)));
+      }
+      gst_sample_unref(sample);
+      continue;
     }
     const GstCudaPrepTensor *tensor = gst_cuda_prep_tensor_sink_sample_get_tensor(sample);
     cudaEventSynchronize(static_cast<cudaEvent_t>(tensor->ready_event));
@@ -255,7 +281,7 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
   gst_object_unref(clock);
   gst_object_unref(sink);
   gst_object_unref(pipeline);
-  if (failed || latency.us.empty()) {
+  if (failed || frames == 0) {
     std::fprintf(stderr, "batch %d: no tensor for 5 s before the window ended (%lld frames)\n",
                  batch_size, frames);
     return false;
@@ -280,11 +306,13 @@ bool run(const Options &options, int batch_size, const std::vector<GstBuffer *> 
 }
 
 const char kUsage[] =
-    "usage: bench_batch [--slow=K] [--budget-ms=MS] [sources=32] [seconds=10] "
+    "usage: bench_batch [--slow=K] [--budget-ms=MS] [--floor] [sources=32] [seconds=10] "
     "[batch sizes...=8 32]\n"
     "  --slow=K        K of the sources (0..sources, spread among the others) at 15 frames/s,\n"
     "                  the others at 30; e.g. --slow=16 with 32 sources (default 0)\n"
     "  --budget-ms=MS  cudabatch's latency-budget in ms (default: the element's, 40)\n"
+    "  --floor         GStreamer alone: appsrc ! 3 identity ! floorbatch ! appsink, no CUDA\n"
+    "                  (full batches only, no latency)\n"
     "  --help          this text\n";
 
 bool parse_number(const char *text, double *value) {
@@ -321,6 +349,8 @@ Parsed parse_options(int argc, char **argv, Options *options, std::string *error
         *error = "--budget-ms takes milliseconds (0 or more), not \"" + arg.substr(12) + "\"";
         return Parsed::kBad;
       }
+    } else if (arg == "--floor") {
+      options->floor = true;
     } else if (arg.rfind("--", 0) == 0) {
       *error = "unknown option " + arg;
       return Parsed::kBad;
@@ -359,6 +389,10 @@ Parsed parse_options(int argc, char **argv, Options *options, std::string *error
 
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
+  if (!floor_batch_register()) {
+    std::fprintf(stderr, "bench_batch: could not register floorbatch\n");
+    return 1;
+  }
   Options options;
   std::string error;
   switch (parse_options(argc, argv, &options, &error)) {
@@ -377,20 +411,21 @@ int main(int argc, char **argv) {
     gst_registry_scan_path(gst_registry_get(), plugin_dir);
   if (GstElementFactory *factory = gst_element_factory_find("cudabatch")) {
     gst_object_unref(factory);
-  } else {
+  } else if (!options.floor) {
     std::fprintf(stderr,
                  "no cudabatch element: set CUDAPREP_PLUGIN_DIR or GST_PLUGIN_PATH to the folder "
                  "of libgstcudaprep.so\n");
     return 1;
   }
   // The CUDA context first, so that "device memory before" counts it.
-  if (cudaFree(nullptr) != cudaSuccess) {
+  if (!options.floor && cudaFree(nullptr) != cudaSuccess) {
     std::fprintf(stderr, "no CUDA device\n");
     return 1;
   }
   GstVideoInfo info;
   gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, kWidth, kHeight);
-  GstAllocator *pinned = gst_cuda_prep_host_allocator_get();
+  // The floor copies nothing, so its frames need not be pinned (nor a GPU).
+  GstAllocator *pinned = options.floor ? nullptr : gst_cuda_prep_host_allocator_get();
   std::vector<GstBuffer *> ring;
   std::mt19937 rng(1);
   for (int i = 0; i < kRingFrames; ++i) {
@@ -418,14 +453,21 @@ int main(int argc, char **argv) {
                                         std::to_string(kFramesPerSecond) + " + " +
                                         std::to_string(options.slow_sources) + "x1080p" +
                                         std::to_string(kSlowFramesPerSecond);
-    std::printf(
-        "%d live %s NV12 sources, batch %2d: %.0f frames/s (offered %d), latency p50 %.0f "
-        "us p99 %.0f us, host CPU %.1f us/frame, GPU busy %s, device memory %.1f MB per "
-        "source, %.1f items per batch (%lld frames in %.0f s)\n",
-        sources, rates.c_str(), batch_size, r.frames_per_second, offered, r.p50_us, r.p99_us,
-        r.cpu_us_per_frame,
-        r.gpu_busy_percent < 0 ? "n/a" : (std::to_string(r.gpu_busy_percent) + "%").c_str(),
-        r.device_mb_per_source, r.mean_filled, r.frames, options.seconds);
+    if (options.floor)
+      std::printf(
+          "floor (GStreamer alone, no CUDA): %d live %s NV12 sources, batch %2d: %.0f frames/s "
+          "(offered %d), host CPU %.1f us/frame (%lld frames in %.0f s)\n",
+          sources, rates.c_str(), batch_size, r.frames_per_second, offered, r.cpu_us_per_frame,
+          r.frames, options.seconds);
+    else
+      std::printf(
+          "%d live %s NV12 sources, batch %2d: %.0f frames/s (offered %d), latency p50 %.0f "
+          "us p99 %.0f us, host CPU %.1f us/frame, GPU busy %s, device memory %.1f MB per "
+          "source, %.1f items per batch (%lld frames in %.0f s)\n",
+          sources, rates.c_str(), batch_size, r.frames_per_second, offered, r.p50_us, r.p99_us,
+          r.cpu_us_per_frame,
+          r.gpu_busy_percent < 0 ? "n/a" : (std::to_string(r.gpu_busy_percent) + "%").c_str(),
+          r.device_mb_per_source, r.mean_filled, r.frames, options.seconds);
     // Where the host CPU goes: each kind of thread's share, per frame.
     std::printf("  host CPU by thread, us/frame:");
     for (const auto &[kind, cpu_seconds] : r.cpu_seconds_by_thread_kind)
@@ -445,6 +487,6 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
   }
   for (GstBuffer *buffer : ring) gst_buffer_unref(buffer);
-  gst_object_unref(pinned);
+  if (pinned != nullptr) gst_object_unref(pinned);
   return status;
 }
