@@ -24,6 +24,11 @@ except ImportError:
     sys.exit(77)
 
 import model_config_time as mct  # noqa: E402
+import model_config_time_libraries as mct_libs  # noqa: E402
+import model_config_time_ours as mct_ours  # noqa: E402
+import model_config_time_timing as mct_timing  # noqa: E402
+import parity_report_frames as pr_frames  # noqa: E402
+import parity_report_references as pr_refs  # noqa: E402
 from cuda_driver import gpu_count  # noqa: E402
 
 MODELS = os.path.join(HERE, "..", "..", "tests", "data", "models")
@@ -61,23 +66,23 @@ def cudaprep_or_none():
 class Owners(unittest.TestCase):
     def test_every_fixture_is_listed_and_owned_as_the_readme_says(self):
         formats = readme_formats()
-        paths = mct.model_configs(MODELS)
+        paths = mct_libs.model_configs(MODELS)
         self.assertEqual(sorted(os.path.basename(p) for p in paths), sorted(formats))
         self.assertEqual(len(paths), 16)
         for path in paths:
             with self.subTest(config=os.path.basename(path)):
-                self.assertEqual(mct.owner_of(mct.load_config(path)),
+                self.assertEqual(mct_libs.owner_of(mct_libs.load_config(path)),
                                  owner_from_readme(formats[os.path.basename(path)]))
 
     def test_an_unrecognised_config_is_an_error(self):
         with self.assertRaises(ValueError):
-            mct.owner_of({"size": 224})
+            mct_libs.owner_of({"size": 224})
 
     def test_a_modelinfo_has_no_library_to_run(self):
         frame = np.zeros((8, 8, 3), np.uint8)
-        with self.assertRaisesRegex(mct.Unavailable, "no owning library"):
-            mct.library_side(os.path.join(MODELS, "gstreamer-ssd-mobilenet-v1.modelinfo"),
-                             frame, "cpu")
+        with self.assertRaisesRegex(mct_libs.Unavailable, "no owning library"):
+            mct_libs.library_side(os.path.join(MODELS, "gstreamer-ssd-mobilenet-v1.modelinfo"),
+                                  frame, "cpu")
 
 
 class Report(unittest.TestCase):
@@ -101,9 +106,9 @@ class Report(unittest.TestCase):
         self.assertEqual(lines[4], "| ssd | 1920x1080 | 0.01 | 0.02 | none (no library) |  |  |  |")
 
     def test_squeezed_shape_drops_a_batch_of_one_only(self):
-        self.assertEqual(mct.squeezed_shape((1, 3, 224, 224)), (3, 224, 224))
-        self.assertEqual(mct.squeezed_shape((3, 224, 224)), (3, 224, 224))
-        self.assertEqual(mct.squeezed_shape((2, 3, 4, 4)), (2, 3, 4, 4))
+        self.assertEqual(mct_libs.squeezed_shape((1, 3, 224, 224)), (3, 224, 224))
+        self.assertEqual(mct_libs.squeezed_shape((3, 224, 224)), (3, 224, 224))
+        self.assertEqual(mct_libs.squeezed_shape((2, 3, 4, 4)), (2, 3, 4, 4))
 
 
 class CpuTiming(unittest.TestCase):
@@ -111,7 +116,7 @@ class CpuTiming(unittest.TestCase):
         calls = []
         # warm-up calls read no clock; then start/stop pairs 5, 1 and 3 ms apart
         ticks = iter([10.0, 10.005, 20.0, 20.001, 30.0, 30.003])
-        median = mct.median_ms_cpu(lambda: calls.append(1), 2, 3, clock=lambda: next(ticks))
+        median = mct_timing.median_ms_cpu(lambda: calls.append(1), 2, 3, clock=lambda: next(ticks))
         self.assertEqual(len(calls), 5)
         self.assertAlmostEqual(median, 3.0, places=6)
 
@@ -174,7 +179,7 @@ class FakeGate:
     def hold(self, stream, value):
         self.log.append(("hold", stream, value))
 
-    def open(self, value=mct.Gate.OPEN_ALL):
+    def open(self, value=mct_timing.Gate.OPEN_ALL):
         self.log.append(("open", value))
 
 
@@ -185,14 +190,14 @@ class ProbeOrder(unittest.TestCase):
 
     def frame(self, probes, log):
         del log[:]
-        self.assertEqual(probes.enter(None, None, None), mct.GST_PAD_PROBE_OK)
+        self.assertEqual(probes.enter(None, None, None), mct_ours.GST_PAD_PROBE_OK)
         entered = list(log)
-        self.assertEqual(probes.leave(None, None, None), mct.GST_PAD_PROBE_OK)
+        self.assertEqual(probes.leave(None, None, None), mct_ours.GST_PAD_PROBE_OK)
         return entered, log[len(entered):]
 
     def test_warm_up_held_and_free_frames(self):
         log = []
-        probes = mct.ChainProbes(FakeDriver(log), "S", FakeGate(log), warmup=2, frames=2)
+        probes = mct_ours.ChainProbes(FakeDriver(log), "S", FakeGate(log), warmup=2, frames=2)
         for _ in range(2):
             self.assertEqual(self.frame(probes, log), ([], [("cuStreamSynchronize", "S")]))
         for value in (3, 4):  # frames 2 and 3, held until the word reaches index + 1
@@ -208,27 +213,27 @@ class ProbeOrder(unittest.TestCase):
 
     def test_a_stall_opens_the_gate_for_good(self):
         log = []
-        probes = mct.ChainProbes(FakeDriver(log), "S", FakeGate(log), warmup=1, frames=3)
+        probes = mct_ours.ChainProbes(FakeDriver(log), "S", FakeGate(log), warmup=1, frames=3)
         self.frame(probes, log)
         probes.enter(None, None, None)  # frame 1 held ...
         probes.check_stall()
         self.assertFalse(probes.stalled)
-        probes.held_since -= mct.STALL_S + 1  # ... and still not out after STALL_S
+        probes.held_since -= mct_ours.STALL_S + 1  # ... and still not out after STALL_S
         del log[:]
         probes.check_stall()
         self.assertTrue(probes.stalled)
-        self.assertEqual(log, [("open", mct.Gate.OPEN_ALL)])
+        self.assertEqual(log, [("open", mct_timing.Gate.OPEN_ALL)])
         probes.leave(None, None, None)
         entered, _ = self.frame(probes, log)
         self.assertEqual(entered, [("record", "start", "S")])  # no hold any more
 
     def test_a_failure_opens_the_gate_and_keeps_the_buffer(self):
         log = []
-        probes = mct.ChainProbes(FakeDriver(log, fail_on_record=True), "S", FakeGate(log),
-                                 warmup=0, frames=1)
-        self.assertEqual(probes.enter(None, None, None), mct.GST_PAD_PROBE_OK)
+        probes = mct_ours.ChainProbes(FakeDriver(log, fail_on_record=True), "S", FakeGate(log),
+                                      warmup=0, frames=1)
+        self.assertEqual(probes.enter(None, None, None), mct_ours.GST_PAD_PROBE_OK)
         self.assertIn("cuEventRecord failed", str(probes.error))
-        self.assertEqual(log[-1], ("open", mct.Gate.OPEN_ALL))
+        self.assertEqual(log[-1], ("open", mct_timing.Gate.OPEN_ALL))
 
 
 def chain_elements(fragment):
@@ -249,8 +254,8 @@ class OurPipeline(unittest.TestCase):
             with self.subTest(config=name):
                 path = os.path.join(MODELS, name)
                 chain = cudaprep.preprocessing_for(path, frame_size=(1920, 1080))
-                running, elements = mct.build_pipeline(
-                    cudaprep, mct.chain_description(path, 1920, 1080, "/nonexistent.rgb", 3))
+                running, elements = mct_ours.build_pipeline(
+                    cudaprep, mct_ours.chain_description(path, 1920, 1080, "/nonexistent.rgb", 3))
                 factories = sorted(n.rstrip("0123456789") for _, n in elements)
                 self.assertEqual(factories, sorted(chain_elements(chain.fragment)))
                 fake_stream = 0x5A5A0
@@ -277,20 +282,19 @@ class LibrariesOnTheCpu(unittest.TestCase):
     tensor for the same frame."""
 
     def test_output_shapes(self):
-        import parity_report
         cudaprep = cudaprep_or_none()
-        frame = parity_report.synthetic_frames(1, 641, 479)[0]
-        for path in mct.model_configs(MODELS):
-            if mct.owner_of(mct.load_config(path)) is None:
+        frame = pr_frames.synthetic_frames(1, 641, 479)[0]
+        for path in mct_libs.model_configs(MODELS):
+            if mct_libs.owner_of(mct_libs.load_config(path)) is None:
                 continue
             with self.subTest(config=os.path.basename(path)):
                 try:
-                    side = mct.library_side(path, frame, "cpu")
-                except mct.Unavailable as error:
+                    side = mct_libs.library_side(path, frame, "cpu")
+                except mct_libs.Unavailable as error:
                     self.skipTest(str(error))
                 chain = cudaprep.preprocessing_for(path, frame_size=(641, 479))
-                self.assertEqual(mct.squeezed_shape(side.run().shape),
-                                 mct.squeezed_shape(chain.shape))
+                self.assertEqual(mct_libs.squeezed_shape(side.run().shape),
+                                 mct_libs.squeezed_shape(chain.shape))
 
 
 class LetterboxOnTheCpu(unittest.TestCase):
@@ -299,27 +303,25 @@ class LetterboxOnTheCpu(unittest.TestCase):
             import cv2  # noqa: F401
         except ImportError as error:
             self.skipTest("cv2 is not installed: %s" % error)
-        import parity_report
-        frame = parity_report.synthetic_frames(1, 641, 479)[0]
-        side = mct.library_side(os.path.join(MODELS, "ultralytics-yolov8n-letterbox.json"),
-                                frame, "cpu")
+        frame = pr_frames.synthetic_frames(1, 641, 479)[0]
+        side = mct_libs.library_side(os.path.join(MODELS, "ultralytics-yolov8n-letterbox.json"),
+                                     frame, "cpu")
         ours = side.run()
         self.assertEqual(ours.dtype, np.float32)
-        np.testing.assert_allclose(ours, parity_report.ref_ultralytics(frame), rtol=0, atol=1e-6)
+        np.testing.assert_allclose(ours, pr_refs.ref_ultralytics(frame), rtol=0, atol=1e-6)
 
 
 @unittest.skipIf(gpu_count() == 0, "no CUDA device")
 class OnTheGpu(unittest.TestCase):
     def test_one_config_is_timed_both_ways(self):
         import tempfile
-        import parity_report
         cudaprep = cudaprep_or_none()
         path = os.path.join(MODELS, "facebook-convnext-tiny-224.json")
-        frame = parity_report.synthetic_frames(1, 640, 480)[0]
+        frame = pr_frames.synthetic_frames(1, 640, 480)[0]
         chain = cudaprep.preprocessing_for(path, frame_size=(640, 480))
         with tempfile.TemporaryDirectory() as workdir:
-            result = mct.time_ours(cudaprep, mct.Driver(), path, frame, 3, 10, chain.shape,
-                                   workdir)
+            result = mct_ours.time_ours(cudaprep, mct_timing.Driver(), path, frame, 3, 10,
+                                        chain.shape, workdir)
         self.assertIsNone(result.why)
         self.assertGreater(result.gpu_ms, 0)
         self.assertGreater(result.span_ms, 0)

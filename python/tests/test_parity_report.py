@@ -22,6 +22,12 @@ except ImportError:
     sys.exit(77)
 
 import parity_report as pr  # noqa: E402
+import parity_report_comparison as pr_compare  # noqa: E402
+import parity_report_frames as pr_frames  # noqa: E402
+import parity_report_model_configs as pr_configs  # noqa: E402
+import parity_report_pipeline as pr_pipeline  # noqa: E402
+import parity_report_presets as pr_presets  # noqa: E402
+import parity_report_references as pr_refs  # noqa: E402
 from cuda_driver import gpu_count  # noqa: E402
 
 try:
@@ -55,7 +61,7 @@ def pil_rounding_resize(image, out_width, out_height, mode):
     away from zero), the horizontal pass rounded (half up) and clipped to 8
     bits, then the vertical pass likewise. Exact in float64."""
     def weights(in_size, out_size):
-        index, weight = pr.antialias_taps(in_size, out_size, mode)
+        index, weight = pr_refs.antialias_taps(in_size, out_size, mode)
         return index, np.sign(weight) * np.floor(np.abs(weight) * 2.0**22 + 0.5) / 2.0**22
 
     def to_uint8(x):
@@ -72,45 +78,45 @@ def pil_rounding_resize(image, out_width, out_height, mode):
 class SizeRules(unittest.TestCase):
     def test_torchvision_short_side(self):
         # int(256 * 1920 / 1080) = int(455.1), int(256 * 640 / 480) = int(341.3)
-        self.assertEqual(pr.torchvision_resize_size(1920, 1080), (455, 256))
-        self.assertEqual(pr.torchvision_resize_size(3840, 2160), (455, 256))
-        self.assertEqual(pr.torchvision_resize_size(480, 640), (256, 341))
-        self.assertEqual(pr.torchvision_resize_size(300, 300), (256, 256))
+        self.assertEqual(pr_refs.torchvision_resize_size(1920, 1080), (455, 256))
+        self.assertEqual(pr_refs.torchvision_resize_size(3840, 2160), (455, 256))
+        self.assertEqual(pr_refs.torchvision_resize_size(480, 640), (256, 341))
+        self.assertEqual(pr_refs.torchvision_resize_size(300, 300), (256, 256))
 
     def test_centre_crop_offsets_round_half_even(self):
         # torchvision: int(round((455 - 224) / 2)) = round(115.5) = 116
         array = np.arange(256 * 455).reshape(1, 256, 455)
-        window = pr.centre_window(array, 224, 224)
+        window = pr_refs.centre_window(array, 224, 224)
         self.assertEqual(window.shape, (1, 224, 224))
         self.assertEqual(window[0, 0, 0], array[0, 16, 116])
 
     def test_depth_anything(self):
         # 1920x1080: scale 518/1080, width 920.9 -> 66 * 14 = 924
-        self.assertEqual(pr.depth_anything_size(1920, 1080), (924, 518))
-        self.assertEqual(pr.depth_anything_size(3840, 2160), (924, 518))
-        self.assertEqual(pr.depth_anything_size(1080, 1920), (518, 924))
+        self.assertEqual(pr_refs.depth_anything_size(1920, 1080), (924, 518))
+        self.assertEqual(pr_refs.depth_anything_size(3840, 2160), (924, 518))
+        self.assertEqual(pr_refs.depth_anything_size(1080, 1920), (518, 924))
         # 640x480: 690.7 / 14 = 49.3 -> 686; 518 stays
-        self.assertEqual(pr.depth_anything_size(640, 480), (686, 518))
+        self.assertEqual(pr_refs.depth_anything_size(640, 480), (686, 518))
         # 700x1000: scale 518/700 = 0.74, 740 / 14 = 52.9 -> 53 * 14 = 742
-        self.assertEqual(pr.depth_anything_size(700, 1000), (518, 742))
+        self.assertEqual(pr_refs.depth_anything_size(700, 1000), (518, 742))
 
     def test_ultralytics_letterbox(self):
         # r = 1/3: 640x360, dh = 140 -> top round(139.9), bottom round(140.1)
-        self.assertEqual(pr.ultralytics_letterbox_geometry(1920, 1080),
+        self.assertEqual(pr_refs.ultralytics_letterbox_geometry(1920, 1080),
                          (640, 360, 140, 140, 0, 0))
         # r = 0.64: 640x639.36 -> 639, dh = 0.5 -> top round(0.4) 0, bottom round(0.6) 1
-        self.assertEqual(pr.ultralytics_letterbox_geometry(1000, 999), (640, 639, 0, 1, 0, 0))
+        self.assertEqual(pr_refs.ultralytics_letterbox_geometry(1000, 999), (640, 639, 0, 1, 0, 0))
 
 
 class AntialiasDefinition(unittest.TestCase):
     def test_scale_one_is_the_identity(self):
         image = smooth_image(40, 30, seed=1)
         for mode in ("bilinear", "bicubic"):
-            np.testing.assert_array_equal(pr.antialiased_resize(image, 40, 30, mode), image)
+            np.testing.assert_array_equal(pr_refs.antialiased_resize(image, 40, 30, mode), image)
 
     def test_weights_are_normalised_and_widen_with_the_scale(self):
         for mode, support in (("bilinear", 1), ("bicubic", 2)):
-            index, weight = pr.antialias_taps(1000, 100, mode)
+            index, weight = pr_refs.antialias_taps(1000, 100, mode)
             np.testing.assert_allclose(weight.sum(axis=1), 1.0, atol=1e-12)
             # support * scale on each side: 2 * support * 10 taps (+1 at
             # most for the rounding of the window's ends)
@@ -120,7 +126,7 @@ class AntialiasDefinition(unittest.TestCase):
     def test_a_constant_image_stays_constant(self):
         image = np.full((50, 70, 3), 77, dtype=np.uint8)
         for mode in ("bilinear", "bicubic"):
-            np.testing.assert_allclose(pr.antialiased_resize(image, 13, 9, mode), 77.0)
+            np.testing.assert_allclose(pr_refs.antialiased_resize(image, 13, 9, mode), 77.0)
 
     @unittest.skipIf(Image is None, "PIL is not installed")
     def test_equals_pil_with_its_8_bit_passes(self):
@@ -143,7 +149,7 @@ class AntialiasDefinition(unittest.TestCase):
         image = np.where(rng.uniform(size=(120, 200, 1)) < 0.5, 0, 255).astype(np.uint8)
         image = np.repeat(image, 3, axis=2)
         pil = np.asarray(Image.fromarray(image).resize((47, 28), Image.BICUBIC)).astype(float)
-        self.assertGreater(np.abs(pr.antialiased_resize(image, 47, 28, "bicubic") - pil).max(),
+        self.assertGreater(np.abs(pr_refs.antialiased_resize(image, 47, 28, "bicubic") - pil).max(),
                            1.0)
         np.testing.assert_array_equal(pil_rounding_resize(image, 47, 28, "bicubic"), pil)
 
@@ -152,7 +158,7 @@ class AntialiasDefinition(unittest.TestCase):
         image = smooth_image(300, 200, seed=3)
         for mode, resample in (("bilinear", Image.BILINEAR), ("bicubic", Image.BICUBIC)):
             pil = np.asarray(Image.fromarray(image).resize((100, 60), resample)).astype(float)
-            ours = pr.antialiased_resize(image, 100, 60, mode)
+            ours = pr_refs.antialiased_resize(image, 100, 60, mode)
             self.assertLessEqual(np.abs(ours - pil).max(), 1.0, mode)
 
     @unittest.skipIf(torch is None, "torch is not installed")
@@ -163,72 +169,73 @@ class AntialiasDefinition(unittest.TestCase):
             for mode in ("bilinear", "bicubic"):
                 expected = F.interpolate(x, size=size, mode=mode, align_corners=False,
                                          antialias=True)[0].permute(1, 2, 0).numpy()
-                ours = pr.antialiased_resize(image, size[1], size[0], mode)
+                ours = pr_refs.antialiased_resize(image, size[1], size[0], mode)
                 np.testing.assert_allclose(ours, expected, atol=1e-9, err_msg=f"{mode} {size}")
 
 
 class Steps(unittest.TestCase):
     def test_one_level_is_one_step(self):
-        std = np.array(pr.IMAGENET_STD)
+        std = np.array(pr_refs.IMAGENET_STD)
         ref = np.zeros((3, 4, 5))
         ours = ref + (np.array([1.0, 2.0, 0.5]) / 255.0 / std).reshape(3, 1, 1)
-        difference = pr.steps(ours, ref, pr.IMAGENET_STD)
+        difference = pr_compare.steps(ours, ref, pr_refs.IMAGENET_STD)
         np.testing.assert_allclose(difference[0], 1.0)
         np.testing.assert_allclose(difference[1], 2.0)
         np.testing.assert_allclose(difference[2], 0.5)
 
     def test_one_step_through_float32_meets_a_max_target_of_one(self):
-        std = np.float32(pr.IMAGENET_STD[0])
+        std = np.float32(pr_refs.IMAGENET_STD[0])
         one_step = np.float32(0.7) + np.float32(1.0 / 255.0) / std
-        measured = pr.steps(np.array([[[one_step]]], dtype=np.float64),
-                            np.array([[[0.7]]], dtype=np.float64), pr.IMAGENET_STD[:1])
+        measured = pr_compare.steps(np.array([[[one_step]]], dtype=np.float64),
+                                    np.array([[[0.7]]], dtype=np.float64),
+                                    pr_refs.IMAGENET_STD[:1])
         self.assertNotEqual(measured.max(), 1.0)  # float32's rounding of the step
-        self.assertFalse(pr.over_target(measured.max(), 0.05, 1.0, 0.1))
-        self.assertTrue(pr.over_target(1.01, 0.05, 1.0, 0.1))
-        self.assertTrue(pr.over_target(1.0, 0.11, 1.0, 0.1))
-        self.assertFalse(pr.over_target(5.0, 5.0, None, None))
+        self.assertFalse(pr_compare.over_target(measured.max(), 0.05, 1.0, 0.1))
+        self.assertTrue(pr_compare.over_target(1.01, 0.05, 1.0, 0.1))
+        self.assertTrue(pr_compare.over_target(1.0, 0.11, 1.0, 0.1))
+        self.assertFalse(pr_compare.over_target(5.0, 5.0, None, None))
 
     def test_a_larger_tensor_is_compared_by_its_centred_window(self):
         ours = np.zeros((3, 10, 12))
         ours[:, 3:7, 4:8] = 1.0 / 255.0
         ref = np.full((3, 4, 4), 1.0 / 255.0)
-        self.assertEqual(pr.steps(ours, ref, pr.UNIT_STD).max(), 0.0)
+        self.assertEqual(pr_compare.steps(ours, ref, pr_presets.UNIT_STD).max(), 0.0)
 
     def test_smaller_or_other_channels_are_errors(self):
         with self.assertRaises(ValueError):
-            pr.steps(np.zeros((3, 2, 2)), np.zeros((3, 4, 4)), pr.UNIT_STD)
+            pr_compare.steps(np.zeros((3, 2, 2)), np.zeros((3, 4, 4)), pr_presets.UNIT_STD)
         with self.assertRaises(ValueError):
-            pr.steps(np.zeros((1, 4, 4)), np.zeros((3, 4, 4)), pr.UNIT_STD)
+            pr_compare.steps(np.zeros((1, 4, 4)), np.zeros((3, 4, 4)), pr_presets.UNIT_STD)
 
 
 class References(unittest.TestCase):
     @unittest.skipIf(Image is None, "PIL is not installed")
     def test_pil_reference_is_the_crop_of_pil_resize_normalised(self):
         frame = smooth_image(320, 240, seed=5)
-        result = pr.ref_pil(frame, "bilinear")
+        result = pr_refs.ref_pil(frame, "bilinear")
         self.assertEqual(result.shape, (3, 224, 224))
         resized = np.asarray(Image.fromarray(frame).resize((341, 256), Image.BILINEAR))
         # (341 - 224) / 2 = 58.5 -> 58, (256 - 224) / 2 = 16
         pixel = resized[16 + 10, 58 + 20] / 255.0
-        expected = (pixel - np.array(pr.IMAGENET_MEAN)) / np.array(pr.IMAGENET_STD)
+        expected = (pixel - np.array(pr_refs.IMAGENET_MEAN)) / np.array(pr_refs.IMAGENET_STD)
         np.testing.assert_allclose(result[:, 10, 20], expected)
 
     def test_torchvision_reference_shape_and_range(self):
         frame = smooth_image(400, 300, seed=6)
         for float_input in (False, True):
-            result = pr.ref_torchvision(frame, "bicubic", float_input, "cpu", "numpy")
+            result = pr_refs.ref_torchvision(frame, "bicubic", float_input, "cpu", "numpy")
             self.assertEqual(result.shape, (3, 224, 224))
-            low = (0 - np.array(pr.IMAGENET_MEAN)) / np.array(pr.IMAGENET_STD)
-            high = (1 - np.array(pr.IMAGENET_MEAN)) / np.array(pr.IMAGENET_STD)
+            low = (0 - np.array(pr_refs.IMAGENET_MEAN)) / np.array(pr_refs.IMAGENET_STD)
+            high = (1 - np.array(pr_refs.IMAGENET_MEAN)) / np.array(pr_refs.IMAGENET_STD)
             self.assertTrue((result.min(axis=(1, 2)) >= low - 1e-9).all())
             self.assertTrue((result.max(axis=(1, 2)) <= high + 1e-9).all())
 
     def test_torchvision_uint8_and_float_differ_by_the_rounding_only(self):
         frame = smooth_image(400, 300, seed=7)
         for backend in ("numpy",) + (("torch",) if torch is not None else ()):
-            rounded = pr.ref_torchvision(frame, "bilinear", False, "cpu", backend)
-            exact = pr.ref_torchvision(frame, "bilinear", True, "cpu", "numpy")
-            difference = pr.steps(rounded, exact, pr.IMAGENET_STD)
+            rounded = pr_refs.ref_torchvision(frame, "bilinear", False, "cpu", backend)
+            exact = pr_refs.ref_torchvision(frame, "bilinear", True, "cpu", "numpy")
+            difference = pr_compare.steps(rounded, exact, pr_refs.IMAGENET_STD)
             # half a step; torch's CPU uint8 kernel (fixed-point weights)
             # may round the other way where the value is near a half
             limit = 0.5 + 1e-9 if backend == "numpy" else 1.0
@@ -244,16 +251,17 @@ class References(unittest.TestCase):
         # called here differed from torchvision 0.26's call by up to a step
         # on bilinear; the cause is not pinned down).
         frame = smooth_image(400, 300, seed=8, low=0, high=255)
-        has_torchvision = pr.torchvision_backend() == "torchvision"
+        has_torchvision = pr_refs.torchvision_backend() == "torchvision"
         for mode in ("bilinear", "bicubic"):
-            exact = pr.ref_torchvision(frame, mode, True, "cpu", "numpy")
-            for_torch = pr.ref_torchvision(frame, mode, True, "cpu", "torch")
-            self.assertLess(pr.steps(for_torch, exact, pr.IMAGENET_STD).max(), 0.01, mode)
+            exact = pr_refs.ref_torchvision(frame, mode, True, "cpu", "numpy")
+            for_torch = pr_refs.ref_torchvision(frame, mode, True, "cpu", "torch")
+            self.assertLess(pr_compare.steps(for_torch, exact, pr_refs.IMAGENET_STD).max(), 0.01,
+                            mode)
             if has_torchvision:
                 for float_input, limit in ((True, 1e-4), (False, 1.0 + 1e-4)):
-                    ours = pr.ref_torchvision(frame, mode, float_input, "cpu", "torch")
-                    theirs = pr.ref_torchvision(frame, mode, float_input, "cpu", "torchvision")
-                    difference = pr.steps(ours, theirs, pr.IMAGENET_STD)
+                    ours = pr_refs.ref_torchvision(frame, mode, float_input, "cpu", "torch")
+                    theirs = pr_refs.ref_torchvision(frame, mode, float_input, "cpu", "torchvision")
+                    difference = pr_compare.steps(ours, theirs, pr_refs.IMAGENET_STD)
                     print("torch vs torchvision, %s %s: max %.4f mean %.4f steps" % (
                         mode, "float" if float_input else "uint8", difference.max(),
                         difference.mean()), file=sys.stderr)
@@ -262,17 +270,17 @@ class References(unittest.TestCase):
     def test_frame_cache_gives_the_same_frames(self):
         import tempfile
         with tempfile.TemporaryDirectory() as folder:
-            made = pr.cached_synthetic_frames(2, 64, 36, folder)
+            made = pr_frames.cached_synthetic_frames(2, 64, 36, folder)
             self.assertEqual(len(os.listdir(folder)), 1)
-            again = pr.cached_synthetic_frames(2, 64, 36, folder)
-        direct = pr.synthetic_frames(2, 64, 36, seed=64 * 36)
+            again = pr_frames.cached_synthetic_frames(2, 64, 36, folder)
+        direct = pr_frames.synthetic_frames(2, 64, 36, seed=64 * 36)
         for a, b, c in zip(made, again, direct):
             np.testing.assert_array_equal(a, b)
             np.testing.assert_array_equal(a, c)
 
     def test_synthetic_frames_are_deterministic_and_barely_clipped(self):
-        first = pr.synthetic_frames(2, 160, 90, seed=9)
-        again = pr.synthetic_frames(2, 160, 90, seed=9)
+        first = pr_frames.synthetic_frames(2, 160, 90, seed=9)
+        again = pr_frames.synthetic_frames(2, 160, 90, seed=9)
         self.assertEqual(first[0].shape, (90, 160, 3))
         self.assertEqual(first[0].dtype, np.uint8)
         np.testing.assert_array_equal(first[1], again[1])
@@ -291,19 +299,20 @@ class CommandLine(unittest.TestCase):
 
     def test_presets_follow_the_reference(self):
         args = self.parse("torchvision-bicubic", "--reference-backend", "numpy")
-        pipeline = pr.pipeline_for(pr.REFERENCES["torchvision-bicubic"], args)
+        pipeline = pr_presets.pipeline_for(pr_presets.REFERENCES["torchvision-bicubic"], args)
         self.assertIn("short-side=256 method=bicubic antialias=true float-intermediate=false",
                       pipeline)
         # PIL keeps its horizontal pass in 8 bits: so does the preset.
-        pipeline = pr.pipeline_for(pr.REFERENCES["pil-bilinear"], args)
+        pipeline = pr_presets.pipeline_for(pr_presets.REFERENCES["pil-bilinear"], args)
         self.assertIn("method=bilinear antialias=true antialias-intermediate=uint8 "
                       "float-intermediate=false", pipeline)
-        pipeline = pr.pipeline_for(pr.REFERENCES["torchvision-float-bilinear"], args)
+        pipeline = pr_presets.pipeline_for(pr_presets.REFERENCES["torchvision-float-bilinear"],
+                                           args)
         self.assertIn("method=bilinear antialias=true float-intermediate=true", pipeline)
-        pipeline = pr.pipeline_for(pr.REFERENCES["depth-anything"], args)
+        pipeline = pr_presets.pipeline_for(pr_presets.REFERENCES["depth-anything"], args)
         self.assertIn("short-side=518 multiple-of=14 method=bicubic antialias=false "
                       "float-intermediate=true", pipeline)
-        pipeline = pr.pipeline_for(pr.REFERENCES["ultralytics-letterbox"], args)
+        pipeline = pr_presets.pipeline_for(pr_presets.REFERENCES["ultralytics-letterbox"], args)
         self.assertIn('add-borders=true pad-value="<114,114,114>"', pipeline)
         self.assertIn("width=640,height=640", pipeline)
 
@@ -311,39 +320,40 @@ class CommandLine(unittest.TestCase):
     def test_torchvision_uint8_preset_follows_where_the_reference_resizes(self):
         # torch's CPU uint8 kernel (bicubic always) keeps 8 bits between its
         # passes; on the GPU torchvision resizes floats and rounds once.
-        reference = pr.REFERENCES["torchvision-bicubic"]
-        on_cpu = pr.pipeline_for(reference, self.parse("torchvision-bicubic",
-                                                       "--reference-backend", "torch"))
+        reference = pr_presets.REFERENCES["torchvision-bicubic"]
+        on_cpu = pr_presets.pipeline_for(reference, self.parse("torchvision-bicubic",
+                                                               "--reference-backend", "torch"))
         self.assertIn("antialias=true antialias-intermediate=uint8", on_cpu)
-        on_gpu = pr.pipeline_for(reference, self.parse("torchvision-bicubic",
-                                                       "--reference-backend", "torch",
-                                                       "--reference-device", "cuda"))
+        on_gpu = pr_presets.pipeline_for(reference, self.parse("torchvision-bicubic",
+                                                               "--reference-backend", "torch",
+                                                               "--reference-device", "cuda"))
         self.assertNotIn("antialias-intermediate", on_gpu)
 
     def test_options_override_the_preset(self):
         args = self.parse("depth-anything", "--float-intermediate", "off", "--method", "area",
                           "--fuse", "off", "--antialias", "on")
-        pipeline = pr.pipeline_for(pr.REFERENCES["depth-anything"], args)
+        pipeline = pr_presets.pipeline_for(pr_presets.REFERENCES["depth-anything"], args)
         self.assertIn("method=area antialias=true float-intermediate=false", pipeline)
         self.assertIn("cudatensorize fuse=false", pipeline)
         args = self.parse("pil-bicubic", "--antialias-intermediate", "float")
         self.assertNotIn("antialias-intermediate",
-                         pr.pipeline_for(pr.REFERENCES["pil-bicubic"], args))
+                         pr_presets.pipeline_for(pr_presets.REFERENCES["pil-bicubic"], args))
         args = self.parse("opencv", "--antialias", "on", "--antialias-intermediate", "uint8")
         self.assertIn("method=bilinear antialias=true antialias-intermediate=uint8",
-                      pr.pipeline_for(pr.REFERENCES["opencv"], args))
+                      pr_presets.pipeline_for(pr_presets.REFERENCES["opencv"], args))
         # Without antialias the intermediate does not apply (cudaresize would refuse it).
         args = self.parse("pil-bicubic", "--antialias", "off")
         self.assertIn("antialias=false float-intermediate=false",
-                      pr.pipeline_for(pr.REFERENCES["pil-bicubic"], args))
+                      pr_presets.pipeline_for(pr_presets.REFERENCES["pil-bicubic"], args))
         args = self.parse("opencv", "--out", "320x240", "--method", "bicubic")
-        self.assertEqual(pr.settings_for(pr.REFERENCES["opencv"], args)["out"], (320, 240))
+        self.assertEqual(pr_presets.settings_for(pr_presets.REFERENCES["opencv"], args)["out"],
+                         (320, 240))
         self.assertIn("width=320,height=240",
-                      pr.pipeline_for(pr.REFERENCES["opencv"], args))
+                      pr_presets.pipeline_for(pr_presets.REFERENCES["opencv"], args))
 
     def test_a_custom_pipeline_is_used_as_given(self):
         args = self.parse("opencv", "--pipeline", "cudaresize ! cudatensorize")
-        self.assertEqual(pr.pipeline_for(pr.REFERENCES["opencv"], args),
+        self.assertEqual(pr_presets.pipeline_for(pr_presets.REFERENCES["opencv"], args),
                          "cudaresize ! cudatensorize")
 
     def test_errors(self):
@@ -362,7 +372,7 @@ class CommandLine(unittest.TestCase):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             self.assertEqual(pr.main(["--list"]), 0)
-        for name in pr.REFERENCES:
+        for name in pr_presets.REFERENCES:
             self.assertIn(name, out.getvalue())
 
 
@@ -391,8 +401,8 @@ class Tensor:
 
 class Clips(unittest.TestCase):
     def test_a_clip_is_made_of_distinct_frames(self):
-        frames = pr.synthetic_frames(2, 64, 48)
-        clip = pr.clip_of(frames, 5)
+        frames = pr_frames.synthetic_frames(2, 64, 48)
+        clip = pr_configs.clip_of(frames, 5)
         self.assertEqual(len(clip), 5)
         np.testing.assert_array_equal(clip[0], frames[0])
         np.testing.assert_array_equal(clip[3], np.roll(frames[1], 51, axis=1))
@@ -401,33 +411,35 @@ class Clips(unittest.TestCase):
                 self.assertFalse(np.array_equal(clip[a], clip[b]), (a, b))
 
     def test_the_clip_length_is_read_from_the_chain(self):
-        self.assertEqual(pr.clip_of_chain((1, 16, 3, 224, 224), "cudatensorize clip-length=16 "
-                                          "layout=ntchw"), (16, "ntchw"))
-        self.assertEqual(pr.clip_of_chain((1, 3, 8, 224, 224), "cudatensorize clip-length=8 "
-                                          "layout=ncthw"), (8, "ncthw"))
-        self.assertEqual(pr.clip_of_chain((1, 3, 224, 224), "cudatensorize layout=nchw"),
+        self.assertEqual(pr_configs.clip_of_chain((1, 16, 3, 224, 224), "cudatensorize "
+                                                  "clip-length=16 layout=ntchw"), (16, "ntchw"))
+        self.assertEqual(pr_configs.clip_of_chain((1, 3, 8, 224, 224), "cudatensorize "
+                                                  "clip-length=8 layout=ncthw"), (8, "ncthw"))
+        self.assertEqual(pr_configs.clip_of_chain((1, 3, 224, 224), "cudatensorize layout=nchw"),
                          (0, None))
 
     def test_a_tensor_gives_its_frames_in_order(self):
         ntchw = np.arange(1 * 4 * 3 * 2 * 5, dtype=np.float64).reshape(1, 4, 3, 2, 5)
-        frames = pr.clip_frames(Tensor(ntchw.shape, "NTCHW"), ntchw, (ntchw.shape, "ntchw"))
+        frames = pr_pipeline.clip_frames(Tensor(ntchw.shape, "NTCHW"), ntchw,
+                                         (ntchw.shape, "ntchw"))
         self.assertEqual(len(frames), 4)
         np.testing.assert_array_equal(frames[2], ntchw[0, 2])
         ncthw = np.ascontiguousarray(ntchw.transpose(0, 2, 1, 3, 4))
-        frames = pr.clip_frames(Tensor(ncthw.shape, "NCTHW"), ncthw, (ncthw.shape, "ncthw"))
+        frames = pr_pipeline.clip_frames(Tensor(ncthw.shape, "NCTHW"), ncthw,
+                                         (ncthw.shape, "ncthw"))
         np.testing.assert_array_equal(frames[2], ntchw[0, 2])
         image = ntchw[:, 0]
-        frames = pr.clip_frames(Tensor(image.shape, "NCHW"), image, None)
+        frames = pr_pipeline.clip_frames(Tensor(image.shape, "NCHW"), image, None)
         np.testing.assert_array_equal(frames[0], ntchw[0, 0])
-        with self.assertRaises(pr.PipelineError):  # a clip chain must make clips
-            pr.clip_frames(Tensor(image.shape, "NCHW"), image, (ntchw.shape, "ntchw"))
+        with self.assertRaises(pr_pipeline.PipelineError):  # a clip chain must make clips
+            pr_pipeline.clip_frames(Tensor(image.shape, "NCHW"), image, (ntchw.shape, "ntchw"))
 
     def test_a_clip_unlike_the_chain_is_an_error(self):
         array = np.zeros((1, 4, 3, 2, 5))
-        with self.assertRaises(pr.PipelineError):
-            pr.clip_frames(Tensor(array.shape, "NTCHW"), array, ((1, 8, 3, 2, 5), "ntchw"))
-        with self.assertRaises(pr.PipelineError):
-            pr.clip_frames(Tensor(array.shape, "NTCHW"), array, None)
+        with self.assertRaises(pr_pipeline.PipelineError):
+            pr_pipeline.clip_frames(Tensor(array.shape, "NTCHW"), array, ((1, 8, 3, 2, 5), "ntchw"))
+        with self.assertRaises(pr_pipeline.PipelineError):
+            pr_pipeline.clip_frames(Tensor(array.shape, "NTCHW"), array, None)
 
 
 class ModelConfigReferences(unittest.TestCase):
@@ -436,11 +448,11 @@ class ModelConfigReferences(unittest.TestCase):
 
     def _check(self, names):
         import cudaprep
-        frame = pr.synthetic_frames(1, 641, 479)[0]
+        frame = pr_frames.synthetic_frames(1, 641, 479)[0]
         for name in names:
             with self.subTest(config=name):
                 path = os.path.join(MODELS, name)
-                reference, why = pr.config_reference(path, frame)
+                reference, why = pr_configs.config_reference(path, frame)
                 self.assertIsNone(why)
                 chain = cudaprep.preprocessing_for(path, frame_size=(641, 479))
                 self.assertEqual((1,) + reference.shape, chain.shape)
@@ -471,7 +483,7 @@ class ModelConfigReferences(unittest.TestCase):
 
     def test_modelinfo_has_no_owning_library(self):
         frame = np.zeros((4, 4, 3), np.uint8)
-        reference, why = pr.config_reference(
+        reference, why = pr_configs.config_reference(
             os.path.join(MODELS, "gstreamer-ssd-mobilenet-v1.modelinfo"), frame)
         self.assertIsNone(reference)
         self.assertIn("no owning library", why)
@@ -486,16 +498,16 @@ class ModelConfigReferences(unittest.TestCase):
         import cudaprep
         path = os.path.join(MODELS, "MCG-NJU-videomae-base", "preprocessor_config.json")
         chain = cudaprep.preprocessing_for(path, frame_size=(641, 479))
-        length, layout = pr.clip_of_chain(chain.shape, chain.fragment)
+        length, layout = pr_configs.clip_of_chain(chain.shape, chain.fragment)
         self.assertEqual((length, layout), (16, "ntchw"))
-        clip = pr.clip_of(pr.synthetic_frames(2, 641, 479), length)
-        references = pr.clip_reference(path, clip)
+        clip = pr_configs.clip_of(pr_frames.synthetic_frames(2, 641, 479), length)
+        references = pr_configs.clip_reference(path, clip)
         self.assertEqual(len(references), length)
         for reference in references:
             self.assertEqual((1, length) + reference.shape, chain.shape)
 
     def test_normalisation_is_read_from_the_chain(self):
-        scale, std = pr.normalisation_of(
+        scale, std = pr_configs.normalisation_of(
             'cudaresize ! cudanormalize scale=0.5 mean="<1,2,3>" std="<0.25,0.5,2>" dtype=float32')
         self.assertEqual((scale, std), (0.5, [0.25, 0.5, 2.0]))
 

@@ -175,8 +175,9 @@ std::vector<Row> make_table() {
                      "command line, --list and the presets' definitions in CI and a report on a "
                      "GPU")
                      .claim("python/tests/test_parity_report.py", {"--list"})
-                     .claim("tools/parity_report.py", {"torchvision-bicubic", "depth-anything",
-                                                       "\"opencv\"", "torchvision-bilinear"})
+                     .claim("tools/parity_report.py",
+                            {"torchvision-bicubic", "depth-anything", "torchvision-bilinear"})
+                     .claim("tools/parity_report_presets.py", {"\"opencv\""})
                      .name("cudaresize:short-side"));
   rows.push_back(row("readme_c_build", "README.md", "gcc -std=c11 examples/pull_tensors.c",
                      Kind::kShell,
