@@ -3,10 +3,12 @@
 // resize of the source turned on the CPU (and within +-1 of the CPU
 // reference of the whole), and turned at its own size the turned source
 // itself; a crop of a resize is the resize into the moved rectangle, with
-// nothing written outside the crop's destination view.
+// nothing written outside the crop's destination view; a bilinear shrink
+// by odd whole numbers is the source's centre pixels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -268,6 +270,79 @@ TEST_F(ResizeGpu, ACropOfTheResizeIsTheMovedResizeBitForBit) {
     }
   }
   EXPECT_EQ(8 * 2 * 7, compared);
+}
+
+// A bilinear shrink by an odd whole number k along an axis samples at
+// (d + 0.5) k - 0.5 = d k + (k - 1) / 2, a whole pixel, where bilinear is
+// that pixel alone (the samplers then read it alone: resample_ops.cuh's
+// whole_pixels). RGBA, RGB and GRAY8 views (odd pitches), 1x, 3x and 5x per
+// axis, stretched and letterboxed: bit for bit the source's centre pixels,
+// the pad around them.
+TEST_F(ResizeGpu, OddWholeNumberBilinearShrinkIsTheCentrePixels) {
+  struct Geometry {
+    int width, height;  // of the destination
+    PixelRect rect;     // the resampled source in it; 0x0: the whole destination
+  };
+  const Geometry geometries[] = {
+      {25, 15, PixelRect{}},
+      {15, 9, PixelRect{}},
+      {25, 9, PixelRect{}},
+      {75, 9, PixelRect{}},
+      {25, 21, PixelRect{0, 3, 25, 15}},
+      {31, 15, PixelRect{6, 0, 25, 15}},
+  };
+  const uint8_t pad[4] = {114, 20, 250, 77};
+  for (const PixelFormat format : {PixelFormat::kRGBA, PixelFormat::kRGB, PixelFormat::kGRAY8}) {
+    const int bytes_per_pixel = format == PixelFormat::kRGBA  ? 4
+                                : format == PixelFormat::kRGB ? 3
+                                                              : 1;
+    for (const Geometry &geometry : geometries) {
+      DeviceAllocations allocations;
+      SourceView source;
+      make_source_view(format, 75, 45, 7u + static_cast<unsigned>(format), &allocations, &source);
+      ASSERT_FALSE(HasFatalFailure());
+      ResizeParams params;
+      params.interpolation = Interpolation::kBilinear;
+      params.dst_rect = geometry.rect;
+      std::copy(pad, pad + 4, params.pad_value);
+      const PixelRect rect = geometry.rect.width > 0
+                                 ? geometry.rect
+                                 : PixelRect{0, 0, geometry.width, geometry.height};
+      const int step_x = 75 / rect.width, step_y = 45 / rect.height;
+      HostFrame expected(format, geometry.width, geometry.height);
+      for (int y = 0; y < geometry.height; ++y) {
+        for (int x = 0; x < geometry.width; ++x) {
+          uint8_t *out = expected.row(0, y) + x * bytes_per_pixel;
+          const int rect_x = x - rect.x, rect_y = y - rect.y;
+          if (rect_x < 0 || rect_y < 0 || rect_x >= rect.width || rect_y >= rect.height) {
+            std::copy(pad, pad + bytes_per_pixel, out);
+            // A gray destination's pad is the pad colour's luma (cv::cvtColor).
+            if (format == PixelFormat::kGRAY8)
+              out[0] = static_cast<uint8_t>(std::lround(ref::rgb_to_gray({114, 20, 250, 77})));
+            continue;
+          }
+          const uint8_t *centre = source.visible.row(0, rect_y * step_y + (step_y - 1) / 2) +
+                                  (rect_x * step_x + (step_x - 1) / 2) * bytes_per_pixel;
+          std::copy(centre, centre + bytes_per_pixel, out);
+        }
+      }
+      DestinationView destination;
+      make_destination_view(format, geometry.width, geometry.height, &allocations, &destination);
+      ASSERT_FALSE(HasFatalFailure());
+      ASSERT_EQ("", resize_params_error(source.device, destination.device, params));
+      CUDA_ASSERT_OK(resize(source.device, destination.device, params, stream_));
+      CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
+      CUDA_ASSERT_OK(cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
+                                destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+      Comparison stats;
+      ASSERT_TRUE(check_destination(
+          destination, expected, 0,
+          std::string(pixel_format_name(format)) + " 75x45 -> " + std::to_string(rect.width) + "x" +
+              std::to_string(rect.height) + " in " + std::to_string(geometry.width) + "x" +
+              std::to_string(geometry.height),
+          &stats));
+    }
+  }
 }
 
 }  // namespace
