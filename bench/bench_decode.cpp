@@ -561,6 +561,9 @@ std::vector<std::string> split(const std::string &list) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  // No GL window system: 1.22's nvcodec decoders would load NVIDIA's EGL
+  // driver for a GL display this bench never uses (docs/faults.md).
+  g_setenv("GST_GL_WINDOW", "none", FALSE);
   gst_init(&argc, &argv);
   if (argc < 2) {
     std::fprintf(stderr,

@@ -11,6 +11,10 @@
 
 int main(int argc, char **argv) {
   cudaprep::test::print_stack_on_crash();
+  // No GL window system (docs/faults.md): on GStreamer 1.22 every nvcodec
+  // decoder makes a GL display when it opens, which loads NVIDIA's EGL
+  // driver, whose thread can crash the process at exit; nothing here uses GL.
+  g_setenv("GST_GL_WINDOW", "none", FALSE);
   gst_init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
   if (!gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "cudaprep",
