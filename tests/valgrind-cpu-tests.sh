@@ -33,6 +33,7 @@ declare -A suites=(
   [resize_reference_opencv]='*'
   [cudaprep_meta]='*'
   [credentials]='*'
+  [source_gl]='*'
   [source]='Source.AFileIsDecoded*:Source.AddAndRemove*:Source.SettingsThat*:SourceProperties.*:Source.FaultsAre*'
   [rtsp_source]='RtspSource.*'
   [bad_input]='*'

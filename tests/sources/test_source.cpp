@@ -21,6 +21,7 @@
 #include "../../bench/memory_use.h"
 #include "common/bus_log.h"
 #include "common/cuda_test.h"
+#include "common/test_data.h"
 
 namespace {
 
@@ -29,15 +30,7 @@ using cudaprep::test::BusLog;
 using cudaprep::test::PadCounter;
 using cudaprep::test::stats_string;
 using cudaprep::test::stats_uint64;
-
-std::string data_uri(const char *name) {
-  const char *dir = g_getenv("CUDAPREP_TEST_DATA_DIR");
-  gchar *uri = gst_filename_to_uri(
-      (std::string(dir != nullptr ? dir : CUDAPREP_TEST_DATA_DIR) + "/" + name).c_str(), nullptr);
-  std::string out = uri;
-  g_free(uri);
-  return out;
-}
+using cudaprep::test::test_data_uri;
 
 const char *kStream = "smpte-640x360.h264";
 
@@ -116,7 +109,7 @@ class Source : public ::testing::Test {
 };
 
 TEST_F(Source, AFileIsDecodedWholeAndItsEosEndsTheStream) {
-  const std::string uri = data_uri(kStream);
+  const std::string uri = test_data_uri(kStream);
   const int expected = reference_frame_count(uri);
   ASSERT_GT(expected, 0);
   Pipeline p("cudaprepsrc name=src uri=" + uri + " queue-size=8 ! fakesink name=sink sync=false");
@@ -144,7 +137,7 @@ TEST_F(Source, EosOfOneSourceDoesNotEndThePipeline) {
   Pipeline p(
       "compositor name=mix ! video/x-raw,width=320,height=240 ! fakesink name=sink "
       "sync=false  cudaprepsrc name=src uri=" +
-      data_uri(kStream) +
+      test_data_uri(kStream) +
       " ! videoconvert ! mix.  videotestsrc is-live=true ! "
       "video/x-raw,width=320,height=240,framerate=30/1 ! mix.");
   PadCounter counter(p.sink_pad("sink"));
@@ -205,7 +198,7 @@ TEST_F(Source, FaultsAreWarningsAndReconnectWithBackOffThenGiveUp) {
 // on-eos=reconnect: a file's EOS is a fault like a server that closes;
 // the file plays again, and its pad never sends EOS.
 TEST_F(Source, OnEosReconnectPlaysTheStreamAgain) {
-  const std::string uri = data_uri(kStream);
+  const std::string uri = test_data_uri(kStream);
   const int expected = reference_frame_count(uri);
   Pipeline p("cudaprepsrc name=src on-eos=reconnect reconnect-interval=20 queue-size=8 uri=" + uri +
              " ! fakesink name=sink sync=false");
@@ -228,7 +221,7 @@ TEST_F(Source, OnEosReconnectPlaysTheStreamAgain) {
 // per start): the stable part is flushed and the source reconnects; the
 // file then plays whole and its EOS ends it.
 TEST_F(Source, AFaultInTheChainIsFlushedAndTheSourceGoesOn) {
-  const std::string uri = data_uri(kStream);
+  const std::string uri = test_data_uri(kStream);
   const int expected = reference_frame_count(uri);
   Pipeline p("cudaprepsrc name=src reconnect-interval=20 uri=" + uri +
              " chain=\"identity error-after=5\" ! fakesink name=sink sync=false");
@@ -259,7 +252,7 @@ TEST_F(Source, ReconnectAttemptsZeroGivesUpAtTheFirstFault) {
 // stats-interval posts the statistics while the source plays; the counts
 // never go back and the last one holds every frame.
 TEST_F(Source, StatisticsArePostedOnAnInterval) {
-  const std::string uri = data_uri(kStream);
+  const std::string uri = test_data_uri(kStream);
   const int expected = reference_frame_count(uri);
   Pipeline p("cudaprepsrc name=src stats-interval=50 uri=" + uri +
              " ! fakesink name=sink sync=true");
@@ -296,7 +289,7 @@ TEST_F(Source, SettingsThatCannotWorkAreErrorsNamingThem) {
       {"", "cudaprepsrc needs a uri"},
       {"uri=nosuchscheme://op:Hunter22@cam/live",
        "uri=nosuchscheme://op:***@cam/live: no installed"},
-      {"uri=" + data_uri(kStream) + " chain=\"nosuchelement99\"", "chain=\"nosuchelement99\""},
+      {"uri=" + test_data_uri(kStream) + " chain=\"nosuchelement99\"", "chain=\"nosuchelement99\""},
   };
   for (const Case &c : cases) {
     Pipeline p("cudaprepsrc name=src " + c.properties + " ! fakesink");
@@ -314,7 +307,7 @@ TEST_F(Source, SettingsThatCannotWorkAreErrorsNamingThem) {
 // The chain sits between the queue and the src pad and survives reconnects.
 TEST_F(Source, TheChainShapesWhatLeaves) {
   Pipeline p(
-      "cudaprepsrc name=src uri=" + data_uri(kStream) +
+      "cudaprepsrc name=src uri=" + test_data_uri(kStream) +
       " chain=\"videoconvert ! videoscale ! capsfilter caps=video/x-raw,width=160,height=90\" ! "
       "fakesink name=sink sync=false");
   PadCounter counter(p.sink_pad("sink"));
@@ -359,7 +352,7 @@ TEST_F(Source, AddAndRemoveWhilePlaying) {
   for (int cycle = 0; cycle < 5; ++cycle) {
     GError *error = nullptr;
     GstElement *source =
-        gst_cuda_prep_source_new(data_uri(kStream).c_str(), "videoconvert", &error);
+        gst_cuda_prep_source_new(test_data_uri(kStream).c_str(), "videoconvert", &error);
     ASSERT_TRUE(source) << error->message;
     g_object_set(source, "queue-size", 8u, nullptr);
     gst_object_ref_sink(source);
@@ -391,14 +384,14 @@ TEST_F(Source, AddAndRemoveRefuseWhatCannotWork) {
   const int children = GST_BIN(p.element)->numchildren;
   GstElement *sink = p.get("sink");
   GError *error = nullptr;
-  GstElement *source = gst_cuda_prep_source_new(data_uri(kStream).c_str(), nullptr, &error);
+  GstElement *source = gst_cuda_prep_source_new(test_data_uri(kStream).c_str(), nullptr, &error);
   ASSERT_TRUE(source);
   EXPECT_EQ(gst_cuda_prep_batch_add_source(sink, source, &error), nullptr);
   ASSERT_TRUE(error);
   EXPECT_NE(std::string(error->message).find("no new sink_%u pad"), std::string::npos)
       << error->message;
   g_clear_error(&error);
-  GstElement *loose = gst_cuda_prep_source_new(data_uri(kStream).c_str(), nullptr, nullptr);
+  GstElement *loose = gst_cuda_prep_source_new(test_data_uri(kStream).c_str(), nullptr, nullptr);
   gst_object_ref_sink(loose);
   EXPECT_FALSE(gst_cuda_prep_batch_remove_source(p.get("mix"), loose, &error));
   ASSERT_TRUE(error);
@@ -448,7 +441,7 @@ std::map<int, int> items_per_source(GstElement *sink, int *batches) {
 // into cudabatch batches every decoded frame.
 TEST(SourceGpu, NvcodecDecodesAndCudabatchTakesEveryFrame) {
   REQUIRE_NVH264DEC();
-  const std::string uri = data_uri(kStream);
+  const std::string uri = test_data_uri(kStream);
   const int expected = reference_frame_count(uri);
   Pipeline p(
       "cudabatch name=b batch-size=4 ! appsink name=out sync=false "
@@ -476,7 +469,7 @@ TEST(SourceGpu, NvcodecDecodesAndCudabatchTakesEveryFrame) {
 // cudabatch of 32: every frame of every source is batched, under its index.
 TEST(SourceGpu, ThirtyTwoSourcesAddedToAPlayingBatch) {
   REQUIRE_NVH264DEC();
-  const std::string uri = data_uri(kStream);
+  const std::string uri = test_data_uri(kStream);
   const int expected = reference_frame_count(uri);
   Pipeline p("cudabatch name=b batch-size=32 ! appsink name=out sync=false");
   // The batch needs a source before it can start: the first one.
@@ -511,7 +504,7 @@ TEST(SourceGpu, ThirtyTwoSourcesAddedToAPlayingBatch) {
 // bounds.
 TEST(SourceGpu, HundredAddRemoveCyclesKeepHostAndDeviceMemoryFlat) {
   REQUIRE_NVH264DEC();
-  const std::string uri = data_uri(kStream);
+  const std::string uri = test_data_uri(kStream);
   Pipeline p(std::string("videotestsrc is-live=true ! video/x-raw,width=320,height=240,"
                          "framerate=30/1 ! cudaframeupload ! ") +
              kBatchChain +

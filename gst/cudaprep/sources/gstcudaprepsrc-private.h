@@ -1,9 +1,10 @@
-// cudaprepsrc's insides, shared by its four files: the element
+// cudaprepsrc's insides, shared by its files: the element
 // (gstcudaprepsrc.cpp: property values, states, messages, the stable part),
 // its properties (gstcudaprepsrcproperties.cpp: their enum types and specs),
 // the decoder (gstcudaprepsrcdecoder.cpp: a uridecodebin per connection and
-// the probes that watch its frames) and the worker (gstcudaprepsrcworker.cpp:
-// faults, back-off, reconnects, the messages it posts). Not installed.
+// the probes that watch its frames), the worker (gstcudaprepsrcworker.cpp:
+// faults, back-off, reconnects, the messages it posts) and the GL display
+// its decoder gets (gstcudaprepsrcgl.h). Not installed.
 #pragma once
 
 #include <gst/gst.h>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "sources/gstcudaprepsrc.h"
+#include "sources/gstcudaprepsrcgl.h"
 
 GST_DEBUG_CATEGORY_EXTERN(gst_cuda_prep_src_debug);
 
@@ -129,6 +131,9 @@ struct GstCudaPrepSrcPrivate {
   // handle_fault()'s flush of the stable part runs (priv->lock): the src
   // pad keeps it inside the bin.
   bool fault_flush = false;
+
+  // What the decoder gets when it asks for a GL display (its own lock).
+  GstCudaPrepSrcGlDisplay gl_display;
 };
 
 // --- the properties (gstcudaprepsrcproperties.cpp)

@@ -95,6 +95,12 @@ static void gst_cuda_prep_src_handle_message(GstBin *bin, GstMessage *message) {
         return;
       }
       break;
+    case GST_MESSAGE_NEED_CONTEXT:
+      if (!own && priv->gl_display.answer(GST_ELEMENT(self), message)) {
+        gst_message_unref(message);
+        return;
+      }
+      break;
     case GST_MESSAGE_PROPERTY_NOTIFY: {
       // Watches (gst-launch -v) print property values: no password, no
       // URI in clear.
