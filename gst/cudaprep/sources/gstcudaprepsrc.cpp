@@ -96,7 +96,10 @@ static void gst_cuda_prep_src_handle_message(GstBin *bin, GstMessage *message) {
       }
       break;
     case GST_MESSAGE_NEED_CONTEXT:
-      if (!own && priv->gl_display.answer(GST_ELEMENT(self), message)) {
+      // The decoder's part only: an element of the user's chain that asks
+      // may draw with GL, and gets what the pipeline gives it.
+      if (!own && !in_stable_part(self, from) &&
+          priv->gl_display.answer(GST_ELEMENT(self), message)) {
         gst_message_unref(message);
         return;
       }

@@ -3,9 +3,10 @@
 // they open, whatever they will output; with no window system GStreamer
 // then makes an EGL display, which loads NVIDIA's EGL driver and its
 // thread, and that thread can crash the process at exit (docs/faults.md).
-// cudaprepsrc's decoder never outputs GL memory, so it gets a display of
-// no window system (what GST_GL_WINDOW=none makes), unless the pipeline
-// gave the bin a display of its own. Part of cudaprepsrc.
+// cudaprepsrc's decoder never outputs GL memory, so the elements of the
+// decoder's part get a display of no window system (what GST_GL_WINDOW=none
+// makes), unless the pipeline gave the bin a display of its own. Part of
+// cudaprepsrc.
 #pragma once
 
 #include <gst/gst.h>
