@@ -147,27 +147,26 @@ __device__ __forceinline__ void preprocessed_run_elements(const Rgba (&values)[N
 }
 
 // Tensor pixels (x .. x + kRunLength - 1, y) of a `width`-wide item, one
-// thread's run along a row (the batched kernel's run path), bilinear and not
-// antialiased: each pixel's value and elements are those preprocess_block()
-// and store_preprocessed() give it, so the same bits; what the run shares is
-// the item's constants, the rows' maths and addresses and, for a whole
-// run, one kRunLength-element store per channel. The tensor's rows must be
-// contiguous (width stride one element) and every run's first element
-// aligned for store_run(). Pixels past the row's end (rows padded beyond a
-// width that is no multiple of kRunLength) are computed again from its last
-// pixel, the same work in every lane, and never stored.
-template <typename Out, class Source>
-__device__ __forceinline__ void preprocess_bilinear_run(const Source &src,
-                                                        const ResizeMapping &mapping,
-                                                        ChannelOrder order,
-                                                        const ChannelNormalization &norm,
-                                                        void *tensor, const TensorStrides &strides,
-                                                        int batch_index, int x, int y, int width) {
+// thread's run along a row (the batched kernel's run path), bilinear or
+// bicubic and not antialiased: each pixel's value and elements are those
+// preprocess_block() and store_preprocessed() give it, so the same bits;
+// what the run shares is the item's constants, the rows' maths and
+// addresses and, for a whole run, one kRunLength-element store per channel.
+// The tensor's rows must be contiguous (width stride one element) and every
+// run's first element aligned for store_run(). Pixels past the row's end
+// (rows padded beyond a width that is no multiple of kRunLength) are
+// computed again from its last pixel, the same work in every lane, and
+// never stored.
+template <Interpolation kMethod, typename Out, class Source>
+__device__ __forceinline__ void preprocess_run(const Source &src, const ResizeMapping &mapping,
+                                               ChannelOrder order, const ChannelNormalization &norm,
+                                               void *tensor, const TensorStrides &strides,
+                                               int batch_index, int x, int y, int width) {
   Rgba values[kRunLength];
   if (mapping.axes.opencv_positions) {
-    bilinear_run_values<true>(src, x, y, width, mapping, values);
+    run_values<kMethod, true>(src, x, y, width, mapping, values);
   } else {
-    bilinear_run_values<false>(src, x, y, width, mapping, values);
+    run_values<kMethod, false>(src, x, y, width, mapping, values);
   }
   Out elements[kMaxChannels][kRunLength];
   preprocessed_run_elements<Out, Source>(values, mapping, order, norm, elements);

@@ -144,49 +144,59 @@ __device__ __forceinline__ Rgba resized_value(const Source &src, int x, int y,
   return inside ? resample<kMethod>(src, rect_x, rect_y, mapping.axes) : mapping.pad;
 }
 
-// resized_value<kBilinear>() of destination pixels (x + k, y), k < N, of a
-// `width`-wide destination (a pixel at or past `width` takes pixel width -
-// 1's value), for a mapping that is not antialiased, kOpenCvPositions being
-// its axes.opencv_positions: the rows, their weight and their addresses are
-// worked out once for the run, then each pixel's columns. Straight-line
-// code (a pixel outside the rectangle is sampled at its nearest column and
-// replaced by the pad) so that the compiler shares the rows' work between
-// the pixels.
-template <bool kOpenCvPositions, int N, class Source>
-__device__ __forceinline__ void bilinear_run_values(const Source &src, int x, int y, int width,
-                                                    const ResizeMapping &mapping,
-                                                    Rgba (&values)[N]) {
-  const ResampleAxes &axes = mapping.axes;
+// Pixels (x + k, y), k < N, of a `width`-wide destination along row y,
+// inside the rectangle's rows: `sample_at(sx)` samples continuous source
+// column sx of the row (kOpenCvPositions: axes.opencv_positions). A pixel
+// at or past `width` takes pixel width - 1's value. Straight-line code (a
+// pixel outside the rectangle is sampled at its nearest column and replaced
+// by the pad) so that the compiler shares the row's work between the
+// pixels.
+template <bool kOpenCvPositions, int N, class SampleAt>
+__device__ __forceinline__ void row_run_values(int x, int width, const ResizeMapping &mapping,
+                                               const SampleAt &sample_at, Rgba (&values)[N]) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int rect_x = min(x + k, width - 1) - mapping.rect.x;
+    const int sampled_x = min(max(rect_x, 0), mapping.rect.width - 1);
+    const Rgba value = sample_at(sample_position_x<kOpenCvPositions>(sampled_x, mapping.axes));
+    values[k] = rect_x >= 0 && rect_x < mapping.rect.width ? value : mapping.pad;
+  }
+}
+
+// resized_value<kMethod>() of destination pixels (x + k, y), k < N, of a
+// `width`-wide destination, bilinear or bicubic and not antialiased,
+// kOpenCvPositions being the axes' opencv_positions: the rows, their
+// weights and their addresses are worked out once for the run, then each
+// pixel's columns (row_run_values()), each pixel summed as resample() sums
+// it, so the same bits.
+template <Interpolation kMethod, bool kOpenCvPositions, int N, class Source>
+__device__ __forceinline__ void run_values(const Source &src, int x, int y, int width,
+                                           const ResizeMapping &mapping, Rgba (&values)[N]) {
+  static_assert(kMethod == Interpolation::kBilinear || kMethod == Interpolation::kBicubic,
+                "runs sample bilinear or bicubic");
   const int rect_y = y - mapping.rect.y;
   if (rect_y < 0 || rect_y >= mapping.rect.height) {
 #pragma unroll
     for (int k = 0; k < N; ++k) values[k] = mapping.pad;
     return;
   }
-  if (axes.whole_pixels) {
-    const int row = clamp_index(static_cast<int>(sample_position_y<kOpenCvPositions>(rect_y, axes)),
-                                src.height);
-#pragma unroll
-    for (int k = 0; k < N; ++k) {
-      const int rect_x = min(x + k, width - 1) - mapping.rect.x;
-      const int sampled_x = min(max(rect_x, 0), mapping.rect.width - 1);
-      const Rgba value = src.load(
-          clamp_index(static_cast<int>(sample_position_x<kOpenCvPositions>(sampled_x, axes)),
-                      src.width),
-          row);
-      values[k] = rect_x >= 0 && rect_x < mapping.rect.width ? value : mapping.pad;
+  const float sy = sample_position_y<kOpenCvPositions>(rect_y, mapping.axes);
+  if constexpr (kMethod == Interpolation::kBilinear) {
+    if (mapping.axes.whole_pixels) {
+      const int row = clamp_index(static_cast<int>(sy), src.height);
+      row_run_values<kOpenCvPositions>(
+          x, width, mapping,
+          [&](float sx) { return src.load(clamp_index(static_cast<int>(sx), src.width), row); },
+          values);
+      return;
     }
-    return;
-  }
-  const BilinearRows rows =
-      bilinear_rows(sample_position_y<kOpenCvPositions>(rect_y, axes), src.height);
-#pragma unroll
-  for (int k = 0; k < N; ++k) {
-    const int rect_x = min(x + k, width - 1) - mapping.rect.x;
-    const int sampled_x = min(max(rect_x, 0), mapping.rect.width - 1);
-    const Rgba value =
-        sample_bilinear_rows(src, sample_position_x<kOpenCvPositions>(sampled_x, axes), rows);
-    values[k] = rect_x >= 0 && rect_x < mapping.rect.width ? value : mapping.pad;
+    const BilinearRows rows = bilinear_rows(sy, src.height);
+    row_run_values<kOpenCvPositions>(
+        x, width, mapping, [&](float sx) { return sample_bilinear_rows(src, sx, rows); }, values);
+  } else {
+    const BicubicRows rows = bicubic_rows(sy, src.height);
+    row_run_values<kOpenCvPositions>(
+        x, width, mapping, [&](float sx) { return sample_bicubic_rows(src, sx, rows); }, values);
   }
 }
 

@@ -105,30 +105,52 @@ __device__ __forceinline__ void cubic_weights(float t, float weights[4]) {
   weights[3] = 1.0f - weights[0] - weights[1] - weights[2];
 }
 
-template <class Source>
-__device__ __forceinline__ Rgba sample_bicubic(const Source &src, float sx, float sy) {
-  const float floor_x = floorf(sx);
+// The four source rows bicubic reads for continuous row sy (border
+// replicate) and their weights: the part of a sample that a run of pixels
+// along an output row shares.
+struct BicubicRows {
+  int rows[4];
+  float weights[4];
+};
+
+__device__ __forceinline__ BicubicRows bicubic_rows(float sy, int height) {
   const float floor_y = floorf(sy);
+  BicubicRows rows;
+  cubic_weights(sy - floor_y, rows.weights);
+  for (int tap = 0; tap < 4; ++tap) {
+    rows.rows[tap] = clamp_index(static_cast<int>(floor_y) - 1 + tap, height);
+  }
+  return rows;
+}
+
+// Bicubic at continuous column sx of `rows`, with border replicate: each
+// row's taps summed left to right, then the rows top to bottom.
+template <class Source>
+__device__ __forceinline__ Rgba sample_bicubic_rows(const Source &src, float sx,
+                                                    const BicubicRows &rows) {
+  const float floor_x = floorf(sx);
   float weights_x[4];
-  float weights_y[4];
   cubic_weights(sx - floor_x, weights_x);
-  cubic_weights(sy - floor_y, weights_y);
   int columns[4];
   for (int tap = 0; tap < 4; ++tap) {
     columns[tap] = clamp_index(static_cast<int>(floor_x) - 1 + tap, src.width);
   }
   Rgba sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   for (int tap_y = 0; tap_y < 4; ++tap_y) {
-    const int row = clamp_index(static_cast<int>(floor_y) - 1 + tap_y, src.height);
     Rgba taps[4];
-    load_taps(src, columns, row, taps);
+    load_taps(src, columns, rows.rows[tap_y], taps);
     Rgba row_sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int tap_x = 0; tap_x < 4; ++tap_x) {
       row_sum = add_weighted(row_sum, weights_x[tap_x], taps[tap_x]);
     }
-    sum = add_weighted(sum, weights_y[tap_y], row_sum);
+    sum = add_weighted(sum, rows.weights[tap_y], row_sum);
   }
   return sum;
+}
+
+template <class Source>
+__device__ __forceinline__ Rgba sample_bicubic(const Source &src, float sx, float sy) {
+  return sample_bicubic_rows(src, sx, bicubic_rows(sy, src.height));
 }
 
 // The source pixels output pixel d covers along one axis, in exact integer

@@ -10,8 +10,9 @@
 // mixed in one batch, in shuffled slots
 // with empty slots between; every method x dtype x layout x channel order;
 // more items than one launch carries; camera-sized batches (W1 x 8, 64
-// regions of one frame); 1000 regions of every reader into tensors that
-// take the run shape and ones that do not; runs ending inside padded rows.
+// regions of one frame); 1000 regions of every reader, bilinear and
+// bicubic, into tensors that take the run shape and ones that do not; runs
+// ending inside padded rows.
 // The checker's refusals are CPU tests.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -335,12 +336,14 @@ std::vector<Image> random_frames(std::initializer_list<FrameShape> shapes, unsig
 }
 
 // `count` detector-like regions (sides 1 to 300, origins even) of `frames`
-// in turn, each item different in what an item may change: letterboxed
+// in turn, sampled by `method`, each item different in what an item may
+// change: letterboxed
 // (portrait boxes pad left and right) or stretched, rounding, float
 // intermediate, colorimetry, and a normalisation that the reciprocal
 // division cannot take (scale below 2^-20) for some.
 std::vector<PreprocessItem> many_regions(const std::vector<Image> &frames, int count,
-                                         ChannelOrder order, int out_width, int out_height) {
+                                         Interpolation method, ChannelOrder order, int out_width,
+                                         int out_height) {
   std::mt19937 generator(17);
   std::vector<PreprocessItem> items;
   for (int i = 0; i < count; ++i) {
@@ -351,6 +354,7 @@ std::vector<PreprocessItem> many_regions(const std::vector<Image> &frames, int c
     const int x = static_cast<int>(generator() % (frame.width - width + 1)) & ~1;
     const int y = static_cast<int>(generator() % (frame.height - height + 1)) & ~1;
     item.src = sub_image(frame, x, y, width, height);
+    item.resize_params.interpolation = method;
     item.resize_params.source_colorimetry = {i % 2 ? ColorMatrix::kBT709 : ColorMatrix::kBT601,
                                              i % 3 ? ColorRange::kLimited : ColorRange::kFull};
     item.resize_params.round_half_up = i % 5 == 1;
@@ -371,59 +375,68 @@ std::vector<PreprocessItem> many_regions(const std::vector<Image> &frames, int c
   return items;
 }
 
-// 1000 regions of NV12 and RGBA frames (4-byte rows and, with 13 extra bytes
-// of pitch, byte-aligned ones: all three readers) in one call, several
-// launches: every item bit for bit its single-item result, for each channel
-// order and dtype, in contiguous tensors whose rows take the run shape (16
-// and 224 wide) and in ones that do not (37 wide).
+// 1000 regions of NV12, P010 and RGBA frames (4-byte rows and, with 13
+// extra bytes of pitch, byte-aligned ones: four readers) in one call,
+// several launches: every item bit for bit its single-item result, bilinear
+// and bicubic, for each channel order and dtype, in contiguous tensors whose
+// rows take the run shape (16 and 224 wide) and in ones that do not (37
+// wide).
 TEST_F(PreprocessBatchGpu, ManyRegionsOfEveryReaderEqualSingleItemPreprocess) {
   DeviceAllocations allocations;
   const std::vector<Image> frames = random_frames({{PixelFormat::kNV12, 640, 360, 0},
                                                    {PixelFormat::kRGBA, 500, 333, 0},
-                                                   {PixelFormat::kRGBA, 401, 299, 13}},
+                                                   {PixelFormat::kRGBA, 401, 299, 13},
+                                                   {PixelFormat::kP010, 320, 180, 0}},
                                                   51u, &allocations);
   ASSERT_FALSE(HasFatalFailure());
   const struct {
     int count, width, height;
   } shapes[] = {{1000, 16, 12}, {130, 224, 224}, {200, 37, 21}};
-  for (const auto &shape : shapes) {
-    for (const ChannelOrder order : {ChannelOrder::kRGB, ChannelOrder::kBGR, ChannelOrder::kGray}) {
-      for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
-        const std::vector<PreprocessItem> items =
-            many_regions(frames, shape.count, order, shape.width, shape.height);
-        SCOPED_TRACE(std::to_string(shape.count) + " regions into " + std::to_string(shape.width) +
-                     "x" + std::to_string(shape.height) + " " + channel_order_name(order) + " " +
-                     data_type_name(dtype));
-        expect_batch_equals_items(
-            items,
-            make_contiguous_tensor_desc(TensorLayout::kNCHW, shape.count, channel_count(order),
-                                        shape.height, shape.width, dtype),
-            stream_);
-        if (HasFatalFailure()) return;
+  for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+    for (const auto &shape : shapes) {
+      for (const ChannelOrder order :
+           {ChannelOrder::kRGB, ChannelOrder::kBGR, ChannelOrder::kGray}) {
+        for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+          const std::vector<PreprocessItem> items =
+              many_regions(frames, shape.count, method, order, shape.width, shape.height);
+          SCOPED_TRACE(std::to_string(shape.count) + " regions into " +
+                       std::to_string(shape.width) + "x" + std::to_string(shape.height) + " " +
+                       interpolation_name(method) + " " + channel_order_name(order) + " " +
+                       data_type_name(dtype));
+          expect_batch_equals_items(
+              items,
+              make_contiguous_tensor_desc(TensorLayout::kNCHW, shape.count, channel_count(order),
+                                          shape.height, shape.width, dtype),
+              stream_);
+          if (HasFatalFailure()) return;
+        }
       }
     }
   }
 }
 
 // Rows padded past a width that is no multiple of a run (1, 2, 3, 5, 37,
-// 226): the run shape stores each row's last run element by element and
-// never touches the padding, whose poison must survive.
+// 226), bilinear and bicubic: the run shape stores each row's last run
+// element by element and never touches the padding, whose poison must
+// survive.
 TEST_F(PreprocessBatchGpu, RunsEndingInsidePaddedRowsStoreOnlyTheRow) {
   DeviceAllocations allocations;
   const std::vector<Image> frames = random_frames(
       {{PixelFormat::kNV12, 320, 240, 0}, {PixelFormat::kRGBA, 300, 200, 0}}, 61u, &allocations);
   ASSERT_FALSE(HasFatalFailure());
-  for (const int width : {1, 2, 3, 5, 37, 226}) {
-    for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
-      // Rows rounded up to 8 elements: every run starts aligned for its wide store.
-      const int row_elements = (width + 7) / 8 * 8;
-      const std::vector<PreprocessItem> items =
-          many_regions(frames, 24, ChannelOrder::kRGB, width, 9);
-      SCOPED_TRACE(std::to_string(width) + " wide in rows of " + std::to_string(row_elements) +
-                   " " + data_type_name(dtype));
-      expect_batch_equals_items(items, padded_rows_desc(24, 3, 9, width, row_elements, dtype),
-                                stream_);
-      if (HasFatalFailure()) return;
+  for (const Interpolation method : {Interpolation::kBilinear, Interpolation::kBicubic}) {
+    for (const int width : {1, 2, 3, 5, 37, 226}) {
+      for (const DataType dtype : {DataType::kFloat32, DataType::kFloat16}) {
+        // Rows rounded up to 8 elements: every run starts aligned for its wide store.
+        const int row_elements = (width + 7) / 8 * 8;
+        const std::vector<PreprocessItem> items =
+            many_regions(frames, 24, method, ChannelOrder::kRGB, width, 9);
+        SCOPED_TRACE(std::to_string(width) + " wide in rows of " + std::to_string(row_elements) +
+                     " " + interpolation_name(method) + " " + data_type_name(dtype));
+        expect_batch_equals_items(items, padded_rows_desc(24, 3, 9, width, row_elements, dtype),
+                                  stream_);
+        if (HasFatalFailure()) return;
+      }
     }
   }
 }
