@@ -1,5 +1,5 @@
 // The test data folder (tests/data, or CUDAPREP_TEST_DATA_DIR where the
-// suites run from a stage) and URIs of its files.
+// suites run from a stage): paths and URIs of its files.
 #pragma once
 
 #include <gst/gst.h>
@@ -8,10 +8,14 @@
 
 namespace cudaprep::test {
 
-inline std::string test_data_uri(const char *name) {
+// tests/data/`name` (a path below the folder, such as "models/x.json").
+inline std::string test_data_path(const std::string &name) {
   const char *dir = g_getenv("CUDAPREP_TEST_DATA_DIR");
-  gchar *uri = gst_filename_to_uri(
-      (std::string(dir != nullptr ? dir : CUDAPREP_TEST_DATA_DIR) + "/" + name).c_str(), nullptr);
+  return std::string(dir != nullptr ? dir : CUDAPREP_TEST_DATA_DIR) + "/" + name;
+}
+
+inline std::string test_data_uri(const std::string &name) {
+  gchar *uri = gst_filename_to_uri(test_data_path(name).c_str(), nullptr);
   std::string out = uri != nullptr ? uri : "";
   g_free(uri);
   return out;

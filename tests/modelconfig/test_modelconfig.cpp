@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/cuda_test.h"
+#include "common/test_data.h"
 #include "modelconfig/modelconfig.h"
 
 namespace mc = cudaprep::modelconfig;
@@ -20,8 +21,7 @@ namespace {
 // The fixtures, from the environment where the suite runs elsewhere (the
 // GPU machine), else from the source tree.
 std::string fixture(const std::string &name) {
-  const char *dir = g_getenv("CUDAPREP_TEST_DATA_DIR");
-  return std::string(dir != nullptr ? dir : CUDAPREP_TEST_DATA_DIR) + "/models/" + name;
+  return cudaprep::test::test_data_path("models/" + name);
 }
 
 const std::string kImageNet =

@@ -23,17 +23,13 @@
 #include "common/cuda_test.h"
 #include "common/gst_frames.h"
 #include "common/launch_line.h"
+#include "common/test_data.h"
 #include "reference/resize_ref.h"
 
 namespace {
 
 using namespace cudaprep;
 using namespace cudaprep::test;
-
-std::string data_file(const char *name) {
-  const char *dir = g_getenv("CUDAPREP_TEST_DATA_DIR");
-  return std::string(dir != nullptr ? dir : CUDAPREP_TEST_DATA_DIR) + "/" + name;
-}
 
 #define REQUIRE_ELEMENT(factory)                                                             \
   do {                                                                                       \
@@ -122,7 +118,7 @@ const char *kTensorTail =
     "mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! cudatensorize name=tensorize";
 
 std::string h264_head() {
-  return "filesrc location=" + data_file("smpte-640x360.h264") +
+  return "filesrc location=" + test_data_path("smpte-640x360.h264") +
          " ! h264parse ! nvh264dec name=dec";
 }
 
@@ -193,7 +189,7 @@ TEST(NvcodecGpu, DecodedFramesLeaveNoReferenceBehind) {
 TEST(NvcodecGpu, HevcMain10KeepsTenBits) {
   CUDAPREP_REQUIRE_GPU();
   REQUIRE_ELEMENT("nvh265dec");
-  const std::string head = "filesrc location=" + data_file("ball-320x240-main10.h265") +
+  const std::string head = "filesrc location=" + test_data_path("ball-320x240-main10.h265") +
                            " ! h265parse ! nvh265dec name=dec";
   // The decoded frames in system memory, and their caps.
   GError *parse_error = nullptr;
