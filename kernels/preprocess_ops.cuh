@@ -163,11 +163,7 @@ __device__ __forceinline__ void preprocess_run(const Source &src, const ResizeMa
                                                void *tensor, const TensorStrides &strides,
                                                int batch_index, int x, int y, int width) {
   Rgba values[kRunLength];
-  if (mapping.axes.opencv_positions) {
-    run_values<kMethod, true>(src, x, y, width, mapping, values);
-  } else {
-    run_values<kMethod, false>(src, x, y, width, mapping, values);
-  }
+  run_values<kMethod>(src, x, y, width, mapping, values);
   Out elements[kMaxChannels][kRunLength];
   preprocessed_run_elements<Out, Source>(values, mapping, order, norm, elements);
   const int64_t first = tensor_offset(strides, batch_index, 0, y, x);
