@@ -103,6 +103,15 @@ void make_destination_view(PixelFormat format, int width, int height,
                                        plane_row_bytes(format, 0, kGuardPixels);
 }
 
+cudaError_t resize_and_download(const Image &src, const ResizeParams &params, cudaStream_t stream,
+                                DestinationView *destination) {
+  cudaError_t status = resize(src, destination->device, params, stream);
+  if (status == cudaSuccess) status = cudaStreamSynchronize(stream);
+  if (status != cudaSuccess) return status;
+  return cudaMemcpy(destination->parent.planes[0].data(), destination->device_base,
+                    destination->parent.planes[0].size(), cudaMemcpyDeviceToHost);
+}
+
 ::testing::AssertionResult check_destination(const DestinationView &destination,
                                              const HostFrame &expected, int tolerance,
                                              const std::string &what, Comparison *stats) {

@@ -59,6 +59,11 @@ struct DestinationView {
 void make_destination_view(PixelFormat format, int width, int height,
                            DeviceAllocations *allocations, DestinationView *destination);
 
+// resize(src, params) into `destination` on `stream`, waited for, and the
+// destination's parent frame copied back: the first CUDA error on the way.
+cudaError_t resize_and_download(const Image &src, const ResizeParams &params, cudaStream_t stream,
+                                DestinationView *destination);
+
 struct Comparison {
   long long values = 0;
   long long off_by_one = 0;

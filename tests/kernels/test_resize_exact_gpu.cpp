@@ -44,10 +44,7 @@ TEST_F(ResizeGpu, OneToOneIsExact) {
       ASSERT_FALSE(HasFatalFailure());
       ResizeParams params;
       params.interpolation = method;
-      CUDA_ASSERT_OK(resize(source.device, destination.device, params, stream_));
-      CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
-      CUDA_ASSERT_OK(cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
-                                destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+      CUDA_ASSERT_OK(resize_and_download(source.device, params, stream_, &destination));
       Comparison stats;
       ASSERT_TRUE(check_destination(
           destination, source.visible, 0,
@@ -71,10 +68,7 @@ HostFrame resized_on_gpu(const Image &src, PixelFormat dst_format, int width, in
   DestinationView destination;
   make_destination_view(dst_format, width, height, &allocations, &destination);
   EXPECT_EQ("", resize_params_error(src, destination.device, params));
-  EXPECT_EQ(cudaSuccess, resize(src, destination.device, params, stream));
-  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
-  EXPECT_EQ(cudaSuccess, cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
-                                    destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(cudaSuccess, resize_and_download(src, params, stream, &destination));
   return window(destination.parent, ViewOffset{kGuardPixels, kGuardPixels}, width, height);
 }
 
@@ -237,10 +231,7 @@ TEST_F(ResizeGpu, ACropOfTheResizeIsTheMovedResizeBitForBit) {
         make_destination_view(PixelFormat::kRGB, geometry.width, geometry.height, &allocations,
                               &full);
         ASSERT_FALSE(HasFatalFailure());
-        CUDA_ASSERT_OK(resize(source.device, full.device, whole.params, stream_));
-        CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
-        CUDA_ASSERT_OK(cudaMemcpy(full.parent.planes[0].data(), full.device_base,
-                                  full.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+        CUDA_ASSERT_OK(resize_and_download(source.device, whole.params, stream_, &full));
         const PixelRect rect = geometry.rect.width > 0
                                    ? geometry.rect
                                    : PixelRect{0, 0, geometry.width, geometry.height};
@@ -251,10 +242,7 @@ TEST_F(ResizeGpu, ACropOfTheResizeIsTheMovedResizeBitForBit) {
           make_destination_view(PixelFormat::kRGB, crop.width, crop.height, &allocations, &cropped);
           ASSERT_FALSE(HasFatalFailure());
           ASSERT_EQ("", resize_params_error(source.device, cropped.device, moved));
-          CUDA_ASSERT_OK(resize(source.device, cropped.device, moved, stream_));
-          CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
-          CUDA_ASSERT_OK(cudaMemcpy(cropped.parent.planes[0].data(), cropped.device_base,
-                                    cropped.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+          CUDA_ASSERT_OK(resize_and_download(source.device, moved, stream_, &cropped));
           const HostFrame expected =
               window(full.parent, ViewOffset{kGuardPixels + crop.x, kGuardPixels + crop.y},
                      crop.width, crop.height);
@@ -330,10 +318,7 @@ TEST_F(ResizeGpu, OddWholeNumberBilinearShrinkIsTheCentrePixels) {
       make_destination_view(format, geometry.width, geometry.height, &allocations, &destination);
       ASSERT_FALSE(HasFatalFailure());
       ASSERT_EQ("", resize_params_error(source.device, destination.device, params));
-      CUDA_ASSERT_OK(resize(source.device, destination.device, params, stream_));
-      CUDA_ASSERT_OK(cudaStreamSynchronize(stream_));
-      CUDA_ASSERT_OK(cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
-                                destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+      CUDA_ASSERT_OK(resize_and_download(source.device, params, stream_, &destination));
       Comparison stats;
       ASSERT_TRUE(check_destination(
           destination, expected, 0,

@@ -54,10 +54,7 @@ void run_case(const Case &c, cudaStream_t stream, Comparison *stats, int toleran
 
   const std::string what = describe(c);
   ASSERT_EQ("", resize_params_error(source.device, destination.device, c.params)) << what;
-  CUDA_ASSERT_OK(resize(source.device, destination.device, c.params, stream));
-  CUDA_ASSERT_OK(cudaStreamSynchronize(stream));
-  CUDA_ASSERT_OK(cudaMemcpy(destination.parent.planes[0].data(), destination.device_base,
-                            destination.parent.planes[0].size(), cudaMemcpyDeviceToHost));
+  CUDA_ASSERT_OK(resize_and_download(source.device, c.params, stream, &destination));
 
   const HostFrame expected =
       ref::resize_reference(source.visible, c.dst_format, c.dst_width, c.dst_height, c.params);
